@@ -1,0 +1,95 @@
+/*
+ * h5io.h - HDF5 input grids and atomic output files.
+ *
+ * Reading keeps the data in its file type (raw bytes), so `sorted` is
+ * written back in exactly the input's dtype (float16 and odd integer types
+ * included) by gathering whole rows; a separate call converts the chosen
+ * channels to double for the sorter. Output files are written under a
+ * temporary name in the destination directory, closed, fsync'd and
+ * renamed into place: a reader never sees a file that looks complete
+ * but is not. All HDF5 calls must come from one thread at a time: the
+ * caller serialises (pipeline I/O thread).
+ */
+#ifndef CUPLAS_H5IO_H
+#define CUPLAS_H5IO_H
+
+#include <stdint.h>
+#include <stddef.h>
+
+#include "config.h"
+#include "error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct cuplas_h5grid {
+    char *file;          /* input path                                     */
+    char *dataset;       /* dataset path inside the file, "/a/b"           */
+    int64_t H, W, C;     /* grid shape; N = H*W                            */
+    int in_rank;         /* 2 (N, C) or 3 (H, W, C)                        */
+    int64_t in_dims[3];  /* the dataset's own dimensions                   */
+    char dtype[16];      /* "uint8", "int16", "float32", "float16", ...    */
+    size_t elem_size;    /* bytes per value in the file type                */
+    int64_t file_type;   /* hid_t of the (copied) file datatype, or -1      */
+    void *raw;           /* N*C*elem_size bytes, row-major, file type       */
+} cuplas_h5grid;
+
+/* Attributes written on the output group (strings and numbers). */
+typedef struct cuplas_result_meta {
+    const char *params_yaml;   /* effective sort params + channels, as YAML */
+    uint64_t seed;
+    const char *version;       /* cuplas version                            */
+    double and_before, and_after;
+    double wall_seconds;
+    const char *backend;       /* "cpu" or "gpu"                            */
+    const char *device_name;   /* CPU model / GPU name                      */
+    const char *identity;      /* input identity + config hash (resume key)  */
+} cuplas_result_meta;
+
+/* Names of every numeric dataset of rank 2 or 3 in `file`, sorted
+ * (malloc'd array of malloc'd strings, "/a/b" form). */
+int cuplas_h5_list_datasets(const char *file, char ***names, int *count,
+                            cuplas_error *err);
+void cuplas_h5_free_names(char **names, int count);
+
+/* Open `file`:`dataset`, check rank/shape/type, read it whole.
+ * height/width: for rank-2 (N, C) data, 0 = from the dataset's "height"
+ * and "width" attributes, else a square N. Errors name file:dataset. */
+int cuplas_h5_read_grid(const char *file, const char *dataset,
+                        int64_t height, int64_t width,
+                        cuplas_h5grid *g, cuplas_error *err);
+
+/* Shape/type only, no data (for `cuplas check` and scheduling). */
+int cuplas_h5_probe_grid(const char *file, const char *dataset,
+                         int64_t height, int64_t width,
+                         cuplas_h5grid *g, cuplas_error *err);
+
+void cuplas_h5grid_free(cuplas_h5grid *g);
+
+/* Convert channels `use[0..nuse)` of g to double, row-major N x nuse.
+ * Rejects NaN and Inf with the first offending cell and channel. */
+int cuplas_h5grid_to_double(const cuplas_h5grid *g, const int *use, int nuse,
+                            double *out, cuplas_error *err);
+
+/* Write `out_path` atomically: group named after the input dataset with
+ * `index` (H x W, int32 or int64 when N > 2^31-1), `sorted` (H x W x C,
+ * input dtype, sorted[c] = input[index[c]]) and the attributes of `meta`.
+ * index values are validated (a permutation) before anything is written. */
+int cuplas_h5_write_result(const char *out_path, const cuplas_h5grid *in,
+                           const int64_t *index,
+                           const cuplas_output_opts *opts,
+                           const cuplas_result_meta *meta,
+                           cuplas_error *err);
+
+/* Is `out_path` a complete cuplas output for this identity?  1 yes, 0 no. */
+int cuplas_h5_output_complete(const char *out_path, const char *dataset,
+                              const char *identity);
+
+/* Silence HDF5's automatic error printing for the calling thread. */
+void cuplas_h5_quiet(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,52 @@
+/*
+ * params.h - the sort parameters shared by the CPU reference and the GPU.
+ *
+ * Every field is one config key under `sort:` (README "Config keys").
+ * Together with the input and the seed they fully determine the output
+ * index: that is the determinism contract, so nothing else may feed the
+ * sorter (no thread count, no device, no clock).
+ */
+#ifndef CUPLAS_PARAMS_H
+#define CUPLAS_PARAMS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum { CUPLAS_PERMUTER_FEISTEL = 0, CUPLAS_PERMUTER_LCG = 1 } cuplas_permuter;
+typedef enum {
+    CUPLAS_BORDER_CIRCULAR = 0, /* wrap around                          */
+    CUPLAS_BORDER_REFLECT = 1,  /* mirror without repeating the edge    */
+    CUPLAS_BORDER_REPLICATE = 2 /* clamp to the edge sample             */
+} cuplas_border;
+
+typedef struct cuplas_sort_params {
+    uint64_t seed;             /* sort.seed                                 */
+    cuplas_permuter permuter;  /* sort.permuter: feistel | lcg              */
+    bool shuffle;              /* sort.shuffle: random start (PLAS: caller) */
+    double start_radius;       /* sort.start_radius: 0 = max(H,W)/2 - 1     */
+    double radius_decay;       /* sort.radius_decay, in (0,1)               */
+    int min_blur_radius;       /* sort.min_blur_radius >= 1                 */
+    int min_block_size;        /* sort.min_block_size, even, >= 2           */
+    int blur_passes;           /* sort.blur_passes: iterated box, 1..4      */
+    cuplas_border border_x;    /* sort.border_x                             */
+    cuplas_border border_y;    /* sort.border_y                             */
+    double improvement_break;  /* sort.improvement_break: relative, >= 0    */
+    int min_configs;           /* sort.min_configs per level, >= 1          */
+    int max_configs;           /* sort.max_configs per level                */
+    int max_passes;            /* sort.max_passes per configuration         */
+} cuplas_sort_params;
+
+/* The documented defaults (README "Config keys"). */
+void cuplas_sort_params_default(cuplas_sort_params *p);
+
+const char *cuplas_permuter_name(cuplas_permuter p);
+const char *cuplas_border_name(cuplas_border b);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
