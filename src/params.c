@@ -13,7 +13,7 @@ void cuplas_sort_params_default(cuplas_sort_params *p)
     p->radius_decay = 0.95;
     p->min_blur_radius = 1;
     p->min_block_size = 4;
-    p->blur_passes = 2;
+    p->blur_passes = 1;
     p->border_x = CUPLAS_BORDER_CIRCULAR;
     p->border_y = CUPLAS_BORDER_REFLECT;
     p->improvement_break = 1e-4;

@@ -1,0 +1,359 @@
+/*
+ * test_sort_cpu.c - the CPU reference sorter and the helpers it shares
+ * with the GPU: permutations, the 4-cell solve, the blur, the schedule,
+ * and whole sorts (validity, quality, thread-count independence, shapes).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "quantize.h"
+#include "hd_quad.h"
+#include "metrics.h"
+#include "schedule.h"
+#include "sort.h"
+#include "testutil.h"
+
+static void set_threads(int n)
+{
+#ifdef _OPENMP
+    omp_set_num_threads(n);
+#else
+    (void)n;
+#endif
+}
+
+static void test_perm_bijection(void **state)
+{
+    (void)state;
+    const uint32_t sizes[] = {1, 2, 3, 4, 5, 7, 8, 12, 16, 63, 64, 100, 257, 1000, 4096, 65537};
+    for (uint32_t kind = 0; kind < 2; kind++)
+        for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
+            uint32_t n = sizes[s];
+            char *seen = calloc(n, 1);
+            cuplas_perm p = cuplas_perm_make(kind, n, 42, CUPLAS_TAG_GROUP, 3, 1, (uint32_t)s);
+            for (uint32_t i = 0; i < n; i++) {
+                uint32_t v = cuplas_perm_apply(&p, i);
+                assert_true(v < n);
+                assert_int_equal(seen[v], 0);
+                seen[v] = 1;
+            }
+            free(seen);
+        }
+}
+
+static void test_perm_depends_on_counter(void **state)
+{
+    (void)state;
+    cuplas_perm a = cuplas_perm_make(0, 1000, 1, CUPLAS_TAG_GROUP, 0, 0, 0);
+    cuplas_perm b = cuplas_perm_make(0, 1000, 1, CUPLAS_TAG_GROUP, 0, 0, 1);
+    int differ = 0;
+    for (uint32_t i = 0; i < 1000; i++)
+        differ += cuplas_perm_apply(&a, i) != cuplas_perm_apply(&b, i);
+    assert_true(differ > 900);
+}
+
+/* The unrolled 24-way search against a direct enumeration. */
+static void test_quad_best_matches_enumeration(void **state)
+{
+    (void)state;
+    for (uint32_t trial = 0; trial < 2000; trial++) {
+        uint64_t D[4][4];
+        for (int i = 0; i < 16; i++)
+            D[i / 4][i % 4] = cuplas_philox(7, trial, (uint32_t)i, 0, 0).v[0] % (trial % 3 ? 1000 : 4);
+        uint64_t cid, cbest;
+        uint32_t code = cuplas_quad_best(D, &cid, &cbest);
+        uint64_t best = UINT64_MAX;
+        uint32_t best_code = 0;
+        for (int a = 0; a < 4; a++) for (int b = 0; b < 4; b++)
+        for (int c = 0; c < 4; c++) for (int d = 0; d < 4; d++) {
+            if (a == b || a == c || a == d || b == c || b == d || c == d)
+                continue;
+            uint64_t s = D[a][0] + D[b][1] + D[c][2] + D[d][3];
+            if (s < best) {   /* lexicographic loop order: first minimum */
+                best = s;
+                best_code = a | b << 2 | c << 4 | d << 6;
+            }
+        }
+        assert_int_equal(cbest, best);
+        assert_int_equal(code, best_code);
+        assert_int_equal(cid, D[0][0] + D[1][1] + D[2][2] + D[3][3]);
+    }
+}
+
+static void test_div_round(void **state)
+{
+    (void)state;
+    assert_int_equal(cuplas_div_round(7, 2), 4);    /* 3.5 -> 4 */
+    assert_int_equal(cuplas_div_round(-7, 2), -3);  /* -3.5 -> -3 (half up) */
+    assert_int_equal(cuplas_div_round(-8, 3), -3);  /* -2.67 -> -3 */
+    assert_int_equal(cuplas_div_round(8, 3), 3);
+    assert_int_equal(cuplas_div_round(0, 5), 0);
+}
+
+/* Direct-sum blur: the definition, to check the sliding-window version. */
+static int64_t ref_border(int64_t i, int64_t n, cuplas_border b)
+{
+    if (i >= 0 && i < n) return i;
+    if (b == CUPLAS_BORDER_CIRCULAR) return ((i % n) + n) % n;
+    if (b == CUPLAS_BORDER_REFLECT) return i < 0 ? -i : 2 * n - 2 - i;
+    return i < 0 ? 0 : n - 1;
+}
+
+static void ref_box(const int16_t *in, int16_t *out, int64_t H, int64_t W, int Cp,
+                    int r, cuplas_border b, int along_x)
+{
+    for (int64_t y = 0; y < H; y++)
+        for (int64_t x = 0; x < W; x++)
+            for (int c = 0; c < Cp; c++) {
+                int64_t s = 0;
+                for (int k = -r; k <= r; k++) {
+                    int64_t yy = along_x ? y : ref_border(y + k, H, b);
+                    int64_t xx = along_x ? ref_border(x + k, W, b) : x;
+                    s += in[(yy * W + xx) * Cp + c];
+                }
+                out[(y * W + x) * Cp + c] = (int16_t)cuplas_div_round(s, 2 * r + 1);
+            }
+}
+
+static void test_blur_matches_direct_sum(void **state)
+{
+    (void)state;
+    const int64_t shapes[][2] = {{1, 9}, {9, 1}, {5, 7}, {16, 16}, {13, 31}};
+    for (size_t s = 0; s < 5; s++) {
+        int64_t H = shapes[s][0], W = shapes[s][1];
+        int Cp = 4;
+        int16_t *q = malloc(H * W * Cp * 2), *t = malloc(H * W * Cp * 2);
+        int16_t *a = malloc(H * W * Cp * 2), *bb = malloc(H * W * Cp * 2);
+        for (int64_t i = 0; i < H * W * Cp; i++)
+            q[i] = (int16_t)((int)(cuplas_philox(3, (uint32_t)i, 0, 0, 0).v[0] % 32767) - 16383);
+        for (int bx = 0; bx < 3; bx++)
+            for (int passes = 1; passes <= 3; passes++) {
+                int rx = W > 1 ? (int)((W - 1) < 3 ? W - 1 : 3) : 0;
+                int ry = H > 1 ? (int)((H - 1) < 2 ? H - 1 : 2) : 0;
+                cuplas_error err = {0};
+                assert_int_equal(cuplas_blur_cpu(q, t, H, W, Cp, rx, ry, passes,
+                                                 (cuplas_border)bx, (cuplas_border)(2 - bx), &err), 0);
+                memcpy(a, q, H * W * Cp * 2);
+                for (int p = 0; p < passes && rx > 0; p++) {
+                    ref_box(a, bb, H, W, Cp, rx, (cuplas_border)bx, 1);
+                    memcpy(a, bb, H * W * Cp * 2);
+                }
+                for (int p = 0; p < passes && ry > 0; p++) {
+                    ref_box(a, bb, H, W, Cp, ry, (cuplas_border)(2 - bx), 0);
+                    memcpy(a, bb, H * W * Cp * 2);
+                }
+                assert_memory_equal(a, t, H * W * Cp * 2);
+            }
+        free(q); free(t); free(a); free(bb);
+    }
+}
+
+static void test_schedule_plas_levels(void **state)
+{
+    (void)state;
+    cuplas_sort_params p;
+    cuplas_sort_params_default(&p);
+    cuplas_schedule s;
+    cuplas_error err = {0};
+    /* PLAS's rule gives 122 levels at 1024^2 and 67 at 64^2 (algorithm.md 1.2) */
+    assert_int_equal(cuplas_schedule_build(1024, 1024, &p, &s, &err), 0);
+    assert_int_equal(s.nlevels, 122);
+    assert_int_equal(s.levels[0].radius, 511);
+    assert_int_equal(s.levels[s.nlevels - 1].radius, 1);
+    for (int i = 0; i < s.nlevels; i++)
+        assert_int_equal((s.levels[i].bh * s.levels[i].bw) % 4, 0);
+    cuplas_schedule_free(&s);
+    assert_int_equal(cuplas_schedule_build(64, 64, &p, &s, &err), 0);
+    assert_int_equal(s.nlevels, 67);
+    cuplas_schedule_free(&s);
+    assert_int_equal(cuplas_schedule_build(1, 257, &p, &s, &err), 0);
+    for (int i = 0; i < s.nlevels; i++) {
+        assert_int_equal(s.levels[i].bh, 1);
+        assert_int_equal(s.levels[i].bw % 4, 0);
+        assert_int_equal(s.levels[i].ry, 0);
+    }
+    cuplas_schedule_free(&s);
+}
+
+/* A pass never raises the cost, and reports it exactly. */
+static void test_pass_reports_exact_costs(void **state)
+{
+    (void)state;
+    int64_t H = 24, W = 20, N = H * W;
+    double *x = tu_colors(N, 3, 5);
+    cuplas_qgrid g;
+    cuplas_error err = {0};
+    assert_int_equal(cuplas_qgrid_build(x, H, W, 3, &g, &err), 0);
+    int16_t *t = malloc(N * g.Cp * 2);
+    int64_t *idx = malloc(N * sizeof *idx);
+    for (int64_t i = 0; i < N; i++) idx[i] = i;
+    assert_int_equal(cuplas_blur_cpu(g.q, t, H, W, g.Cp, 3, 3, 2, 0, 1, &err), 0);
+    cuplas_pass_geom geo = {H, W, 8, 8, 5, 17, 0, 64};
+    uint64_t before, after;
+    cuplas_pass_cpu(g.q, idx, t, g.Cp, &geo, 9, 0, 0, 0, &before, &after);
+    assert_true(after < before);
+    /* the covered cells: 3 x 2 blocks of 8 x 8, i.e. 24 rows x 16 columns */
+    uint64_t direct = 0;
+    for (int64_t by = 0; by < 24; by++)
+        for (int64_t bx = 0; bx < 16; bx++) {
+            int64_t c = ((by + 5) % H) * W + (bx + 17) % W;
+            for (int k = 0; k < g.Cp; k++) {
+                int d = g.q[c * g.Cp + k] - t[c * g.Cp + k];
+                direct += (uint64_t)(d * d);
+            }
+        }
+    /* the reported cost after the pass is the cost of the new state */
+    assert_int_equal(after, direct);
+    assert_true(tu_is_permutation(idx, N));
+    free(t); free(idx); free(x);
+    cuplas_qgrid_free(&g);
+}
+
+static void sort_once(const double *x, int64_t H, int64_t W, int C,
+                      const cuplas_sort_params *p, int64_t *index)
+{
+    cuplas_sort_stats st;
+    cuplas_error err = {0};
+    int rc = cuplas_sort_features(x, H, W, C, p, NULL, index, &st, &err);
+    if (rc)
+        fail_msg("sort failed: %s", err.msg);
+    assert_true(tu_is_permutation(index, H * W));
+}
+
+static void test_sort_quality_colors_64(void **state)
+{
+    (void)state;
+    int64_t H = 64, W = 64, N = H * W;
+    double *x = tu_colors(N, 3, 1337);
+    int64_t *index = malloc(N * sizeof *index);
+    cuplas_sort_params p;
+    cuplas_sort_params_default(&p);
+    sort_once(x, H, W, 3, &p, index);
+    double before = cuplas_and(x, H, W, 3, NULL), after = cuplas_and(x, H, W, 3, index);
+    print_message("64x64 colours: AND %.3f -> %.3f\n", before, after);
+    /* PLAS itself reaches 19.72 here (8.6x, shared/reference/peers.md) */
+    assert_true(after * 8.0 <= before);
+    free(index);
+    free(x);
+}
+
+static void test_sort_quality_colors_128(void **state)
+{
+    (void)state;
+    int64_t H = 128, W = 128, N = H * W;
+    double *x = tu_colors(N, 3, 1337);
+    int64_t *index = malloc(N * sizeof *index);
+    cuplas_sort_params p;
+    cuplas_sort_params_default(&p);
+    sort_once(x, H, W, 3, &p, index);
+    double before = cuplas_and(x, H, W, 3, NULL), after = cuplas_and(x, H, W, 3, index);
+    print_message("128x128 colours: AND %.3f -> %.3f\n", before, after);
+    assert_true(after * 10.0 <= before);
+    free(index);
+    free(x);
+}
+
+static void test_sort_thread_count_invariant(void **state)
+{
+    (void)state;
+    int64_t H = 48, W = 40, N = H * W;
+    double *x = tu_normals(N, 5, 77);
+    int64_t *ref = malloc(N * sizeof *ref), *got = malloc(N * sizeof *got);
+    cuplas_sort_params p;
+    cuplas_sort_params_default(&p);
+    for (int permuter = 0; permuter < 2; permuter++) {
+        p.permuter = (cuplas_permuter)permuter;
+        set_threads(1);
+        sort_once(x, H, W, 5, &p, ref);
+        for (int t = 2; t <= 4; t *= 2) {
+            set_threads(t);
+            sort_once(x, H, W, 5, &p, got);
+            assert_memory_equal(ref, got, N * sizeof *ref);
+        }
+    }
+    set_threads(2);
+    free(ref); free(got); free(x);
+}
+
+static void test_sort_shapes_and_permuters(void **state)
+{
+    (void)state;
+    const int64_t shapes[][2] = {{1, 1}, {1, 2}, {3, 1}, {2, 2}, {3, 5}, {1, 257},
+                                 {257, 1}, {100, 37}, {37, 100}, {31, 29}};
+    cuplas_sort_params p;
+    cuplas_sort_params_default(&p);
+    for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++)
+        for (int permuter = 0; permuter < 2; permuter++) {
+            int64_t H = shapes[s][0], W = shapes[s][1], N = H * W;
+            double *x = tu_colors(N, 3, 11 + s);
+            int64_t *index = malloc(N * sizeof *index);
+            p.permuter = (cuplas_permuter)permuter;
+            sort_once(x, H, W, 3, &p, index);
+            double before = cuplas_and(x, H, W, 3, NULL), after = cuplas_and(x, H, W, 3, index);
+            if (N >= 64)  /* real grids must get much smoother */
+                assert_true(after * 2.0 < before);
+            else
+                assert_true(after <= before * 1.5 + 1e-9);
+            free(index);
+            free(x);
+        }
+}
+
+static void test_sort_tiny_is_optimal(void **state)
+{
+    (void)state;
+    double x[3] = {0.0, 10.0, 1.0};
+    int64_t index[3];
+    cuplas_sort_params p;
+    cuplas_sort_params_default(&p);
+    sort_once(x, 1, 3, 1, &p, index);
+    /* 0,1,10 (or reversed) is the shortest path; the first found wins */
+    assert_int_equal(index[0], 0);
+    assert_int_equal(index[1], 2);
+    assert_int_equal(index[2], 1);
+}
+
+static void test_sort_seed_changes_result(void **state)
+{
+    (void)state;
+    int64_t H = 32, W = 32, N = H * W;
+    double *x = tu_colors(N, 3, 3);
+    int64_t *a = malloc(N * sizeof *a), *b = malloc(N * sizeof *b);
+    cuplas_sort_params p;
+    cuplas_sort_params_default(&p);
+    sort_once(x, H, W, 3, &p, a);
+    sort_once(x, H, W, 3, &p, b);
+    assert_memory_equal(a, b, N * sizeof *a);
+    p.seed = 4;
+    sort_once(x, H, W, 3, &p, b);
+    assert_memory_not_equal(a, b, N * sizeof *a);
+    free(a); free(b); free(x);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_perm_bijection),
+        cmocka_unit_test(test_perm_depends_on_counter),
+        cmocka_unit_test(test_quad_best_matches_enumeration),
+        cmocka_unit_test(test_div_round),
+        cmocka_unit_test(test_blur_matches_direct_sum),
+        cmocka_unit_test(test_schedule_plas_levels),
+        cmocka_unit_test(test_pass_reports_exact_costs),
+        cmocka_unit_test(test_sort_quality_colors_64),
+        cmocka_unit_test(test_sort_quality_colors_128),
+        cmocka_unit_test(test_sort_thread_count_invariant),
+        cmocka_unit_test(test_sort_shapes_and_permuters),
+        cmocka_unit_test(test_sort_tiny_is_optimal),
+        cmocka_unit_test(test_sort_seed_changes_result),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
