@@ -1,0 +1,56 @@
+/*
+ * sort_gpu.h - the GPU backend, callable from C.
+ *
+ * A cuplas_gpu_ctx owns one device's stream and a workspace that grows to
+ * the largest grid seen and is then reused. cuplas_sort_gpu runs the whole
+ * sort as one CUDA graph (nested conditional while-nodes for levels and
+ * passes): no host synchronisation until the index comes back.
+ */
+#ifndef CUPLAS_SORT_GPU_H
+#define CUPLAS_SORT_GPU_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+#include "params.h"
+#include "quantize.h"
+#include "schedule.h"
+#include "sort_cpu.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct cuplas_gpu_ctx cuplas_gpu_ctx;
+
+/* Usable devices; 0 on any error (no driver gives error 35, not 100). */
+int cuplas_gpu_count(void);
+
+int cuplas_gpu_ctx_init(cuplas_gpu_ctx **ctx, int device, cuplas_error *err);
+void cuplas_gpu_ctx_free(cuplas_gpu_ctx *ctx);
+const char *cuplas_gpu_name(const cuplas_gpu_ctx *ctx);
+int cuplas_gpu_device(const cuplas_gpu_ctx *ctx);
+/* Free and total device memory now, in bytes. */
+int cuplas_gpu_mem_info(cuplas_gpu_ctx *ctx, size_t *free_b, size_t *total_b);
+/* Peak device bytes cuplas_sort_gpu needs for this grid. */
+size_t cuplas_sort_gpu_bytes(int64_t H, int64_t W, int Cp, int nlevels);
+
+int cuplas_sort_gpu(cuplas_gpu_ctx *ctx, const cuplas_qgrid *g,
+                    const cuplas_sort_params *p, const cuplas_schedule *s,
+                    int64_t *index, const volatile int *cancel,
+                    cuplas_sort_stats *st, cuplas_error *err);
+
+/* Kernel-level entry points for the parity tests (tests/test_gpu.c). */
+int cuplas_gpu_blur(cuplas_gpu_ctx *ctx, const int16_t *q, int16_t *target,
+                    int64_t H, int64_t W, int Cp, int rx, int ry, int passes,
+                    cuplas_border bx, cuplas_border by, cuplas_error *err);
+int cuplas_gpu_pass(cuplas_gpu_ctx *ctx, int16_t *q, int64_t *idx,
+                    const int16_t *target, int Cp, const cuplas_pass_geom *g,
+                    uint64_t seed, uint32_t level, uint32_t cfg, uint32_t pass,
+                    uint64_t *before, uint64_t *after, cuplas_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
