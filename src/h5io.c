@@ -25,6 +25,8 @@
 #define WRITE_SLAB_BYTES ((size_t)32 << 20)  /* gather buffer for `sorted` */
 #define AUTO_CHUNK_BYTES ((size_t)1 << 20)
 #define CONVERT_BLOCK_VALUES ((size_t)1 << 20)
+#define CAUSE_LEN 200                        /* HDF5 cause quoted in messages */
+#define READ_CHUNK_CACHE ((size_t)32 << 20)  /* slabs rarely align to chunks */
 
 /* ------------------------------------------------------------------ types */
 
@@ -50,12 +52,12 @@ static herr_t first_cause_cb(unsigned n, const H5E_error2_t *e, void *data)
 {
     char *buf = data;
     if (n == 0 && e->desc)
-        snprintf(buf, 200, "%s", e->desc);
+        snprintf(buf, CAUSE_LEN, "%s", e->desc);
     return 0;
 }
 
 /* The innermost HDF5 error description (the most specific one), or "". */
-static const char *h5_cause(char buf[200])
+static const char *h5_cause(char buf[CAUSE_LEN])
 {
     buf[0] = '\0';
     H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, first_cause_cb, buf);
@@ -153,7 +155,7 @@ static char *dataset_path(const char *dataset)
 static int open_input(const char *file, hid_t *fid, cuplas_error *err)
 {
     struct stat st;
-    char cause[200];
+    char cause[CAUSE_LEN];
 
     if (stat(file, &st) != 0)
         return cuplas_error_set(err, CUPLAS_ERR_INPUT, "cannot open: %s",
@@ -239,6 +241,7 @@ static int probe_open(hid_t fid, int64_t height, int64_t width, cuplas_h5grid *g
                       hid_t *did_out, cuplas_error *err)
 {
     hid_t did = H5I_INVALID_HID, sid = H5I_INVALID_HID, tid = H5I_INVALID_HID;
+    hid_t dapl = H5I_INVALID_HID;
     H5O_info_t oi;
     hsize_t dims[H5S_MAX_RANK];
     type_info ti;
@@ -250,7 +253,11 @@ static int probe_open(hid_t fid, int64_t height, int64_t width, cuplas_h5grid *g
         CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "no dataset %s", g->dataset);
     if (oi.type != H5O_TYPE_DATASET)
         CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "%s is not a dataset", g->dataset);
-    if ((did = H5Dopen2(fid, g->dataset, H5P_DEFAULT)) < 0 ||
+    /* a chunk cut by a slab boundary is decompressed once, not twice */
+    if ((dapl = H5Pcreate(H5P_DATASET_ACCESS)) < 0 ||
+        H5Pset_chunk_cache(dapl, H5D_CHUNK_CACHE_NSLOTS_DEFAULT, READ_CHUNK_CACHE,
+                           H5D_CHUNK_CACHE_W0_DEFAULT) < 0 ||
+        (did = H5Dopen2(fid, g->dataset, dapl)) < 0 ||
         (sid = H5Dget_space(did)) < 0 || (tid = H5Dget_type(did)) < 0)
         CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "cannot open dataset %s", g->dataset);
 
@@ -310,6 +317,7 @@ fail:
     if (tid >= 0) H5Tclose(tid);
     if (sid >= 0) H5Sclose(sid);
     if (did >= 0) H5Dclose(did);
+    if (dapl >= 0) H5Pclose(dapl);
     return rc;
 }
 
@@ -321,7 +329,7 @@ static int read_raw(hid_t did, cuplas_h5grid *g, cuplas_error *err)
     size_t row_bytes = g->elem_size * (size_t)g->C * (rank == 3 ? (size_t)g->W : 1);
     hsize_t rows = (hsize_t)g->in_dims[0];
     hsize_t slab = READ_SLAB_BYTES / row_bytes ? READ_SLAB_BYTES / row_bytes : 1;
-    char cause[200];
+    char cause[CAUSE_LEN];
 
     if (!(g->raw = malloc(row_bytes * (size_t)rows)))
         CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "cannot allocate %zu bytes for the input",
@@ -534,7 +542,7 @@ static int write_index(hid_t gid, const cuplas_h5grid *in, const int64_t *index,
     size_t slab_rows = (size_t)chunk_rows;
     int32_t *buf = NULL;
     int rc = 0;
-    char cause[200];
+    char cause[CAUSE_LEN];
 
     CUPLAS_TRY(make_dcpl(2, chunk, opts, &dcpl, err));
     if ((sid = H5Screate_simple(2, dims, NULL)) < 0 ||
@@ -587,7 +595,7 @@ static int write_sorted(hid_t gid, const cuplas_h5grid *in, const int64_t *index
     unsigned char *buf = NULL;
     const unsigned char *raw = in->raw;
     int rc = 0;
-    char cause[200];
+    char cause[CAUSE_LEN];
 
     CUPLAS_TRY(make_dcpl(3, chunk, opts, &dcpl, err));
     if ((sid = H5Screate_simple(3, dims, NULL)) < 0 ||
@@ -661,7 +669,7 @@ static int write_attrs(hid_t gid, const cuplas_h5grid *in, const cuplas_result_m
 {
     static const cuplas_result_meta none = {0};
     const int one = 1;
-    char cause[200];
+    char cause[CAUSE_LEN];
 
     if (!m)
         m = &none;
@@ -820,7 +828,7 @@ int cuplas_h5_write_result(const char *out_path, const cuplas_h5grid *in, const 
 {
     hid_t fapl = H5I_INVALID_HID, lcpl = H5I_INVALID_HID, fid = H5I_INVALID_HID;
     hid_t gid = H5I_INVALID_HID;
-    char *dir = NULL, *tmp = NULL, cause[200];
+    char *dir = NULL, *tmp = NULL, cause[CAUSE_LEN];
     size_t row_bytes = in->elem_size * (size_t)in->C * (size_t)in->W;
     int64_t chunk_rows;
     int rc = 0;
@@ -999,7 +1007,7 @@ int cuplas_h5_list_datasets(const char *file, char ***names, int *count, cuplas_
 {
     hid_t fid = H5I_INVALID_HID;
     list_ctx ctx = {0};
-    char cause[200];
+    char cause[CAUSE_LEN];
     int rc = 0;
 
     *names = NULL;

@@ -52,13 +52,18 @@ static int rm_entry(const char *path, const struct stat *st, int flag, struct FT
     return remove(path);
 }
 
+/* Also fails the test if any HDF5 file, dataset, group or attribute id is
+ * still open: the code under test must close everything, errors included. */
 static int teardown(void **state)
 {
     fixture *f = *state;
+    ssize_t open_ids = H5Fget_obj_count((hid_t)H5F_OBJ_ALL, H5F_OBJ_ALL);
     chmod(f->dir, 0700);
     nftw(f->dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
     free(f);
-    return 0;
+    if (open_ids != 0)
+        print_error("%zd HDF5 ids left open\n", open_ids);
+    return open_ids == 0 ? 0 : -1;
 }
 
 static char *fpath(const fixture *f, const char *name, char buf[PATH_MAX])
@@ -447,6 +452,45 @@ static void test_h5io_bad_files(void **state)
     read_expect_error(trunc, "/grid", 0, 0, CUPLAS_ERR_INPUT, "not an HDF5 file or corrupt");
 }
 
+/* A deflated chunk overwritten with garbage: the file opens, H5Dread fails. */
+static void test_h5io_corrupt_chunk(void **state)
+{
+    char file[PATH_MAX];
+    const hsize_t dims[3] = {64, 64, 3}, chunk[3] = {16, 64, 3};
+    float *v = malloc(64 * 64 * 3 * sizeof *v);
+    hsize_t offset[3] = {16, 0, 0}, size = 0;
+    haddr_t addr = 0;
+    unsigned mask = 0;
+
+    for (int i = 0; i < 64 * 64 * 3; i++)
+        v[i] = (float)(i % 97) * 0.25f;
+    fpath(*state, "chunk.h5", file);
+    hid_t fid = H5Fcreate(file, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE), sid = H5Screate_simple(3, dims, NULL);
+    H5Pset_chunk(dcpl, 3, chunk);
+    H5Pset_deflate(dcpl, 6);
+    hid_t did = H5Dcreate2(fid, "g", H5T_IEEE_F32LE, sid, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    assert_true(H5Dwrite(did, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0);
+    H5Dclose(did);
+    H5Fclose(fid);
+    fid = H5Fopen(file, H5F_ACC_RDONLY, H5P_DEFAULT);
+    did = H5Dopen2(fid, "g", H5P_DEFAULT);
+    assert_true(H5Dget_chunk_info_by_coord(did, offset, &mask, &addr, &size) >= 0);
+    H5Dclose(did);
+    H5Fclose(fid);
+    H5Sclose(sid);
+    H5Pclose(dcpl);
+    free(v);
+
+    FILE *fp = fopen(file, "r+b");
+    assert_non_null(fp);
+    assert_int_equal(fseek(fp, (long)addr, SEEK_SET), 0);
+    for (hsize_t i = 0; i < size; i++)
+        fputc((int)(i * 37 % 251), fp);
+    fclose(fp);
+    read_expect_error(file, "/g", 0, 0, CUPLAS_ERR_INPUT, "read failed at row");
+}
+
 static void test_h5io_bad_datasets(void **state)
 {
     char file[PATH_MAX];
@@ -710,6 +754,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_h5io_round_trip_every_dtype, setup, teardown),
         cmocka_unit_test_setup_teardown(test_h5io_nc_shapes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_h5io_bad_files, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_h5io_corrupt_chunk, setup, teardown),
         cmocka_unit_test_setup_teardown(test_h5io_bad_datasets, setup, teardown),
         cmocka_unit_test_setup_teardown(test_h5io_nonfinite, setup, teardown),
         cmocka_unit_test_setup_teardown(test_h5io_bad_output_folder, setup, teardown),
