@@ -33,6 +33,8 @@ typedef struct cuplas_h5grid {
     size_t elem_size;    /* bytes per value in the file type                */
     int64_t file_type;   /* hid_t of the (copied) file datatype, or -1      */
     void *raw;           /* N*C*elem_size bytes, row-major, file type       */
+    int native;          /* little-endian standard layout: to_double decodes
+                            raw itself, without HDF5 calls                  */
 } cuplas_h5grid;
 
 /* Attributes written on the output group (strings and numbers). */
@@ -55,7 +57,9 @@ void cuplas_h5_free_names(char **names, int count);
 
 /* Open `file`:`dataset`, check rank/shape/type, read it whole.
  * height/width: for rank-2 (N, C) data, 0 = from the dataset's "height"
- * and "width" attributes, else a square N. Errors name file:dataset. */
+ * and "width" attributes, else a square N; one of them alone fixes the
+ * other. Rank-3 data keeps its own (H, W) and ignores them. Errors name
+ * file:dataset; g is always initialised (free it even after a failure). */
 int cuplas_h5_read_grid(const char *file, const char *dataset,
                         int64_t height, int64_t width,
                         cuplas_h5grid *g, cuplas_error *err);
@@ -85,6 +89,17 @@ int cuplas_h5_write_result(const char *out_path, const cuplas_h5grid *in,
 /* Is `out_path` a complete cuplas output for this identity?  1 yes, 0 no. */
 int cuplas_h5_output_complete(const char *out_path, const char *dataset,
                               const char *identity);
+
+/* Rows per output chunk: chunk_rows clamped to [1, H], or for 0 about
+ * 1 MiB of row_bytes-sized rows (shared by result writing and `gen`). */
+int64_t cuplas_h5_chunk_rows(int64_t H, size_t row_bytes, int64_t chunk_rows);
+
+/* Atomic publication, shared with `gen`: create a unique empty temp file
+ * ".<name>.tmp.<pid>.XXXXXX" next to out_path (malloc'd path, NULL on
+ * error); after the writer closed it, fsync it, rename it onto out_path
+ * and fsync the folder. The caller unlinks the temp file on failure. */
+char *cuplas_tmp_create(const char *out_path, cuplas_error *err);
+int cuplas_tmp_publish(const char *tmp, const char *out_path, cuplas_error *err);
 
 /* Silence HDF5's automatic error printing for the calling thread. */
 void cuplas_h5_quiet(void);

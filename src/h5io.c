@@ -1,0 +1,1047 @@
+/*
+ * h5io.c - HDF5 input grids (read raw, convert on demand) and atomic outputs.
+ *
+ * Design fact: the input is kept as raw bytes in the file's own datatype and
+ * `sorted` is produced by gathering whole rows of those bytes, so no value is
+ * ever converted on the way from input to output. Only to_double decodes
+ * values, by hand for little-endian standard types (no HDF5 call, safe off
+ * the I/O thread) and through H5Tconvert for anything else. Every hid_t
+ * starts at H5I_INVALID_HID and is closed in the function's single `fail:`.
+ */
+#include "h5io.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <hdf5.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define CUPLAS_MAX_CHANNELS 4096
+#define READ_SLAB_BYTES ((size_t)64 << 20)   /* bounded H5Dread calls      */
+#define WRITE_SLAB_BYTES ((size_t)32 << 20)  /* gather buffer for `sorted` */
+#define AUTO_CHUNK_BYTES ((size_t)1 << 20)
+#define CONVERT_BLOCK_VALUES ((size_t)1 << 20)
+#define CAUSE_LEN 200                        /* HDF5 cause quoted in messages */
+#define READ_CHUNK_CACHE ((size_t)32 << 20)  /* slabs rarely align to chunks */
+
+/* ------------------------------------------------------------------ types */
+
+/* A supported file datatype: its dtype name and whether to_double can decode
+ * the raw bytes itself (little-endian, standard layout). */
+typedef struct type_info {
+    const char *name;
+    size_t size;
+    int native;
+} type_info;
+
+typedef double (*decode_fn)(const unsigned char *p);
+
+typedef struct list_ctx {
+    char **names;
+    int count, cap;
+    int oom;
+} list_ctx;
+
+/* ------------------------------------------------------------ HDF5 causes */
+
+static herr_t first_cause_cb(unsigned n, const H5E_error2_t *e, void *data)
+{
+    char *buf = data;
+    if (n == 0 && e->desc)
+        snprintf(buf, CAUSE_LEN, "%s", e->desc);
+    return 0;
+}
+
+/* The innermost HDF5 error description (the most specific one), or "". */
+static const char *h5_cause(char buf[CAUSE_LEN])
+{
+    buf[0] = '\0';
+    H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, first_cause_cb, buf);
+    for (char *p = buf; *p; p++)
+        if (*p == '\n' || *p == '\r')
+            *p = ' ';
+    return buf;
+}
+
+/* -------------------------------------------------------------- datatypes */
+
+static int is_half(hid_t t)
+{
+    size_t spos, epos, esize, mpos, msize;
+    if (H5Tget_fields(t, &spos, &epos, &esize, &mpos, &msize) < 0)
+        return 0;
+    return spos == 15 && epos == 10 && esize == 5 && mpos == 0 && msize == 10 &&
+           H5Tget_ebias(t) == 15;
+}
+
+/* Classify a file datatype; returns 0 and fills *ti, or -1 if unsupported. */
+static int classify_type(hid_t t, type_info *ti)
+{
+    static const char *int_names[2][4] = {
+        {"uint8", "uint16", "uint32", "uint64"},
+        {"int8", "int16", "int32", "int64"},
+    };
+    H5T_class_t cls = H5Tget_class(t);
+    size_t size = H5Tget_size(t);
+    int le = H5Tget_order(t) == H5T_ORDER_LE;
+
+    ti->size = size;
+    if (cls == H5T_INTEGER) {
+        int lg = size == 1 ? 0 : size == 2 ? 1 : size == 4 ? 2 : size == 8 ? 3 : -1;
+        H5T_sign_t sign = H5Tget_sign(t);
+        if (lg < 0 || sign < 0)
+            return -1;
+        ti->name = int_names[sign == H5T_SGN_2][lg];
+        ti->native = (le || size == 1) && H5Tget_precision(t) == 8 * size &&
+                     H5Tget_offset(t) == 0;
+        return 0;
+    }
+    if (cls == H5T_FLOAT) {
+        if (size == 2) {
+            ti->name = "float16";
+            ti->native = le && is_half(t);
+        } else if (size == 4) {
+            ti->name = "float32";
+            ti->native = H5Tequal(t, H5T_IEEE_F32LE) > 0;
+        } else if (size == 8) {
+            ti->name = "float64";
+            ti->native = H5Tequal(t, H5T_IEEE_F64LE) > 0;
+        } else {
+            return -1;
+        }
+        return 0;
+    }
+    return -1;
+}
+
+static const char *class_name(H5T_class_t cls)
+{
+    switch (cls) {
+    case H5T_STRING: return "string";
+    case H5T_COMPOUND: return "compound";
+    case H5T_ENUM: return "enum";
+    case H5T_OPAQUE: return "opaque";
+    case H5T_BITFIELD: return "bitfield";
+    case H5T_REFERENCE: return "reference";
+    case H5T_VLEN: return "variable-length";
+    case H5T_ARRAY: return "array";
+    case H5T_TIME: return "time";
+    default: return "non-numeric";
+    }
+}
+
+/* ------------------------------------------------------------ open / shape */
+
+static char *dataset_path(const char *dataset)
+{
+    size_t n = strlen(dataset);
+    char *p = malloc(n + 2);
+    if (!p)
+        return NULL;
+    if (dataset[0] == '/')
+        memcpy(p, dataset, n + 1);
+    else {
+        p[0] = '/';
+        memcpy(p + 1, dataset, n + 1);
+    }
+    return p;
+}
+
+/* Open `file` read-only, telling "missing" from "not HDF5" from "corrupt". */
+static int open_input(const char *file, hid_t *fid, cuplas_error *err)
+{
+    struct stat st;
+    char cause[CAUSE_LEN];
+
+    if (stat(file, &st) != 0)
+        return cuplas_error_set(err, CUPLAS_ERR_INPUT, "cannot open: %s",
+                                errno == ENOENT ? "no such file" : strerror(errno));
+    if (S_ISDIR(st.st_mode))
+        return cuplas_error_set(err, CUPLAS_ERR_INPUT, "cannot open: is a directory");
+    if (access(file, R_OK) != 0)
+        return cuplas_error_set(err, CUPLAS_ERR_INPUT, "cannot open: %s", strerror(errno));
+    *fid = H5Fopen(file, H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (*fid < 0)
+        return cuplas_error_set(err, CUPLAS_ERR_INPUT, "not an HDF5 file or corrupt (%s)",
+                                h5_cause(cause));
+    return 0;
+}
+
+/* Read an integer attribute `name` of `obj` into *v; 1 found, 0 absent/unusable. */
+static int int_attr(hid_t obj, const char *name, int64_t *v)
+{
+    hid_t aid = H5I_INVALID_HID, tid = H5I_INVALID_HID, sid = H5I_INVALID_HID;
+    int found = 0;
+
+    if (H5Aexists(obj, name) <= 0)
+        return 0;
+    if ((aid = H5Aopen(obj, name, H5P_DEFAULT)) < 0)
+        goto fail;
+    if ((tid = H5Aget_type(aid)) < 0 || H5Tget_class(tid) != H5T_INTEGER)
+        goto fail;
+    if ((sid = H5Aget_space(aid)) < 0 || H5Sget_simple_extent_npoints(sid) != 1)
+        goto fail;
+    found = H5Aread(aid, H5T_NATIVE_INT64, v) >= 0;
+fail:
+    if (sid >= 0) H5Sclose(sid);
+    if (tid >= 0) H5Tclose(tid);
+    if (aid >= 0) H5Aclose(aid);
+    return found;
+}
+
+/* Resolve (H, W) of an (N, C) dataset: arguments, then attributes, then sqrt. */
+static int grid_shape_2d(hid_t did, int64_t n, int64_t height, int64_t width,
+                         int64_t *H, int64_t *W, cuplas_error *err)
+{
+    if (height <= 0 && width <= 0 && int_attr(did, "height", &height) &&
+        int_attr(did, "width", &width)) {
+        if (height <= 0 || width <= 0)
+            return cuplas_error_set(err, CUPLAS_ERR_INPUT,
+                                    "height/width attributes must be positive (got %lld x %lld)",
+                                    (long long)height, (long long)width);
+    }
+    if (height > 0 && width <= 0) {
+        if (n % height)
+            return cuplas_error_set(err, CUPLAS_ERR_INPUT,
+                                    "N = %lld items is not a multiple of height %lld",
+                                    (long long)n, (long long)height);
+        width = n / height;
+    } else if (width > 0 && height <= 0) {
+        if (n % width)
+            return cuplas_error_set(err, CUPLAS_ERR_INPUT,
+                                    "N = %lld items is not a multiple of width %lld",
+                                    (long long)n, (long long)width);
+        height = n / width;
+    } else if (height <= 0 && width <= 0) {
+        int64_t s = (int64_t)llround(sqrt((double)n));
+        while (s > 0 && s * s > n)
+            s--;
+        while ((s + 1) * (s + 1) <= n)
+            s++;
+        if (s * s != n)
+            return cuplas_error_set(err, CUPLAS_ERR_INPUT,
+                                    "N = %lld items is not a square; set height and width "
+                                    "(config or dataset attributes)", (long long)n);
+        height = width = s;
+    }
+    *H = height;
+    *W = width;
+    return 0;
+}
+
+/*
+ * Open the dataset and fill g's shape and type (no data). On success *did is
+ * the open dataset; on failure everything opened here is closed again.
+ */
+static int probe_open(hid_t fid, int64_t height, int64_t width, cuplas_h5grid *g,
+                      hid_t *did_out, cuplas_error *err)
+{
+    hid_t did = H5I_INVALID_HID, sid = H5I_INVALID_HID, tid = H5I_INVALID_HID;
+    hid_t dapl = H5I_INVALID_HID;
+    H5O_info_t oi;
+    hsize_t dims[H5S_MAX_RANK];
+    type_info ti;
+    int rc = 0, rank;
+    size_t bytes;
+
+    if (H5Lexists(fid, g->dataset, H5P_DEFAULT) <= 0 ||
+        H5Oget_info_by_name2(fid, g->dataset, &oi, H5O_INFO_BASIC, H5P_DEFAULT) < 0)
+        CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "no dataset %s", g->dataset);
+    if (oi.type != H5O_TYPE_DATASET)
+        CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "%s is not a dataset", g->dataset);
+    /* a chunk cut by a slab boundary is decompressed once, not twice */
+    if ((dapl = H5Pcreate(H5P_DATASET_ACCESS)) < 0 ||
+        H5Pset_chunk_cache(dapl, H5D_CHUNK_CACHE_NSLOTS_DEFAULT, READ_CHUNK_CACHE,
+                           H5D_CHUNK_CACHE_W0_DEFAULT) < 0 ||
+        (did = H5Dopen2(fid, g->dataset, dapl)) < 0 ||
+        (sid = H5Dget_space(did)) < 0 || (tid = H5Dget_type(did)) < 0)
+        CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "cannot open dataset %s", g->dataset);
+
+    if (classify_type(tid, &ti) != 0) {
+        H5T_class_t cls = H5Tget_class(tid);
+        if (cls == H5T_INTEGER || cls == H5T_FLOAT)
+            CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "unsupported %zu-byte %s type",
+                        H5Tget_size(tid), cls == H5T_INTEGER ? "integer" : "float");
+        CUPLAS_FAIL(err, CUPLAS_ERR_INPUT,
+                    "%s data is not numeric (need integers or float16/32/64)",
+                    class_name(cls));
+    }
+    rank = H5Sget_simple_extent_ndims(sid);
+    if (rank != 2 && rank != 3)
+        CUPLAS_FAIL(err, CUPLAS_ERR_INPUT,
+                    "rank %d dataset; need (N, C) or (H, W, C)", rank);
+    H5Sget_simple_extent_dims(sid, dims, NULL);
+    for (int i = 0; i < rank; i++) {
+        if (dims[i] > (hsize_t)INT64_MAX)
+            CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "dimension %d too large", i);
+        g->in_dims[i] = (int64_t)dims[i];
+    }
+    g->in_rank = rank;
+    g->C = g->in_dims[rank - 1];
+    int64_t n = rank == 3 ? 0 : g->in_dims[0];
+    if (rank == 3 && __builtin_mul_overflow(g->in_dims[0], g->in_dims[1], &n))
+        CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "H x W overflows");
+    if (n == 0)
+        CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "empty dataset (0 items)");
+    if (g->C == 0)
+        CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "no channels (C = 0)");
+    if (g->C > CUPLAS_MAX_CHANNELS)
+        CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "C = %lld channels exceeds the limit of %d",
+                    (long long)g->C, CUPLAS_MAX_CHANNELS);
+    if (rank == 3) {
+        g->H = g->in_dims[0];
+        g->W = g->in_dims[1];
+    } else {
+        CUPLAS_TRY(grid_shape_2d(did, n, height, width, &g->H, &g->W, err));
+        int64_t hw;
+        if (__builtin_mul_overflow(g->H, g->W, &hw) || hw != n)
+            CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "N = %lld items does not fill a %lld x %lld grid",
+                        (long long)n, (long long)g->H, (long long)g->W);
+    }
+    if (__builtin_mul_overflow((size_t)n, (size_t)g->C, &bytes) ||
+        __builtin_mul_overflow(bytes, ti.size, &bytes))
+        CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "dataset too large for this machine");
+
+    snprintf(g->dtype, sizeof g->dtype, "%s", ti.name);
+    g->elem_size = ti.size;
+    g->native = ti.native;
+    if ((g->file_type = H5Tcopy(tid)) < 0)
+        CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "cannot copy the datatype");
+    *did_out = did;
+    did = H5I_INVALID_HID;
+fail:
+    if (tid >= 0) H5Tclose(tid);
+    if (sid >= 0) H5Sclose(sid);
+    if (did >= 0) H5Dclose(did);
+    if (dapl >= 0) H5Pclose(dapl);
+    return rc;
+}
+
+/* Read the whole dataset into g->raw in slabs along the first dimension. */
+static int read_raw(hid_t did, cuplas_h5grid *g, cuplas_error *err)
+{
+    hid_t fsp = H5I_INVALID_HID, msp = H5I_INVALID_HID;
+    int rc = 0, rank = g->in_rank;
+    size_t row_bytes = g->elem_size * (size_t)g->C * (rank == 3 ? (size_t)g->W : 1);
+    hsize_t rows = (hsize_t)g->in_dims[0];
+    hsize_t slab = READ_SLAB_BYTES / row_bytes ? READ_SLAB_BYTES / row_bytes : 1;
+    char cause[CAUSE_LEN];
+
+    if (!(g->raw = malloc(row_bytes * (size_t)rows)))
+        CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "cannot allocate %zu bytes for the input",
+                    row_bytes * (size_t)rows);
+    if ((fsp = H5Dget_space(did)) < 0)
+        CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "cannot get the dataspace");
+    for (hsize_t r0 = 0; r0 < rows; r0 += slab) {
+        hsize_t start[3] = {r0, 0, 0};
+        hsize_t count[3] = {rows - r0 < slab ? rows - r0 : slab,
+                            (hsize_t)g->in_dims[1], (hsize_t)g->in_dims[2]};
+        if ((msp = H5Screate_simple(rank, count, NULL)) < 0 ||
+            H5Sselect_hyperslab(fsp, H5S_SELECT_SET, start, NULL, count, NULL) < 0 ||
+            H5Dread(did, (hid_t)g->file_type, msp, fsp, H5P_DEFAULT,
+                    (char *)g->raw + (size_t)r0 * row_bytes) < 0)
+            CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "read failed at row %llu (%s)",
+                        (unsigned long long)r0, h5_cause(cause));
+        H5Sclose(msp);
+        msp = H5I_INVALID_HID;
+    }
+fail:
+    if (msp >= 0) H5Sclose(msp);
+    if (fsp >= 0) H5Sclose(fsp);
+    return rc;
+}
+
+static int open_grid(const char *file, const char *dataset, int64_t height, int64_t width,
+                     int with_data, cuplas_h5grid *g, cuplas_error *err)
+{
+    hid_t fid = H5I_INVALID_HID, did = H5I_INVALID_HID;
+    int rc = 0;
+
+    memset(g, 0, sizeof *g);
+    g->file_type = H5I_INVALID_HID;
+    g->file = strdup(file);
+    g->dataset = dataset_path(dataset);
+    if (!g->file || !g->dataset)
+        CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
+    CUPLAS_TRY(open_input(file, &fid, err));
+    CUPLAS_TRY(probe_open(fid, height, width, g, &did, err));
+    if (with_data)
+        CUPLAS_TRY(read_raw(did, g, err));
+fail:
+    if (did >= 0) H5Dclose(did);
+    if (fid >= 0) H5Fclose(fid);
+    if (rc) {
+        cuplas_error_where(err, "%s:%s", file, g->dataset ? g->dataset : dataset);
+        cuplas_h5grid_free(g);
+    }
+    return rc;
+}
+
+/* --------------------------------------------------------------- decoding */
+
+static double dec_u8(const unsigned char *p) { return p[0]; }
+static double dec_i8(const unsigned char *p) { return (int8_t)p[0]; }
+#define DECODER(name, T)                                                       \
+    static double name(const unsigned char *p)                                 \
+    {                                                                          \
+        T v;                                                                   \
+        memcpy(&v, p, sizeof v);                                               \
+        return (double)v;                                                      \
+    }
+DECODER(dec_u16, uint16_t)
+DECODER(dec_i16, int16_t)
+DECODER(dec_u32, uint32_t)
+DECODER(dec_i32, int32_t)
+DECODER(dec_u64, uint64_t)
+DECODER(dec_i64, int64_t)
+DECODER(dec_f32, float)
+DECODER(dec_f64, double)
+
+static double dec_f16(const unsigned char *p)
+{
+    unsigned h = (unsigned)p[0] | (unsigned)p[1] << 8;
+    unsigned e = (h >> 10) & 0x1f, m = h & 0x3ff;
+    double v = e == 0 ? ldexp(m, -24)
+             : e == 31 ? (m ? NAN : INFINITY)
+             : ldexp(m + 1024, (int)e - 25);
+    return h & 0x8000 ? -v : v;
+}
+
+/* Hand decoders assume the host is little-endian (x86-64, aarch64). */
+static decode_fn find_decoder(const char *dtype)
+{
+    static const struct { const char *name; decode_fn fn; } table[] = {
+        {"uint8", dec_u8},   {"int8", dec_i8},   {"uint16", dec_u16}, {"int16", dec_i16},
+        {"uint32", dec_u32}, {"int32", dec_i32}, {"uint64", dec_u64}, {"int64", dec_i64},
+        {"float16", dec_f16}, {"float32", dec_f32}, {"float64", dec_f64},
+    };
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
+        if (!strcmp(table[i].name, dtype))
+            return table[i].fn;
+    return NULL;
+}
+
+/* Fallback for big-endian or odd layouts: gather, then H5Tconvert in blocks. */
+static int convert_h5(const cuplas_h5grid *g, const int *use, int nuse, double *out,
+                      cuplas_error *err)
+{
+    size_t n = (size_t)(g->H * g->W), es = g->elem_size;
+    size_t block = CONVERT_BLOCK_VALUES / (size_t)nuse ? CONVERT_BLOCK_VALUES / (size_t)nuse : 1;
+    const unsigned char *raw = g->raw;
+    int rc = 0;
+
+    for (size_t i0 = 0; i0 < n; i0 += block) {
+        size_t cnt = n - i0 < block ? n - i0 : block;
+        unsigned char *buf = (unsigned char *)(out + i0 * (size_t)nuse);
+        /* out's slice is 8 bytes a value, >= elem_size: convert in place there */
+        for (size_t i = 0; i < cnt; i++)
+            for (int k = 0; k < nuse; k++)
+                memcpy(buf + (i * (size_t)nuse + (size_t)k) * es,
+                       raw + ((i0 + i) * (size_t)g->C + (size_t)use[k]) * es, es);
+        if (H5Tconvert((hid_t)g->file_type, H5T_NATIVE_DOUBLE, cnt * (size_t)nuse, buf,
+                       NULL, H5P_DEFAULT) < 0)
+            CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "cannot convert %s to double", g->dtype);
+    }
+fail:
+    return rc;
+}
+
+/* ------------------------------------------------------------- writing */
+
+/* Directory part of a path ("." for a bare name); malloc'd. */
+static char *dir_of(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        return strdup(".");
+    if (slash == path)
+        return strdup("/");
+    return strndup(path, (size_t)(slash - path));
+}
+
+static int check_dir(const char *dir, cuplas_error *err)
+{
+    struct stat st;
+    if (stat(dir, &st) != 0)
+        return cuplas_error_set(err, CUPLAS_ERR_OUTPUT, "output folder %s does not exist", dir);
+    if (!S_ISDIR(st.st_mode))
+        return cuplas_error_set(err, CUPLAS_ERR_OUTPUT, "output folder %s is not a directory", dir);
+    if (access(dir, W_OK | X_OK) != 0)
+        return cuplas_error_set(err, CUPLAS_ERR_OUTPUT, "output folder %s is not writable", dir);
+    return 0;
+}
+
+static int check_permutation(const int64_t *index, int64_t n, cuplas_error *err)
+{
+    unsigned char *seen = calloc((size_t)n / 8 + 1, 1);
+    int rc = 0;
+
+    if (!seen)
+        CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory checking the index");
+    for (int64_t i = 0; i < n; i++) {
+        int64_t v = index[i];
+        if (v < 0 || v >= n)
+            CUPLAS_FAIL(err, CUPLAS_ERR_INTERNAL,
+                        "index is not a permutation: cell %lld holds %lld, outside 0..%lld",
+                        (long long)i, (long long)v, (long long)(n - 1));
+        if (seen[v >> 3] & (1u << (v & 7)))
+            CUPLAS_FAIL(err, CUPLAS_ERR_INTERNAL,
+                        "index is not a permutation: %lld appears twice (again at cell %lld)",
+                        (long long)v, (long long)i);
+        seen[v >> 3] |= (unsigned char)(1u << (v & 7));
+    }
+fail:
+    free(seen);
+    return rc;
+}
+
+int64_t cuplas_h5_chunk_rows(int64_t H, size_t row_bytes, int64_t chunk_rows)
+{
+    if (chunk_rows <= 0)
+        chunk_rows = row_bytes ? (int64_t)(AUTO_CHUNK_BYTES / row_bytes) : 1;
+    if (chunk_rows < 1)
+        chunk_rows = 1;
+    return chunk_rows > H ? H : chunk_rows;
+}
+
+/* Chunked dataset creation properties: chunk, then shuffle, then deflate. */
+static int make_dcpl(int rank, const hsize_t *chunk, const cuplas_output_opts *opts,
+                     hid_t *dcpl_out, cuplas_error *err)
+{
+    hid_t dcpl = H5I_INVALID_HID;
+    int rc = 0;
+    int shuffle = opts ? opts->shuffle : 0, deflate = opts ? opts->deflate : 0;
+
+    if ((dcpl = H5Pcreate(H5P_DATASET_CREATE)) < 0 || H5Pset_chunk(dcpl, rank, chunk) < 0)
+        CUPLAS_FAIL(err, CUPLAS_ERR_OUTPUT, "cannot set up chunking");
+    if (shuffle && (H5Zfilter_avail(H5Z_FILTER_SHUFFLE) <= 0 || H5Pset_shuffle(dcpl) < 0))
+        CUPLAS_FAIL(err, CUPLAS_ERR_OUTPUT, "shuffle filter not available in this HDF5");
+    if (deflate > 0 && (H5Zfilter_avail(H5Z_FILTER_DEFLATE) <= 0 ||
+                        H5Pset_deflate(dcpl, (unsigned)(deflate > 9 ? 9 : deflate)) < 0))
+        CUPLAS_FAIL(err, CUPLAS_ERR_OUTPUT, "deflate filter not available in this HDF5");
+    *dcpl_out = dcpl;
+    dcpl = H5I_INVALID_HID;
+fail:
+    if (dcpl >= 0) H5Pclose(dcpl);
+    return rc;
+}
+
+static int write_index(hid_t gid, const cuplas_h5grid *in, const int64_t *index,
+                       int64_t chunk_rows, const cuplas_output_opts *opts, cuplas_error *err)
+{
+    hid_t sid = H5I_INVALID_HID, dcpl = H5I_INVALID_HID, did = H5I_INVALID_HID;
+    hid_t msp = H5I_INVALID_HID;
+    int64_t n = in->H * in->W;
+    int wide = n > INT32_MAX;
+    hsize_t dims[2] = {(hsize_t)in->H, (hsize_t)in->W};
+    hsize_t chunk[2] = {(hsize_t)chunk_rows, (hsize_t)in->W};
+    size_t slab_rows = (size_t)chunk_rows;
+    int32_t *buf = NULL;
+    int rc = 0;
+    char cause[CAUSE_LEN];
+
+    CUPLAS_TRY(make_dcpl(2, chunk, opts, &dcpl, err));
+    if ((sid = H5Screate_simple(2, dims, NULL)) < 0 ||
+        (did = H5Dcreate2(gid, "index", wide ? H5T_STD_I64LE : H5T_STD_I32LE, sid,
+                          H5P_DEFAULT, dcpl, H5P_DEFAULT)) < 0)
+        CUPLAS_FAIL(err, CUPLAS_ERR_OUTPUT, "cannot create dataset index (%s)", h5_cause(cause));
+    if (wide) {
+        if (H5Dwrite(did, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, index) < 0)
+            CUPLAS_FAIL(err, CUPLAS_ERR_OUTPUT, "cannot write index (%s)", h5_cause(cause));
+        goto fail;
+    }
+    /* narrow to int32 a slab at a time rather than a second N-sized copy */
+    if (!(buf = malloc(slab_rows * (size_t)in->W * sizeof *buf)))
+        CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory writing the index");
+    for (hsize_t r0 = 0; r0 < dims[0]; r0 += slab_rows) {
+        hsize_t start[2] = {r0, 0};
+        hsize_t count[2] = {dims[0] - r0 < slab_rows ? dims[0] - r0 : slab_rows, dims[1]};
+        size_t m = (size_t)(count[0] * count[1]);
+        for (size_t i = 0; i < m; i++)
+            buf[i] = (int32_t)index[(size_t)r0 * (size_t)in->W + i];
+        if ((msp = H5Screate_simple(2, count, NULL)) < 0 ||
+            H5Sselect_hyperslab(sid, H5S_SELECT_SET, start, NULL, count, NULL) < 0 ||
+            H5Dwrite(did, H5T_NATIVE_INT32, msp, sid, H5P_DEFAULT, buf) < 0)
+            CUPLAS_FAIL(err, CUPLAS_ERR_OUTPUT, "cannot write index (%s)", h5_cause(cause));
+        H5Sclose(msp);
+        msp = H5I_INVALID_HID;
+    }
+fail:
+    free(buf);
+    if (msp >= 0) H5Sclose(msp);
+    if (did >= 0 && H5Dclose(did) < 0 && !rc)
+        rc = cuplas_error_set(err, CUPLAS_ERR_OUTPUT, "cannot close index (%s)", h5_cause(cause));
+    if (dcpl >= 0) H5Pclose(dcpl);
+    if (sid >= 0) H5Sclose(sid);
+    return rc;
+}
+
+/* sorted[c] = raw[index[c]], gathered into a bounded slab of whole chunks. */
+static int write_sorted(hid_t gid, const cuplas_h5grid *in, const int64_t *index,
+                        int64_t chunk_rows, const cuplas_output_opts *opts, cuplas_error *err)
+{
+    hid_t sid = H5I_INVALID_HID, dcpl = H5I_INVALID_HID, did = H5I_INVALID_HID;
+    hid_t msp = H5I_INVALID_HID;
+    hsize_t dims[3] = {(hsize_t)in->H, (hsize_t)in->W, (hsize_t)in->C};
+    hsize_t chunk[3] = {(hsize_t)chunk_rows, (hsize_t)in->W, (hsize_t)in->C};
+    size_t cell = in->elem_size * (size_t)in->C, row = cell * (size_t)in->W;
+    size_t chunk_bytes = row * (size_t)chunk_rows;
+    size_t per_slab = WRITE_SLAB_BYTES / chunk_bytes ? WRITE_SLAB_BYTES / chunk_bytes : 1;
+    size_t slab_rows = per_slab * (size_t)chunk_rows;
+    unsigned char *buf = NULL;
+    const unsigned char *raw = in->raw;
+    int rc = 0;
+    char cause[CAUSE_LEN];
+
+    CUPLAS_TRY(make_dcpl(3, chunk, opts, &dcpl, err));
+    if ((sid = H5Screate_simple(3, dims, NULL)) < 0 ||
+        (did = H5Dcreate2(gid, "sorted", (hid_t)in->file_type, sid, H5P_DEFAULT, dcpl,
+                          H5P_DEFAULT)) < 0)
+        CUPLAS_FAIL(err, CUPLAS_ERR_OUTPUT, "cannot create dataset sorted (%s)", h5_cause(cause));
+    if (slab_rows > (size_t)in->H)
+        slab_rows = (size_t)in->H;
+    if (!(buf = malloc(slab_rows * row)))
+        CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory writing sorted");
+    for (hsize_t r0 = 0; r0 < dims[0]; r0 += slab_rows) {
+        hsize_t start[3] = {r0, 0, 0};
+        hsize_t count[3] = {dims[0] - r0 < slab_rows ? dims[0] - r0 : slab_rows, dims[1], dims[2]};
+        size_t first = (size_t)r0 * (size_t)in->W, m = (size_t)(count[0] * count[1]);
+        for (size_t i = 0; i < m; i++)
+            memcpy(buf + i * cell, raw + (size_t)index[first + i] * cell, cell);
+        if ((msp = H5Screate_simple(3, count, NULL)) < 0 ||
+            H5Sselect_hyperslab(sid, H5S_SELECT_SET, start, NULL, count, NULL) < 0 ||
+            H5Dwrite(did, (hid_t)in->file_type, msp, sid, H5P_DEFAULT, buf) < 0)
+            CUPLAS_FAIL(err, CUPLAS_ERR_OUTPUT, "cannot write sorted (%s)", h5_cause(cause));
+        H5Sclose(msp);
+        msp = H5I_INVALID_HID;
+    }
+fail:
+    free(buf);
+    if (msp >= 0) H5Sclose(msp);
+    if (did >= 0 && H5Dclose(did) < 0 && !rc)
+        rc = cuplas_error_set(err, CUPLAS_ERR_OUTPUT, "cannot close sorted (%s)", h5_cause(cause));
+    if (dcpl >= 0) H5Pclose(dcpl);
+    if (sid >= 0) H5Sclose(sid);
+    return rc;
+}
+
+/* One attribute: `type` in the file, `mtype` in memory, `n` values (0 = scalar). */
+static int put_attr(hid_t obj, const char *name, hid_t type, hid_t mtype, hsize_t n,
+                    const void *val)
+{
+    hid_t sid = H5I_INVALID_HID, aid = H5I_INVALID_HID;
+    int ok = 0;
+
+    if ((sid = n ? H5Screate_simple(1, &n, NULL) : H5Screate(H5S_SCALAR)) < 0)
+        goto fail;
+    if ((aid = H5Acreate2(obj, name, type, sid, H5P_DEFAULT, H5P_DEFAULT)) < 0)
+        goto fail;
+    ok = H5Awrite(aid, mtype, val) >= 0;
+fail:
+    if (aid >= 0 && H5Aclose(aid) < 0)
+        ok = 0;
+    if (sid >= 0) H5Sclose(sid);
+    return ok ? 0 : -1;
+}
+
+/* Variable-length UTF-8 strings: h5py reads them as str, h5dump prints them. */
+static int put_str(hid_t obj, const char *name, const char *s)
+{
+    hid_t tid = H5I_INVALID_HID;
+    const char *v = s ? s : "";
+    int rc = -1;
+
+    if ((tid = H5Tcopy(H5T_C_S1)) < 0 || H5Tset_size(tid, H5T_VARIABLE) < 0 ||
+        H5Tset_cset(tid, H5T_CSET_UTF8) < 0)
+        goto fail;
+    rc = put_attr(obj, name, tid, tid, 0, &v);
+fail:
+    if (tid >= 0) H5Tclose(tid);
+    return rc;
+}
+
+static int write_attrs(hid_t gid, const cuplas_h5grid *in, const cuplas_result_meta *m,
+                       cuplas_error *err)
+{
+    static const cuplas_result_meta none = {0};
+    const int one = 1;
+    char cause[CAUSE_LEN];
+
+    if (!m)
+        m = &none;
+    if (put_str(gid, "params", m->params_yaml) < 0 ||
+        put_attr(gid, "seed", H5T_STD_U64LE, H5T_NATIVE_UINT64, 0, &m->seed) < 0 ||
+        put_str(gid, "cuplas_version", m->version) < 0 ||
+        put_str(gid, "input_file", in->file) < 0 ||
+        put_str(gid, "input_dataset", in->dataset) < 0 ||
+        put_attr(gid, "input_shape", H5T_STD_I64LE, H5T_NATIVE_INT64, (hsize_t)in->in_rank,
+                 in->in_dims) < 0 ||
+        put_str(gid, "input_dtype", in->dtype) < 0 ||
+        put_attr(gid, "and_before", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 0, &m->and_before) < 0 ||
+        put_attr(gid, "and_after", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 0, &m->and_after) < 0 ||
+        put_attr(gid, "wall_seconds", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 0,
+                 &m->wall_seconds) < 0 ||
+        put_str(gid, "backend", m->backend) < 0 ||
+        put_str(gid, "device", m->device_name) < 0 ||
+        put_str(gid, "identity", m->identity) < 0 ||
+        /* last: a reader that sees complete=1 sees everything above */
+        put_attr(gid, "complete", H5T_STD_I32LE, H5T_NATIVE_INT, 0, &one) < 0)
+        return cuplas_error_set(err, CUPLAS_ERR_OUTPUT, "cannot write attributes (%s)",
+                                h5_cause(cause));
+    return 0;
+}
+
+static int fsync_path(const char *path, int flags)
+{
+    int fd = open(path, flags);
+    if (fd < 0)
+        return -1;
+    int r = fsync(fd);
+    /* some filesystems refuse fsync on directories; that is not data loss */
+    if (r != 0 && (flags & O_DIRECTORY) && (errno == EINVAL || errno == ENOTSUP))
+        r = 0;
+    close(fd);
+    return r;
+}
+
+/* -------------------------------------------------------------- public API */
+
+char *cuplas_tmp_create(const char *out_path, cuplas_error *err)
+{
+    const char *slash = strrchr(out_path, '/');
+    const char *base = slash ? slash + 1 : out_path;
+    int dlen = slash ? (int)(slash - out_path) + 1 : 0;   /* keeps the '/' */
+    size_t n = strlen(out_path) + 64;
+    char *tmp = malloc(n);
+
+    if (!tmp) {
+        cuplas_error_set(err, CUPLAS_ERR_NOMEM, "out of memory");
+        return NULL;
+    }
+    snprintf(tmp, n, "%.*s.%s.tmp.%ld.XXXXXX", dlen, out_path, base, (long)getpid());
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        cuplas_error_set(err, CUPLAS_ERR_OUTPUT, "cannot create a temporary file next to %s: %s",
+                         out_path, strerror(errno));
+        free(tmp);
+        return NULL;
+    }
+    close(fd);
+    return tmp;
+}
+
+int cuplas_tmp_publish(const char *tmp, const char *out_path, cuplas_error *err)
+{
+    char *dir = dir_of(out_path);
+    int rc = 0;
+
+    if (!dir)
+        CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
+    /* HDF5 does not fsync: without this a crash after rename can publish zeros */
+    if (fsync_path(tmp, O_RDONLY) != 0)
+        CUPLAS_FAIL(err, CUPLAS_ERR_OUTPUT, "fsync %s: %s", tmp, strerror(errno));
+    if (rename(tmp, out_path) != 0)
+        CUPLAS_FAIL(err, CUPLAS_ERR_OUTPUT, "cannot rename %s to %s: %s", tmp, out_path,
+                    strerror(errno));
+    if (fsync_path(dir, O_RDONLY | O_DIRECTORY) != 0)
+        CUPLAS_FAIL(err, CUPLAS_ERR_OUTPUT, "fsync folder %s: %s", dir, strerror(errno));
+fail:
+    free(dir);
+    return rc;
+}
+
+int cuplas_h5_read_grid(const char *file, const char *dataset, int64_t height, int64_t width,
+                        cuplas_h5grid *g, cuplas_error *err)
+{
+    return open_grid(file, dataset, height, width, 1, g, err);
+}
+
+int cuplas_h5_probe_grid(const char *file, const char *dataset, int64_t height, int64_t width,
+                         cuplas_h5grid *g, cuplas_error *err)
+{
+    return open_grid(file, dataset, height, width, 0, g, err);
+}
+
+void cuplas_h5grid_free(cuplas_h5grid *g)
+{
+    if (!g)
+        return;
+    free(g->file);
+    free(g->dataset);
+    free(g->raw);
+    if (g->file_type >= 0)
+        H5Tclose((hid_t)g->file_type);
+    memset(g, 0, sizeof *g);
+    g->file_type = H5I_INVALID_HID;
+}
+
+int cuplas_h5grid_to_double(const cuplas_h5grid *g, const int *use, int nuse, double *out,
+                            cuplas_error *err)
+{
+    size_t n = (size_t)(g->H * g->W), es = g->elem_size, C = (size_t)g->C;
+    const unsigned char *raw = g->raw;
+    decode_fn dec = g->native ? find_decoder(g->dtype) : NULL;
+    int64_t bad = INT64_MAX;   /* first non-finite value, as i * nuse + k */
+    int rc = 0;
+
+    if (!g->raw || nuse <= 0)
+        CUPLAS_FAIL(err, CUPLAS_ERR_INTERNAL, "no data or no channels to convert");
+    for (int k = 0; k < nuse; k++)
+        if (use[k] < 0 || use[k] >= g->C)
+            CUPLAS_FAIL(err, CUPLAS_ERR_USAGE, "channel %d out of range (C = %lld)", use[k],
+                        (long long)g->C);
+    if (dec) {
+        #pragma omp parallel for schedule(static) reduction(min : bad)
+        for (size_t i = 0; i < n; i++)
+            for (int k = 0; k < nuse; k++) {
+                double v = dec(raw + (i * C + (size_t)use[k]) * es);
+                out[i * (size_t)nuse + (size_t)k] = v;
+                if (!isfinite(v) && (int64_t)(i * (size_t)nuse + (size_t)k) < bad)
+                    bad = (int64_t)(i * (size_t)nuse + (size_t)k);
+            }
+    } else {
+        CUPLAS_TRY(convert_h5(g, use, nuse, out, err));
+        for (size_t j = 0; j < n * (size_t)nuse && bad == INT64_MAX; j++)
+            if (!isfinite(out[j]))
+                bad = (int64_t)j;
+    }
+    if (bad != INT64_MAX) {
+        int64_t i = bad / nuse;
+        double v = out[bad];
+        CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "%s at cell (y=%lld, x=%lld), channel %d",
+                    isnan(v) ? "NaN" : v > 0 ? "+Inf" : "-Inf", (long long)(i / g->W),
+                    (long long)(i % g->W), use[bad % nuse]);
+    }
+fail:
+    if (rc && g->file)
+        cuplas_error_where(err, "%s:%s", g->file, g->dataset);
+    return rc;
+}
+
+int cuplas_h5_write_result(const char *out_path, const cuplas_h5grid *in, const int64_t *index,
+                           const cuplas_output_opts *opts, const cuplas_result_meta *meta,
+                           cuplas_error *err)
+{
+    hid_t fapl = H5I_INVALID_HID, lcpl = H5I_INVALID_HID, fid = H5I_INVALID_HID;
+    hid_t gid = H5I_INVALID_HID;
+    char *dir = NULL, *tmp = NULL, cause[CAUSE_LEN];
+    size_t row_bytes = in->elem_size * (size_t)in->C * (size_t)in->W;
+    int64_t chunk_rows;
+    int rc = 0;
+
+    if (!in->raw || in->file_type < 0)
+        CUPLAS_FAIL(err, CUPLAS_ERR_INTERNAL, "write_result needs a grid read with its data");
+    CUPLAS_TRY(check_permutation(index, in->H * in->W, err));
+    if (!(dir = dir_of(out_path)))
+        CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
+    CUPLAS_TRY(check_dir(dir, err));
+    if (!(tmp = cuplas_tmp_create(out_path, err))) {
+        rc = err ? (int)err->code : CUPLAS_ERR_OUTPUT;
+        goto fail;
+    }
+
+    /* SEMI: H5Fclose fails (instead of silently deferring) if an id leaked */
+    if ((fapl = H5Pcreate(H5P_FILE_ACCESS)) < 0 ||
+        H5Pset_fclose_degree(fapl, H5F_CLOSE_SEMI) < 0 ||
+        (fid = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)) < 0)
+        CUPLAS_FAIL(err, CUPLAS_ERR_OUTPUT, "cannot create %s (%s)", tmp, h5_cause(cause));
+    if ((lcpl = H5Pcreate(H5P_LINK_CREATE)) < 0 ||
+        H5Pset_create_intermediate_group(lcpl, 1) < 0 ||
+        (gid = H5Gcreate2(fid, in->dataset, lcpl, H5P_DEFAULT, H5P_DEFAULT)) < 0)
+        CUPLAS_FAIL(err, CUPLAS_ERR_OUTPUT, "cannot create group %s (%s)", in->dataset,
+                    h5_cause(cause));
+
+    chunk_rows = cuplas_h5_chunk_rows(in->H, row_bytes, opts ? opts->chunk_rows : 0);
+    CUPLAS_TRY(write_index(gid, in, index, chunk_rows, opts, err));
+    CUPLAS_TRY(write_sorted(gid, in, index, chunk_rows, opts, err));
+    CUPLAS_TRY(write_attrs(gid, in, meta, err));
+
+    if (H5Gclose(gid) < 0)
+        CUPLAS_FAIL(err, CUPLAS_ERR_OUTPUT, "cannot close group (%s)", h5_cause(cause));
+    gid = H5I_INVALID_HID;
+    if (H5Fclose(fid) < 0)
+        CUPLAS_FAIL(err, CUPLAS_ERR_OUTPUT, "cannot close %s (%s)", tmp, h5_cause(cause));
+    fid = H5I_INVALID_HID;
+    CUPLAS_TRY(cuplas_tmp_publish(tmp, out_path, err));
+    free(tmp);
+    tmp = NULL;
+fail:
+    if (gid >= 0) H5Gclose(gid);
+    if (lcpl >= 0) H5Pclose(lcpl);
+    if (fid >= 0) H5Fclose(fid);
+    if (fapl >= 0) H5Pclose(fapl);
+    if (tmp) {
+        unlink(tmp);
+        free(tmp);
+    }
+    free(dir);
+    if (rc)
+        cuplas_error_where(err, "%s:%s", out_path, in->dataset);
+    return rc;
+}
+
+/* Read a string attribute (fixed or variable length) into buf; 0 on success. */
+static int str_attr(hid_t obj, const char *name, char *buf, size_t size)
+{
+    hid_t aid = H5I_INVALID_HID, tid = H5I_INVALID_HID, mt = H5I_INVALID_HID;
+    int rc = -1;
+
+    if (H5Aexists(obj, name) <= 0 || (aid = H5Aopen(obj, name, H5P_DEFAULT)) < 0 ||
+        (tid = H5Aget_type(aid)) < 0 || H5Tget_class(tid) != H5T_STRING)
+        goto fail;
+    if (H5Tis_variable_str(tid) > 0) {
+        char *s = NULL;
+        if ((mt = H5Tcopy(H5T_C_S1)) < 0 || H5Tset_size(mt, H5T_VARIABLE) < 0 ||
+            H5Aread(aid, mt, &s) < 0)
+            goto fail;
+        if (s) {
+            snprintf(buf, size, "%s", s);
+            H5free_memory(s);
+            rc = 0;
+        }
+    } else {
+        size_t n = H5Tget_size(tid);
+        char *s = calloc(n + 1, 1);
+        if (!s || (mt = H5Tcopy(H5T_C_S1)) < 0 || H5Tset_size(mt, n + 1) < 0 ||
+            H5Aread(aid, mt, s) < 0) {
+            free(s);
+            goto fail;
+        }
+        snprintf(buf, size, "%s", s);
+        free(s);
+        rc = 0;
+    }
+fail:
+    if (mt >= 0) H5Tclose(mt);
+    if (tid >= 0) H5Tclose(tid);
+    if (aid >= 0) H5Aclose(aid);
+    return rc;
+}
+
+int cuplas_h5_output_complete(const char *out_path, const char *dataset, const char *identity)
+{
+    hid_t fid = H5I_INVALID_HID, gid = H5I_INVALID_HID;
+    char *path = NULL, *have = NULL;
+    int64_t complete = 0;
+    int ok = 0;
+
+    if (access(out_path, R_OK) != 0 || !(path = dataset_path(dataset)))
+        return 0;
+    H5E_BEGIN_TRY {
+        if ((fid = H5Fopen(out_path, H5F_ACC_RDONLY, H5P_DEFAULT)) < 0 ||
+            H5Lexists(fid, path, H5P_DEFAULT) <= 0 ||
+            (gid = H5Gopen2(fid, path, H5P_DEFAULT)) < 0)
+            goto fail;
+        if (!int_attr(gid, "complete", &complete) || complete != 1)
+            goto fail;
+        if (identity) {
+            size_t n = strlen(identity) + 2;   /* +1 so a longer stored value differs */
+            if (!(have = malloc(n)) || str_attr(gid, "identity", have, n) != 0 ||
+                strcmp(have, identity) != 0)
+                goto fail;
+        }
+        ok = 1;
+    fail:
+        if (gid >= 0) H5Gclose(gid);
+        if (fid >= 0) H5Fclose(fid);
+    } H5E_END_TRY;
+    free(have);
+    free(path);
+    return ok;
+}
+
+static int add_name(list_ctx *ctx, const char *name)
+{
+    if (ctx->count == ctx->cap) {
+        int cap = ctx->cap ? 2 * ctx->cap : 16;
+        char **p = realloc(ctx->names, (size_t)cap * sizeof *p);
+        if (!p)
+            return -1;
+        ctx->names = p;
+        ctx->cap = cap;
+    }
+    if (!(ctx->names[ctx->count] = dataset_path(name)))
+        return -1;
+    ctx->count++;
+    return 0;
+}
+
+/* Visitor: keep datasets that read_grid could accept by type and rank. */
+static herr_t list_cb(hid_t obj, const char *name, const H5O_info_t *info, void *data)
+{
+    list_ctx *ctx = data;
+    hid_t did = H5I_INVALID_HID, tid = H5I_INVALID_HID, sid = H5I_INVALID_HID;
+    type_info ti;
+    herr_t ret = 0;
+
+    if (info->type != H5O_TYPE_DATASET)
+        return 0;
+    if ((did = H5Dopen2(obj, name, H5P_DEFAULT)) < 0)
+        goto fail;
+    if ((tid = H5Dget_type(did)) < 0 || classify_type(tid, &ti) != 0)
+        goto fail;
+    if ((sid = H5Dget_space(did)) < 0)
+        goto fail;
+    int rank = H5Sget_simple_extent_ndims(sid);
+    if ((rank == 2 || rank == 3) && add_name(ctx, name) != 0) {
+        ctx->oom = 1;
+        ret = -1;
+    }
+fail:
+    if (sid >= 0) H5Sclose(sid);
+    if (tid >= 0) H5Tclose(tid);
+    if (did >= 0) H5Dclose(did);
+    return ret;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int cuplas_h5_list_datasets(const char *file, char ***names, int *count, cuplas_error *err)
+{
+    hid_t fid = H5I_INVALID_HID;
+    list_ctx ctx = {0};
+    char cause[CAUSE_LEN];
+    int rc = 0;
+
+    *names = NULL;
+    *count = 0;
+    CUPLAS_TRY(open_input(file, &fid, err));
+    if (H5Ovisit2(fid, H5_INDEX_NAME, H5_ITER_INC, list_cb, &ctx, H5O_INFO_BASIC) < 0) {
+        if (ctx.oom)
+            CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory listing datasets");
+        CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "cannot list objects (%s)", h5_cause(cause));
+    }
+    if (ctx.count > 1)
+        qsort(ctx.names, (size_t)ctx.count, sizeof *ctx.names, cmp_str);
+    *names = ctx.names;
+    *count = ctx.count;
+    ctx.names = NULL;
+fail:
+    if (fid >= 0) H5Fclose(fid);
+    if (rc) {
+        cuplas_h5_free_names(ctx.names, ctx.count);
+        cuplas_error_where(err, "%s", file);
+    }
+    return rc;
+}
+
+void cuplas_h5_free_names(char **names, int count)
+{
+    if (!names)
+        return;
+    for (int i = 0; i < count; i++)
+        free(names[i]);
+    free(names);
+}
+
+void cuplas_h5_quiet(void)
+{
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+}

@@ -1,0 +1,767 @@
+/*
+ * test_h5io.c - cmocka tests of HDF5 grid reading, conversion and output.
+ *
+ * Inputs are written here with the plain HDF5 API (never with the code under
+ * test) into a fresh mkdtemp folder per test, which is removed afterwards;
+ * outputs are read back with the plain HDF5 API as well.
+ */
+#define _GNU_SOURCE  /* nftw */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <ftw.h>
+#include <hdf5.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "h5io.h"
+
+typedef struct fixture {
+    char dir[PATH_MAX];
+} fixture;
+
+/* ---------------------------------------------------------------- helpers */
+
+static int setup(void **state)
+{
+    fixture *f = calloc(1, sizeof *f);
+    if (!f)
+        return -1;
+    snprintf(f->dir, sizeof f->dir, "test_h5io.XXXXXX");
+    if (!mkdtemp(f->dir)) {
+        free(f);
+        return -1;
+    }
+    cuplas_h5_quiet();
+    *state = f;
+    return 0;
+}
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st, (void)flag, (void)ftw;
+    return remove(path);
+}
+
+/* Also fails the test if any HDF5 file, dataset, group or attribute id is
+ * still open: the code under test must close everything, errors included. */
+static int teardown(void **state)
+{
+    fixture *f = *state;
+    ssize_t open_ids = H5Fget_obj_count((hid_t)H5F_OBJ_ALL, H5F_OBJ_ALL);
+    chmod(f->dir, 0700);
+    nftw(f->dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    free(f);
+    if (open_ids != 0)
+        print_error("%zd HDF5 ids left open\n", open_ids);
+    return open_ids == 0 ? 0 : -1;
+}
+
+static char *fpath(const fixture *f, const char *name, char buf[PATH_MAX])
+{
+    if (snprintf(buf, PATH_MAX, "%s/%s", f->dir, name) >= PATH_MAX)
+        fail_msg("path too long");
+    return buf;
+}
+
+/* IEEE half precision as HDF5 describes it (h5py/numpy float16 layout). */
+static hid_t make_f16(void)
+{
+    hid_t t = H5Tcopy(H5T_IEEE_F32LE);
+    assert_true(H5Tset_fields(t, 15, 10, 5, 0, 10) >= 0);
+    assert_true(H5Tset_size(t, 2) >= 0);
+    assert_true(H5Tset_ebias(t, 15) >= 0);
+    return t;
+}
+
+/* Write one dataset (creating the file if `create`) with raw bytes in `type`;
+ * hw != NULL adds integer height/width attributes. */
+static void put_dataset(const char *file, int create, const char *name, hid_t type, int rank,
+                        const hsize_t *dims, const void *data, const int64_t *hw)
+{
+    hid_t fid = create ? H5Fcreate(file, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT)
+                       : H5Fopen(file, H5F_ACC_RDWR, H5P_DEFAULT);
+    hid_t lcpl = H5Pcreate(H5P_LINK_CREATE);
+    assert_true(fid >= 0);
+    H5Pset_create_intermediate_group(lcpl, 1);
+    hid_t sid = H5Screate_simple(rank, dims, NULL);
+    hid_t did = H5Dcreate2(fid, name, type, sid, lcpl, H5P_DEFAULT, H5P_DEFAULT);
+    assert_true(did >= 0);
+    if (data)
+        assert_true(H5Dwrite(did, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) >= 0);
+    if (hw) {
+        hid_t as = H5Screate(H5S_SCALAR);
+        const char *names[2] = {"height", "width"};
+        for (int k = 0; k < 2; k++) {
+            hid_t aid = H5Acreate2(did, names[k], H5T_STD_I32LE, as, H5P_DEFAULT, H5P_DEFAULT);
+            int v = (int)hw[k];
+            assert_true(H5Awrite(aid, H5T_NATIVE_INT, &v) >= 0);
+            H5Aclose(aid);
+        }
+        H5Sclose(as);
+    }
+    H5Dclose(did);
+    H5Sclose(sid);
+    H5Pclose(lcpl);
+    assert_true(H5Fclose(fid) >= 0);
+}
+
+static void put_f32(const char *file, const char *name, int rank, const hsize_t *dims,
+                    const int64_t *hw)
+{
+    hsize_t n = 1;
+    for (int i = 0; i < rank; i++)
+        n *= dims[i];
+    float *v = malloc((n ? n : 1) * sizeof *v);
+    for (hsize_t i = 0; i < n; i++)
+        v[i] = (float)i * 0.5f - 3.0f;
+    put_dataset(file, 1, name, H5T_IEEE_F32LE, rank, dims, v, hw);
+    free(v);
+}
+
+static void write_bytes(const char *file, const void *p, size_t n)
+{
+    FILE *fp = fopen(file, "wb");
+    assert_non_null(fp);
+    assert_int_equal(fwrite(p, 1, n, fp), n);
+    fclose(fp);
+}
+
+/* Entries of the fixture folder whose name starts with '.' (temp files). */
+static int hidden_files(const fixture *f)
+{
+    DIR *d = opendir(f->dir);
+    struct dirent *e;
+    int n = 0;
+    assert_non_null(d);
+    while ((e = readdir(d)))
+        if (e->d_name[0] == '.' && strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+            n++;
+    closedir(d);
+    return n;
+}
+
+/* Expect a failure of class `code` whose message contains `needle` and whose
+ * where is "file:dataset" (one line). */
+static void expect_error(const cuplas_error *err, int rc, cuplas_status code, const char *needle,
+                         const char *file, const char *dataset)
+{
+    char where[1024];
+    assert_int_equal(rc, code);
+    assert_int_equal(err->code, code);
+    if (!strstr(err->msg, needle))
+        fail_msg("message \"%s\" lacks \"%s\"", err->msg, needle);
+    assert_null(strchr(err->msg, '\n'));
+    snprintf(where, sizeof where, "%s:%s", file, dataset);
+    assert_string_equal(err->where, where);
+}
+
+static int read_expect_error(const char *file, const char *dset, int64_t h, int64_t w,
+                             cuplas_status code, const char *needle)
+{
+    cuplas_h5grid g;
+    cuplas_error err;
+    cuplas_error_clear(&err);
+    int rc = cuplas_h5_read_grid(file, dset, h, w, &g, &err);
+    expect_error(&err, rc, code, needle, file, dset);
+    assert_null(g.raw);
+    cuplas_h5grid_free(&g);
+    return rc;
+}
+
+static int64_t read_int_attr(hid_t obj, const char *name)
+{
+    int64_t v = -1;
+    hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
+    assert_true(a >= 0);
+    assert_true(H5Aread(a, H5T_NATIVE_INT64, &v) >= 0);
+    H5Aclose(a);
+    return v;
+}
+
+static double read_double_attr(hid_t obj, const char *name)
+{
+    double v = NAN;
+    hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
+    assert_true(a >= 0);
+    assert_true(H5Aread(a, H5T_NATIVE_DOUBLE, &v) >= 0);
+    H5Aclose(a);
+    return v;
+}
+
+static void check_str_attr(hid_t obj, const char *name, const char *want)
+{
+    hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
+    hid_t t = H5Tcopy(H5T_C_S1);
+    char *s = NULL;
+    assert_true(a >= 0);
+    H5Tset_size(t, H5T_VARIABLE);
+    H5Tset_cset(t, H5T_CSET_UTF8);
+    assert_true(H5Aread(a, t, &s) >= 0);
+    assert_string_equal(s, want);
+    H5free_memory(s);
+    H5Tclose(t);
+    H5Aclose(a);
+}
+
+/* ------------------------------------------------------ round trip per type */
+
+typedef struct dtype_case {
+    const char *name;
+    hid_t (*type)(void);
+} dtype_case;
+
+static hid_t t_u8(void) { return H5Tcopy(H5T_STD_U8LE); }
+static hid_t t_i8(void) { return H5Tcopy(H5T_STD_I8LE); }
+static hid_t t_u16(void) { return H5Tcopy(H5T_STD_U16LE); }
+static hid_t t_i16(void) { return H5Tcopy(H5T_STD_I16LE); }
+static hid_t t_u32(void) { return H5Tcopy(H5T_STD_U32LE); }
+static hid_t t_i32(void) { return H5Tcopy(H5T_STD_I32LE); }
+static hid_t t_u64(void) { return H5Tcopy(H5T_STD_U64LE); }
+static hid_t t_i64(void) { return H5Tcopy(H5T_STD_I64LE); }
+static hid_t t_f32(void) { return H5Tcopy(H5T_IEEE_F32LE); }
+static hid_t t_f64(void) { return H5Tcopy(H5T_IEEE_F64LE); }
+static hid_t t_i32be(void) { return H5Tcopy(H5T_STD_I32BE); }
+static hid_t t_f64be(void) { return H5Tcopy(H5T_IEEE_F64BE); }
+
+/* Deterministic finite raw values of `type`: any bit pattern for integers,
+ * converted numbers for floats (halves: exponent field kept below 31). */
+static void fill_values(hid_t type, size_t n, unsigned char *raw)
+{
+    size_t es = H5Tget_size(type);
+    uint64_t x = 88172645463325252u;
+    if (H5Tget_class(type) == H5T_INTEGER) {
+        for (size_t i = 0; i < n * es; i++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            raw[i] = (unsigned char)x;
+        }
+        return;
+    }
+    if (es == 2) {
+        for (size_t i = 0; i < n; i++) {
+            uint16_t h = (uint16_t)((i * 7919u + 13u) & 0xfbffu);
+            raw[2 * i] = (unsigned char)h, raw[2 * i + 1] = (unsigned char)(h >> 8);
+        }
+        return;
+    }
+    double *d = malloc(n * sizeof *d > es * n ? n * sizeof *d : es * n);
+    for (size_t i = 0; i < n; i++)
+        d[i] = (double)i * 0.731 - 11.5;
+    assert_true(H5Tconvert(H5T_NATIVE_DOUBLE, type, n, d, NULL, H5P_DEFAULT) >= 0);
+    memcpy(raw, d, n * es);
+    free(d);
+}
+
+static void round_trip(const fixture *f, const char *dtype_name, hid_t type)
+{
+    enum { H = 5, W = 7, C = 3, N = H * W };
+    char in[PATH_MAX], out[PATH_MAX];
+    const char *dset = "/scene/attrs";
+    hsize_t dims[3] = {H, W, C};
+    size_t es = H5Tget_size(type);
+    unsigned char *raw = malloc(N * C * es), *got = malloc(N * C * es);
+    double *want = malloc(N * C * sizeof *want), dbl[N * 2];
+    int64_t index[N], idx_back[N];
+    int use[2] = {2, 0};
+    cuplas_h5grid g;
+    cuplas_error err;
+    cuplas_output_opts opts = {.chunk_rows = 2, .deflate = 4, .shuffle = true};
+    cuplas_result_meta meta = {.params_yaml = "seed: 42\n", .seed = 42, .version = "0.1.0",
+                               .and_before = 9.5, .and_after = 2.25, .wall_seconds = 0.5,
+                               .backend = "cpu", .device_name = "test cpu",
+                               .identity = "id-xyz"};
+
+    fpath(f, "in.h5", in);
+    fpath(f, "out.h5", out);
+    fill_values(type, N * C, raw);
+    put_dataset(in, 1, dset, type, 3, dims, raw, NULL);
+
+    cuplas_error_clear(&err);
+    assert_int_equal(cuplas_h5_read_grid(in, dset, 0, 0, &g, &err), 0);
+    assert_string_equal(g.dtype, dtype_name);
+    assert_int_equal(g.elem_size, es);
+    assert_int_equal(g.H, H);
+    assert_int_equal(g.W, W);
+    assert_int_equal(g.C, C);
+    assert_int_equal(g.in_rank, 3);
+    assert_memory_equal(g.raw, raw, N * C * es);
+
+    /* to_double against HDF5's own conversion of the same bytes */
+    memcpy(want, raw, N * C * es);
+    assert_true(H5Tconvert(type, H5T_NATIVE_DOUBLE, N * C, want, NULL, H5P_DEFAULT) >= 0);
+    assert_int_equal(cuplas_h5grid_to_double(&g, use, 2, dbl, &err), 0);
+    for (int i = 0; i < N; i++)
+        for (int k = 0; k < 2; k++)
+            assert_true(dbl[i * 2 + k] == want[i * C + use[k]]);
+
+    for (int i = 0; i < N; i++)
+        index[i] = (i * 17 + 5) % N;
+    assert_int_equal(cuplas_h5_write_result(out, &g, index, &opts, &meta, &err), 0);
+    assert_int_equal(hidden_files(f), 0);
+
+    hid_t fid = H5Fopen(out, H5F_ACC_RDONLY, H5P_DEFAULT);
+    hid_t gid = H5Gopen2(fid, dset, H5P_DEFAULT);
+    hid_t ix = H5Dopen2(gid, "index", H5P_DEFAULT), so = H5Dopen2(gid, "sorted", H5P_DEFAULT);
+    hid_t ixt = H5Dget_type(ix), sot = H5Dget_type(so), sos = H5Dget_space(so);
+    hsize_t odims[3];
+    assert_true(gid >= 0 && ix >= 0 && so >= 0);
+    assert_true(H5Tequal(ixt, H5T_STD_I32LE) > 0);
+    assert_true(H5Tequal(sot, type) > 0);
+    assert_int_equal(H5Sget_simple_extent_dims(sos, odims, NULL), 3);
+    assert_true(odims[0] == H && odims[1] == W && odims[2] == C);
+    assert_true(H5Dread(ix, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, idx_back) >= 0);
+    assert_memory_equal(idx_back, index, sizeof index);
+    assert_true(H5Dread(so, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, got) >= 0);
+    for (int i = 0; i < N; i++)
+        assert_memory_equal(got + (size_t)i * C * es, raw + (size_t)index[i] * C * es, C * es);
+
+    assert_int_equal(read_int_attr(gid, "complete"), 1);
+    assert_int_equal(read_int_attr(gid, "seed"), 42);
+    assert_true(read_double_attr(gid, "and_after") == 2.25);
+    assert_true(read_double_attr(gid, "and_before") == 9.5);
+    assert_true(read_double_attr(gid, "wall_seconds") == 0.5);
+    check_str_attr(gid, "input_dtype", dtype_name);
+    check_str_attr(gid, "input_dataset", dset);
+    check_str_attr(gid, "input_file", in);
+    check_str_attr(gid, "identity", "id-xyz");
+    check_str_attr(gid, "backend", "cpu");
+    check_str_attr(gid, "device", "test cpu");
+    check_str_attr(gid, "params", "seed: 42\n");
+    check_str_attr(gid, "cuplas_version", "0.1.0");
+    int64_t shape[3];
+    hid_t sa = H5Aopen(gid, "input_shape", H5P_DEFAULT);
+    assert_true(H5Aread(sa, H5T_NATIVE_INT64, shape) >= 0);
+    assert_true(shape[0] == H && shape[1] == W && shape[2] == C);
+    H5Aclose(sa);
+    H5Sclose(sos);
+    H5Tclose(sot);
+    H5Tclose(ixt);
+    H5Dclose(so);
+    H5Dclose(ix);
+    H5Gclose(gid);
+    H5Fclose(fid);
+
+    assert_int_equal(cuplas_h5_output_complete(out, dset, "id-xyz"), 1);
+    assert_int_equal(cuplas_h5_output_complete(out, "scene/attrs", NULL), 1);
+    assert_int_equal(cuplas_h5_output_complete(out, dset, "id-other"), 0);
+    assert_int_equal(cuplas_h5_output_complete(out, dset, "id-xy"), 0);
+    assert_int_equal(cuplas_h5_output_complete(out, "/grid", NULL), 0);
+
+    cuplas_h5grid_free(&g);
+    free(raw);
+    free(got);
+    free(want);
+}
+
+static void test_h5io_round_trip_every_dtype(void **state)
+{
+    static const dtype_case cases[] = {
+        {"uint8", t_u8},   {"int8", t_i8},     {"uint16", t_u16},  {"int16", t_i16},
+        {"uint32", t_u32}, {"int32", t_i32},   {"uint64", t_u64},  {"int64", t_i64},
+        {"float16", make_f16}, {"float32", t_f32}, {"float64", t_f64},
+        /* big-endian files go through the H5Tconvert path */
+        {"int32", t_i32be}, {"float64", t_f64be},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        hid_t t = cases[i].type();
+        print_message("round trip %s%s\n", cases[i].name,
+                      H5Tget_order(t) == H5T_ORDER_BE ? " (big-endian)" : "");
+        round_trip(*state, cases[i].name, t);
+        H5Tclose(t);
+    }
+}
+
+/* ------------------------------------------------------------ (N, C) shapes */
+
+static void probe_hw(const char *file, const char *dset, int64_t h, int64_t w, int64_t H,
+                     int64_t W)
+{
+    cuplas_h5grid g;
+    cuplas_error err;
+    cuplas_error_clear(&err);
+    assert_int_equal(cuplas_h5_probe_grid(file, dset, h, w, &g, &err), 0);
+    assert_int_equal(g.H, H);
+    assert_int_equal(g.W, W);
+    assert_int_equal(g.in_rank, 2);
+    assert_null(g.raw);
+    cuplas_h5grid_free(&g);
+}
+
+static void test_h5io_nc_shapes(void **state)
+{
+    char file[PATH_MAX];
+    const hsize_t d12[2] = {12, 2}, d16[2] = {16, 2};
+    const int64_t hw[2] = {2, 6};
+    fpath(*state, "nc.h5", file);
+    put_f32(file, "/nc", 2, d12, NULL);
+    put_dataset(file, 0, "/sq", H5T_STD_U8LE, 2, d16, NULL, NULL);
+    put_dataset(file, 0, "/attr", H5T_STD_U8LE, 2, d12, NULL, hw);
+
+    probe_hw(file, "/nc", 3, 4, 3, 4);
+    probe_hw(file, "/nc", 3, 0, 3, 4);
+    probe_hw(file, "/nc", 0, 6, 2, 6);
+    probe_hw(file, "/attr", 0, 0, 2, 6);
+    probe_hw(file, "/attr", 4, 3, 4, 3);   /* arguments win over attributes */
+    probe_hw(file, "/sq", 0, 0, 4, 4);
+    probe_hw(file, "sq", 0, 0, 4, 4);
+
+    cuplas_h5grid g;
+    cuplas_error err;
+    cuplas_error_clear(&err);
+    assert_int_equal(cuplas_h5_read_grid(file, "/nc", 3, 0, &g, &err), 0);
+    assert_int_equal(g.C, 2);
+    assert_true(((float *)g.raw)[23] == 23 * 0.5f - 3.0f);
+    cuplas_h5grid_free(&g);
+
+    read_expect_error(file, "/nc", 0, 0, CUPLAS_ERR_INPUT, "not a square");
+    read_expect_error(file, "/nc", 5, 5, CUPLAS_ERR_INPUT, "does not fill a 5 x 5 grid");
+    read_expect_error(file, "/nc", 5, 0, CUPLAS_ERR_INPUT, "not a multiple of height 5");
+}
+
+/* ---------------------------------------------------------------- bad input */
+
+static void test_h5io_bad_files(void **state)
+{
+    const fixture *f = *state;
+    char missing[PATH_MAX], junk[PATH_MAX], trunc[PATH_MAX];
+    unsigned char bytes[4096];
+    struct stat st;
+    const hsize_t dims[3] = {64, 64, 3};
+
+    fpath(f, "missing.h5", missing);
+    fpath(f, "junk.h5", junk);
+    fpath(f, "trunc.h5", trunc);
+    for (size_t i = 0; i < sizeof bytes; i++)
+        bytes[i] = (unsigned char)(i * 131 + 7);
+    write_bytes(junk, bytes, sizeof bytes);
+    put_f32(trunc, "/grid", 3, dims, NULL);
+    assert_int_equal(stat(trunc, &st), 0);
+    assert_int_equal(truncate(trunc, st.st_size / 2), 0);
+
+    read_expect_error(missing, "/grid", 0, 0, CUPLAS_ERR_INPUT, "cannot open: no such file");
+    read_expect_error(junk, "/grid", 0, 0, CUPLAS_ERR_INPUT, "not an HDF5 file or corrupt");
+    read_expect_error(trunc, "/grid", 0, 0, CUPLAS_ERR_INPUT, "not an HDF5 file or corrupt");
+}
+
+/* A deflated chunk overwritten with garbage: the file opens, H5Dread fails. */
+static void test_h5io_corrupt_chunk(void **state)
+{
+    char file[PATH_MAX];
+    const hsize_t dims[3] = {64, 64, 3}, chunk[3] = {16, 64, 3};
+    float *v = malloc(64 * 64 * 3 * sizeof *v);
+    hsize_t offset[3] = {16, 0, 0}, size = 0;
+    haddr_t addr = 0;
+    unsigned mask = 0;
+
+    for (int i = 0; i < 64 * 64 * 3; i++)
+        v[i] = (float)(i % 97) * 0.25f;
+    fpath(*state, "chunk.h5", file);
+    hid_t fid = H5Fcreate(file, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE), sid = H5Screate_simple(3, dims, NULL);
+    H5Pset_chunk(dcpl, 3, chunk);
+    H5Pset_deflate(dcpl, 6);
+    hid_t did = H5Dcreate2(fid, "g", H5T_IEEE_F32LE, sid, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    assert_true(H5Dwrite(did, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0);
+    H5Dclose(did);
+    H5Fclose(fid);
+    fid = H5Fopen(file, H5F_ACC_RDONLY, H5P_DEFAULT);
+    did = H5Dopen2(fid, "g", H5P_DEFAULT);
+    assert_true(H5Dget_chunk_info_by_coord(did, offset, &mask, &addr, &size) >= 0);
+    H5Dclose(did);
+    H5Fclose(fid);
+    H5Sclose(sid);
+    H5Pclose(dcpl);
+    free(v);
+
+    FILE *fp = fopen(file, "r+b");
+    assert_non_null(fp);
+    assert_int_equal(fseek(fp, (long)addr, SEEK_SET), 0);
+    for (hsize_t i = 0; i < size; i++)
+        fputc((int)(i * 37 % 251), fp);
+    fclose(fp);
+    read_expect_error(file, "/g", 0, 0, CUPLAS_ERR_INPUT, "read failed at row");
+}
+
+static void test_h5io_bad_datasets(void **state)
+{
+    char file[PATH_MAX];
+    const hsize_t d1[1] = {16}, d4[4] = {2, 2, 2, 2}, d0[2] = {0, 3}, dc0[2] = {4, 0};
+    const hsize_t dbig[2] = {1, 5000}, dstr[2] = {4, 2};
+    hid_t str = H5Tcopy(H5T_C_S1);
+    char sdata[8][4] = {"a", "b", "c", "d", "e", "f", "g", "h"};
+
+    H5Tset_size(str, 4);
+    fpath(*state, "bad.h5", file);
+    put_f32(file, "/r1", 1, d1, NULL);
+    put_dataset(file, 0, "/r4", H5T_IEEE_F32LE, 4, d4, NULL, NULL);
+    put_dataset(file, 0, "/empty", H5T_IEEE_F32LE, 2, d0, NULL, NULL);
+    put_dataset(file, 0, "/noch", H5T_IEEE_F32LE, 2, dc0, NULL, NULL);
+    put_dataset(file, 0, "/wide", H5T_STD_U8LE, 2, dbig, NULL, NULL);
+    put_dataset(file, 0, "/grp/str", str, 2, dstr, sdata, NULL);
+    H5Tclose(str);
+
+    read_expect_error(file, "/nope", 0, 0, CUPLAS_ERR_INPUT, "no dataset /nope");
+    read_expect_error(file, "/a/b/c", 0, 0, CUPLAS_ERR_INPUT, "no dataset /a/b/c");
+    read_expect_error(file, "/grp", 0, 0, CUPLAS_ERR_INPUT, "not a dataset");
+    read_expect_error(file, "/r1", 0, 0, CUPLAS_ERR_INPUT, "rank 1");
+    read_expect_error(file, "/r4", 0, 0, CUPLAS_ERR_INPUT, "rank 4");
+    read_expect_error(file, "/empty", 0, 0, CUPLAS_ERR_INPUT, "empty dataset");
+    read_expect_error(file, "/noch", 0, 0, CUPLAS_ERR_INPUT, "no channels");
+    read_expect_error(file, "/wide", 0, 0, CUPLAS_ERR_INPUT, "exceeds the limit of 4096");
+    read_expect_error(file, "/grp/str", 0, 0, CUPLAS_ERR_INPUT, "string data is not numeric");
+}
+
+static void test_h5io_nonfinite(void **state)
+{
+    char file[PATH_MAX];
+    float v[2 * 3 * 2];
+    uint16_t h[4] = {0x3c00, 0x3c00, 0x3c00, 0xfc00};   /* 1, 1, 1, -Inf */
+    const hsize_t d32[3] = {2, 3, 2}, d16[2] = {4, 1};
+    int use01[2] = {0, 1}, use0[1] = {0}, use_bad[1] = {2};
+    double out[12];
+    cuplas_h5grid g;
+    cuplas_error err;
+
+    for (int i = 0; i < 12; i++)
+        v[i] = (float)i;
+    v[(1 * 3 + 2) * 2 + 1] = NAN;   /* y=1 x=2 channel 1 */
+    v[(1 * 3 + 2) * 2 + 0] = 1.0f;
+    fpath(*state, "nan.h5", file);
+    put_dataset(file, 1, "/g", H5T_IEEE_F32LE, 3, d32, v, NULL);
+    hid_t f16 = make_f16();
+    put_dataset(file, 0, "/h", f16, 2, d16, h, NULL);
+    H5Tclose(f16);
+
+    cuplas_error_clear(&err);
+    assert_int_equal(cuplas_h5_read_grid(file, "/g", 0, 0, &g, &err), 0);
+    assert_int_equal(cuplas_h5grid_to_double(&g, use0, 1, out, &err), 0);
+    int rc = cuplas_h5grid_to_double(&g, use01, 2, out, &err);
+    expect_error(&err, rc, CUPLAS_ERR_INPUT, "NaN at cell (y=1, x=2), channel 1", file, "/g");
+    cuplas_error_clear(&err);
+    rc = cuplas_h5grid_to_double(&g, use_bad, 1, out, &err);
+    expect_error(&err, rc, CUPLAS_ERR_USAGE, "channel 2 out of range", file, "/g");
+    cuplas_h5grid_free(&g);
+
+    cuplas_error_clear(&err);
+    assert_int_equal(cuplas_h5_read_grid(file, "/h", 0, 0, &g, &err), 0);
+    assert_string_equal(g.dtype, "float16");
+    rc = cuplas_h5grid_to_double(&g, use0, 1, out, &err);
+    expect_error(&err, rc, CUPLAS_ERR_INPUT, "-Inf at cell (y=1, x=1), channel 0", file, "/h");
+    cuplas_h5grid_free(&g);
+}
+
+/* ------------------------------------------------------------ bad output */
+
+static void read_small(const fixture *f, cuplas_h5grid *g)
+{
+    char file[PATH_MAX];
+    const hsize_t dims[3] = {2, 2, 1};
+    cuplas_error err;
+    fpath(f, "small.h5", file);
+    put_f32(file, "/g", 3, dims, NULL);
+    cuplas_error_clear(&err);
+    assert_int_equal(cuplas_h5_read_grid(file, "/g", 0, 0, g, &err), 0);
+}
+
+static void test_h5io_bad_output_folder(void **state)
+{
+    const fixture *f = *state;
+    char out[PATH_MAX], sub[PATH_MAX];
+    const int64_t index[4] = {3, 2, 1, 0};
+    cuplas_h5grid g;
+    cuplas_error err;
+
+    read_small(f, &g);
+    fpath(f, "no/such/dir/out.h5", out);
+    cuplas_error_clear(&err);
+    int rc = cuplas_h5_write_result(out, &g, index, NULL, NULL, &err);
+    expect_error(&err, rc, CUPLAS_ERR_OUTPUT, "does not exist", out, "/g");
+
+    if (geteuid() != 0) {   /* root writes anywhere */
+        fpath(f, "ro", sub);
+        assert_int_equal(mkdir(sub, 0500), 0);
+        fpath(f, "ro/out.h5", out);
+        cuplas_error_clear(&err);
+        rc = cuplas_h5_write_result(out, &g, index, NULL, NULL, &err);
+        expect_error(&err, rc, CUPLAS_ERR_OUTPUT, "is not writable", out, "/g");
+        assert_int_equal(access(out, F_OK), -1);
+    }
+    assert_int_equal(hidden_files(f), 0);
+    cuplas_h5grid_free(&g);
+}
+
+static void test_h5io_not_a_permutation(void **state)
+{
+    const fixture *f = *state;
+    char out[PATH_MAX];
+    const int64_t dup[4] = {0, 1, 1, 3}, range[4] = {0, 1, 2, 4}, neg[4] = {0, -1, 2, 3};
+    const char old[] = "previous output";
+    char back[sizeof old];
+    cuplas_h5grid g;
+    cuplas_error err;
+
+    read_small(f, &g);
+    fpath(f, "out.h5", out);
+    cuplas_error_clear(&err);
+    int rc = cuplas_h5_write_result(out, &g, dup, NULL, NULL, &err);
+    expect_error(&err, rc, CUPLAS_ERR_INTERNAL, "1 appears twice", out, "/g");
+    assert_int_equal(access(out, F_OK), -1);
+    cuplas_error_clear(&err);
+    rc = cuplas_h5_write_result(out, &g, range, NULL, NULL, &err);
+    expect_error(&err, rc, CUPLAS_ERR_INTERNAL, "cell 3 holds 4", out, "/g");
+    cuplas_error_clear(&err);
+    rc = cuplas_h5_write_result(out, &g, neg, NULL, NULL, &err);
+    expect_error(&err, rc, CUPLAS_ERR_INTERNAL, "not a permutation", out, "/g");
+    assert_int_equal(access(out, F_OK), -1);
+
+    /* a pre-existing output survives a failed write, even one that got as
+     * far as the temp file (the group "/" cannot be created) */
+    write_bytes(out, old, sizeof old);
+    cuplas_error_clear(&err);
+    assert_int_not_equal(cuplas_h5_write_result(out, &g, dup, NULL, NULL, &err), 0);
+    free(g.dataset);
+    g.dataset = strdup("/");
+    const int64_t ok[4] = {1, 0, 3, 2};
+    cuplas_error_clear(&err);
+    rc = cuplas_h5_write_result(out, &g, ok, NULL, NULL, &err);
+    expect_error(&err, rc, CUPLAS_ERR_OUTPUT, "cannot create group /", out, "/");
+    FILE *fp = fopen(out, "rb");
+    assert_non_null(fp);
+    assert_int_equal(fread(back, 1, sizeof back, fp), sizeof old);
+    fclose(fp);
+    assert_memory_equal(back, old, sizeof old);
+    assert_int_equal(hidden_files(f), 0);
+    cuplas_h5grid_free(&g);
+}
+
+/* -------------------------------------------------------- output_complete */
+
+static void test_h5io_output_complete(void **state)
+{
+    const fixture *f = *state;
+    char out[PATH_MAX], junk[PATH_MAX], partial[PATH_MAX];
+    const int64_t index[4] = {2, 3, 0, 1};
+    cuplas_result_meta meta = {.identity = "abc"};
+    cuplas_output_opts opts = {.chunk_rows = 0, .deflate = 0, .shuffle = false};
+    cuplas_h5grid g;
+    cuplas_error err;
+
+    read_small(f, &g);
+    fpath(f, "out.h5", out);
+    fpath(f, "junk.h5", junk);
+    fpath(f, "partial.h5", partial);
+    cuplas_error_clear(&err);
+    assert_int_equal(cuplas_h5_write_result(out, &g, index, &opts, &meta, &err), 0);
+    assert_int_equal(cuplas_h5_output_complete(out, "/g", "abc"), 1);
+    assert_int_equal(cuplas_h5_output_complete(out, "/g", NULL), 1);
+    assert_int_equal(cuplas_h5_output_complete(out, "/g", "abd"), 0);
+    assert_int_equal(cuplas_h5_output_complete(out, "/g", ""), 0);
+    assert_int_equal(cuplas_h5_output_complete(out, "/other", NULL), 0);
+    assert_int_equal(cuplas_h5_output_complete(junk, "/g", NULL), 0);
+    write_bytes(junk, "not hdf5", 8);
+    assert_int_equal(cuplas_h5_output_complete(junk, "/g", NULL), 0);
+
+    /* the group with identity but without `complete` (a crashed writer) */
+    hid_t fid = H5Fcreate(partial, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    hid_t gid = H5Gcreate2(fid, "g", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    hid_t sid = H5Screate(H5S_SCALAR), t = H5Tcopy(H5T_C_S1);
+    H5Tset_size(t, 4);
+    hid_t aid = H5Acreate2(gid, "identity", t, sid, H5P_DEFAULT, H5P_DEFAULT);
+    H5Awrite(aid, t, "abc");
+    H5Aclose(aid);
+    assert_int_equal(cuplas_h5_output_complete(partial, "/g", "abc"), 0);
+    /* fixed-length identities are accepted as well */
+    int zero = 0;
+    aid = H5Acreate2(gid, "complete", H5T_STD_I32LE, sid, H5P_DEFAULT, H5P_DEFAULT);
+    H5Awrite(aid, H5T_NATIVE_INT, &zero);
+    H5Aclose(aid);
+    H5Tclose(t);
+    H5Sclose(sid);
+    H5Gclose(gid);
+    H5Fclose(fid);
+    assert_int_equal(cuplas_h5_output_complete(partial, "/g", "abc"), 0);
+    fid = H5Fopen(partial, H5F_ACC_RDWR, H5P_DEFAULT);
+    gid = H5Gopen2(fid, "g", H5P_DEFAULT);
+    aid = H5Aopen(gid, "complete", H5P_DEFAULT);
+    int one = 1;
+    H5Awrite(aid, H5T_NATIVE_INT, &one);
+    H5Aclose(aid);
+    H5Gclose(gid);
+    H5Fclose(fid);
+    assert_int_equal(cuplas_h5_output_complete(partial, "/g", "abc"), 1);
+    assert_int_equal(cuplas_h5_output_complete(partial, "/g", "ab"), 0);
+    cuplas_h5grid_free(&g);
+}
+
+/* ------------------------------------------------------------ listing */
+
+static void test_h5io_list_datasets(void **state)
+{
+    char file[PATH_MAX];
+    const hsize_t d1[1] = {4}, d2[2] = {4, 2}, d3[3] = {2, 2, 3}, d4[4] = {1, 1, 1, 1};
+    hid_t str = H5Tcopy(H5T_C_S1);
+    char **names = NULL;
+    int count = -1;
+    cuplas_error err;
+
+    H5Tset_size(str, 3);
+    fpath(*state, "list.h5", file);
+    put_dataset(file, 1, "/z", H5T_STD_I16LE, 3, d3, NULL, NULL);
+    put_dataset(file, 0, "/b/c", H5T_STD_U8LE, 3, d3, NULL, NULL);
+    put_dataset(file, 0, "/a", H5T_IEEE_F64LE, 2, d2, NULL, NULL);
+    put_dataset(file, 0, "/b/r1", H5T_IEEE_F64LE, 1, d1, NULL, NULL);
+    put_dataset(file, 0, "/b/r4", H5T_IEEE_F64LE, 4, d4, NULL, NULL);
+    put_dataset(file, 0, "/s", str, 2, d2, NULL, NULL);
+    H5Tclose(str);
+
+    cuplas_error_clear(&err);
+    assert_int_equal(cuplas_h5_list_datasets(file, &names, &count, &err), 0);
+    assert_int_equal(count, 3);
+    assert_string_equal(names[0], "/a");
+    assert_string_equal(names[1], "/b/c");
+    assert_string_equal(names[2], "/z");
+    cuplas_h5_free_names(names, count);
+
+    fpath(*state, "missing.h5", file);
+    cuplas_error_clear(&err);
+    assert_int_equal(cuplas_h5_list_datasets(file, &names, &count, &err), CUPLAS_ERR_INPUT);
+    assert_null(names);
+    assert_int_equal(count, 0);
+}
+
+static void test_h5io_chunk_rows(void **state)
+{
+    (void)state;
+    assert_int_equal(cuplas_h5_chunk_rows(1000, 1024, 0), 1000);
+    assert_int_equal(cuplas_h5_chunk_rows(5000, 1024, 0), 1024);
+    assert_int_equal(cuplas_h5_chunk_rows(10, (size_t)4 << 20, 0), 1);
+    assert_int_equal(cuplas_h5_chunk_rows(10, 16, 64), 10);
+    assert_int_equal(cuplas_h5_chunk_rows(10, 16, 3), 3);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_h5io_round_trip_every_dtype, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_h5io_nc_shapes, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_h5io_bad_files, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_h5io_corrupt_chunk, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_h5io_bad_datasets, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_h5io_nonfinite, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_h5io_bad_output_folder, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_h5io_not_a_permutation, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_h5io_output_complete, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_h5io_list_datasets, setup, teardown),
+        cmocka_unit_test(test_h5io_chunk_rows),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
