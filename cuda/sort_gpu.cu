@@ -278,6 +278,8 @@ extern "C" int cuplas_sort_gpu(cuplas_gpu_ctx *ctx, const cuplas_qgrid *g,
     const int64_t N = g->H * g->W;
     int32_t *h_idx = NULL;
     cudaGraphExec_t exec = NULL;
+    cudaEvent_t ev[2] = {NULL, NULL};
+    float ms = 0;
     cuplas_loop_state hs;
     gpu_buffers b;
     (void)cancel; /* a GPU sort always completes its grid (README) */
@@ -296,14 +298,20 @@ extern "C" int cuplas_sort_gpu(cuplas_gpu_ctx *ctx, const cuplas_qgrid *g,
                                          cudaMemcpyHostToDevice, ctx->stream));
     CUPLAS_CUDA_TRY(err, cudaMemcpyAsync(b.levels, s->levels, (size_t)s->nlevels * sizeof(cuplas_level),
                                          cudaMemcpyHostToDevice, ctx->stream));
+    CUPLAS_TRY(build_sort_graph(&exec, ctx, &b, g->Cp, p, loop_params(g, p, s->nlevels), err));
+    CUPLAS_CUDA_TRY(err, cudaEventCreate(&ev[0]));
+    CUPLAS_CUDA_TRY(err, cudaEventCreate(&ev[1]));
+    CUPLAS_CUDA_TRY(err, cudaEventRecord(ev[0], ctx->stream));
     CUPLAS_TRY(cuplas_shuffle_launch(b.q, b.idx, b.t, N, g->Cp, p->seed, p->shuffle, ctx->stream, err));
     CUPLAS_TRY(cuplas_loop_init_launch(b.state, ctx->stream, err));
-    CUPLAS_TRY(build_sort_graph(&exec, ctx, &b, g->Cp, p, loop_params(g, p, s->nlevels), err));
     CUPLAS_CUDA_TRY(err, cudaGraphLaunch(exec, ctx->stream));
+    CUPLAS_CUDA_TRY(err, cudaEventRecord(ev[1], ctx->stream));
     CUPLAS_CUDA_TRY(err, cudaMemcpyAsync(h_idx, b.idx, (size_t)N * sizeof *h_idx,
                                          cudaMemcpyDeviceToHost, ctx->stream));
     CUPLAS_CUDA_TRY(err, cudaMemcpyAsync(&hs, b.state, sizeof hs, cudaMemcpyDeviceToHost, ctx->stream));
     CUPLAS_CUDA_TRY(err, cudaStreamSynchronize(ctx->stream));
+    CUPLAS_CUDA_TRY(err, cudaEventElapsedTime(&ms, ev[0], ev[1]));
+    st->device_ms = ms;
     if (hs.level != (uint32_t)s->nlevels)
         CUPLAS_FAIL(err, CUPLAS_ERR_INTERNAL, "GPU loop ended at level %u of %d", hs.level, s->nlevels);
     for (int64_t i = 0; i < N; i++)
@@ -312,6 +320,9 @@ extern "C" int cuplas_sort_gpu(cuplas_gpu_ctx *ctx, const cuplas_qgrid *g,
     st->configs = (int64_t)hs.configs;
     st->passes = (int64_t)hs.passes;
 fail:
+    for (int i = 0; i < 2; i++)
+        if (ev[i])
+            cudaEventDestroy(ev[i]);
     if (exec)
         cudaGraphExecDestroy(exec);
     free(h_idx);

@@ -23,6 +23,7 @@ typedef struct cuplas_sort_stats {
     int levels;
     int64_t configs;   /* block configurations run             */
     int64_t passes;    /* solve passes over all groups          */
+    double device_ms;  /* GPU: shuffle + graph, by CUDA events  */
 } cuplas_sort_stats;
 
 /* What one pass needs: the level's block shape, the torus shift, the

@@ -1,0 +1,169 @@
+/*
+ * bench_sort.c - time and quality of whole sorts, GPU or CPU, as JSON.
+ *
+ *   bench_sort [--cpu] [--runs N] [--set key=value]... CASE...
+ *   CASE = FILE.h5:/dataset            (e.g. the peers' colors_1024)
+ *        | normal:HxWxC | colors:HxW   (cuplas gen data, seed 1337)
+ *
+ * Method: one warm-up sort per case, then N timed sorts (default 5); the
+ * median is reported. "device_ms" is CUDA-event time from the shuffle to
+ * the end of the sort graph; "wall_ms" adds quantisation, the schedule and
+ * the host<->device copies. Each run is checked to be a permutation and
+ * identical to the first (determinism). One JSON object per line.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "config.h"
+#include "gen.h"
+#include "h5io.h"
+#include "metrics.h"
+#include "quantize.h"
+#include "sort.h"
+#ifdef HAVE_CUDA
+#include "sort_gpu.h"
+#endif
+
+static double now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Load a case as N x C doubles. */
+static double *load_case(const char *spec, int64_t *H, int64_t *W, int *C)
+{
+    long long h = 0, w = 0, c = 3;
+    if (!strncmp(spec, "normal:", 7) || !strncmp(spec, "colors:", 7)) {
+        cuplas_gen_opts o;
+        cuplas_gen_defaults(&o);
+        int normal = spec[0] == 'n';
+        if ((normal && sscanf(spec + 7, "%lldx%lldx%lld", &h, &w, &c) != 3) ||
+            (!normal && sscanf(spec + 7, "%lldx%lld", &h, &w) != 2))
+            return NULL;
+        o.kind = normal ? CUPLAS_GEN_NORMAL : CUPLAS_GEN_COLORS;
+        o.H = h;
+        o.W = w;
+        o.C = c;
+        o.seed = 1337;
+        size_t es = cuplas_gen_elem_size(&o);
+        unsigned char *raw = malloc((size_t)(h * w * c) * es);
+        double *x = malloc((size_t)(h * w * c) * sizeof *x);
+        cuplas_gen_fill(&o, 0, 0, h * w, raw);
+        for (int64_t i = 0; i < h * w * c; i++)
+            x[i] = normal ? ((float *)raw)[i] : raw[i];
+        free(raw);
+        *H = h, *W = w, *C = (int)c;
+        return x;
+    }
+    char file[1024];
+    const char *colon = strrchr(spec, ':');
+    if (!colon || colon - spec >= (long)sizeof file)
+        return NULL;
+    memcpy(file, spec, colon - spec);
+    file[colon - spec] = 0;
+    cuplas_h5grid g = {0};
+    cuplas_error err = {0};
+    if (cuplas_h5_read_grid(file, colon + 1, 0, 0, &g, &err)) {
+        fprintf(stderr, "%s: %s\n", spec, err.msg);
+        return NULL;
+    }
+    int *use = malloc(g.C * sizeof *use);
+    for (int i = 0; i < g.C; i++)
+        use[i] = i;
+    double *x = malloc((size_t)(g.H * g.W * g.C) * sizeof *x);
+    cuplas_h5grid_to_double(&g, use, (int)g.C, x, &err);
+    *H = g.H, *W = g.W, *C = (int)g.C;
+    free(use);
+    cuplas_h5grid_free(&g);
+    return x;
+}
+
+int main(int argc, char **argv)
+{
+    int runs = 5, use_cpu = 0, nsets = 0;
+    const char *sets[64];
+    cuplas_config cfg;
+    cuplas_error err = {0};
+    cuplas_sort_target target = {NULL, NULL};
+    char device[256] = "cpu";
+    int a = 1;
+    for (; a < argc && argv[a][0] == '-'; a++) {
+        if (!strcmp(argv[a], "--cpu"))
+            use_cpu = 1;
+        else if (!strcmp(argv[a], "--runs") && a + 1 < argc)
+            runs = atoi(argv[++a]);
+        else if (!strcmp(argv[a], "--set") && a + 1 < argc && nsets < 64)
+            sets[nsets++] = argv[++a];
+    }
+    if (cuplas_config_load(&cfg, NULL, sets, nsets, &err)) {
+        fprintf(stderr, "%s: %s\n", err.where, err.msg);
+        return 2;
+    }
+#ifdef HAVE_CUDA
+    cuplas_gpu_ctx *ctx = NULL;
+    if (!use_cpu) {
+        if (cuplas_gpu_ctx_init(&ctx, 0, &err)) {
+            fprintf(stderr, "%s\n", err.msg);
+            return 3;
+        }
+        target.gpu = ctx;
+        snprintf(device, sizeof device, "%s", cuplas_gpu_name(ctx));
+    }
+#endif
+    for (; a < argc; a++) {
+        int64_t H, W;
+        int C;
+        double *x = load_case(argv[a], &H, &W, &C);
+        if (!x) {
+            fprintf(stderr, "bad case %s\n", argv[a]);
+            continue;
+        }
+        int64_t N = H * W, *first = malloc(N * 8), *index = malloc(N * 8);
+        double *wall = malloc(runs * sizeof *wall), *dev = malloc(runs * sizeof *dev);
+        cuplas_sort_stats st;
+        int ok = cuplas_sort_features(x, H, W, C, &cfg.sort, &target, first, &st, &err) == 0;
+        for (int r = 0; ok && r < runs; r++) {
+            double t0 = now_ms();
+            ok = cuplas_sort_features(x, H, W, C, &cfg.sort, &target, index, &st, &err) == 0;
+            wall[r] = now_ms() - t0;
+            dev[r] = st.device_ms;
+            ok = ok && memcmp(first, index, N * 8) == 0;
+        }
+        if (!ok) {
+            printf("{\"case\":\"%s\",\"error\":\"%s\"}\n", argv[a], err.msg[0] ? err.msg : "runs differ");
+        } else {
+            qsort(wall, runs, sizeof *wall, cmp_double);
+            qsort(dev, runs, sizeof *dev, cmp_double);
+            int Cp = cuplas_padded_channels(C);
+            double bpc = 0;
+#ifdef HAVE_CUDA
+            if (target.gpu)
+                bpc = (double)cuplas_sort_gpu_bytes(H, W, Cp, st.levels) / N;
+#endif
+            printf("{\"case\":\"%s\",\"H\":%lld,\"W\":%lld,\"C\":%d,\"device\":\"%s\",\"runs\":%d,"
+                   "\"wall_ms\":%.3f,\"device_ms\":%.3f,\"and_before\":%.4f,\"and_after\":%.4f,"
+                   "\"levels\":%d,\"configs\":%lld,\"passes\":%lld,\"bytes_per_cell\":%.1f,"
+                   "\"cupas_limit_bytes_per_cell\":%d}\n",
+                   argv[a], (long long)H, (long long)W, C, device, runs, wall[runs / 2],
+                   dev[runs / 2], cuplas_and(x, H, W, C, NULL), cuplas_and(x, H, W, C, first),
+                   st.levels, (long long)st.configs, (long long)st.passes, bpc, (36 * C + 20) / 2);
+        }
+        fflush(stdout);
+        free(x); free(first); free(index); free(wall); free(dev);
+    }
+#ifdef HAVE_CUDA
+    cuplas_gpu_ctx_free(ctx);
+#endif
+    cuplas_config_free(&cfg);
+    return 0;
+}

@@ -1,0 +1,207 @@
+/*
+ * test_gpu.c - GPU kernels and whole GPU sorts against the CPU reference.
+ *
+ * Parity is exact: blur outputs, pass outputs and cost sums, and the final
+ * index must be byte-identical to the CPU reference's. Exits 77 (automake
+ * SKIP) when the binary has no CUDA or the machine has no usable GPU.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "config.h"
+#ifdef HAVE_CUDA
+#include "metrics.h"
+#include "quantize.h"
+#include "sort.h"
+#include "sort_gpu.h"
+#include "testutil.h"
+
+static cuplas_gpu_ctx *ctx;
+
+static int16_t *random_q(int64_t n, uint64_t seed)
+{
+    int16_t *q = malloc((size_t)n * sizeof *q);
+    for (int64_t i = 0; i < n; i++)
+        q[i] = (int16_t)((int)(cuplas_philox(seed, (uint32_t)i, (uint32_t)(i >> 32), 1, 0).v[0] % 32767) - 16383);
+    return q;
+}
+
+static void test_gpu_blur_parity(void **state)
+{
+    (void)state;
+    const int64_t shapes[][2] = {{2, 2}, {3, 5}, {1, 257}, {257, 1}, {64, 64}, {100, 37}, {257, 263}};
+    for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
+        int64_t H = shapes[s][0], W = shapes[s][1];
+        for (int Cp = 4; Cp <= 16; Cp += 12) {
+            int64_t n = H * W * Cp;
+            int16_t *q = random_q(n, 3 + s), *a = malloc(n * 2), *b = malloc(n * 2);
+            const int radii[] = {0, 1, 2, 7, 40, 300};
+            for (int ri = 0; ri < 6; ri++)
+                for (int border = 0; border < 3; border++)
+                    for (int passes = 1; passes <= 2; passes++) {
+                        int rx = (int)(radii[ri] < W - 1 ? radii[ri] : W - 1);
+                        int ry = (int)(radii[(ri + 2) % 6] < H - 1 ? radii[(ri + 2) % 6] : H - 1);
+                        cuplas_error err = {0};
+                        assert_int_equal(cuplas_blur_cpu(q, a, H, W, Cp, rx, ry, passes,
+                                                         (cuplas_border)border, (cuplas_border)((border + 1) % 3), &err), 0);
+                        if (cuplas_gpu_blur(ctx, q, b, H, W, Cp, rx, ry, passes, (cuplas_border)border,
+                                            (cuplas_border)((border + 1) % 3), &err))
+                            fail_msg("%s", err.msg);
+                        if (memcmp(a, b, n * 2))
+                            fail_msg("blur differs: %lldx%lld Cp %d rx %d ry %d border %d passes %d",
+                                     (long long)H, (long long)W, Cp, rx, ry, border, passes);
+                    }
+            free(q); free(a); free(b);
+        }
+    }
+}
+
+static void test_gpu_pass_parity(void **state)
+{
+    (void)state;
+    const int64_t geo[][4] = {{64, 64, 16, 16}, {100, 37, 8, 36}, {257, 263, 256, 262}, {1, 257, 1, 256}, {3, 5, 2, 4}};
+    for (size_t s = 0; s < sizeof geo / sizeof *geo; s++)
+        for (uint32_t kind = 0; kind < 2; kind++) {
+            int64_t H = geo[s][0], W = geo[s][1], N = H * W;
+            int Cp = 8;
+            int16_t *q = random_q(N * Cp, 10 + s), *t = random_q(N * Cp, 20 + s);
+            int16_t *q2 = malloc(N * Cp * 2);
+            int64_t *i1 = malloc(N * 8), *i2 = malloc(N * 8);
+            for (int64_t i = 0; i < N; i++)
+                i1[i] = i2[i] = i;
+            memcpy(q2, q, N * Cp * 2);
+            cuplas_pass_geom g = {H, W, geo[s][2], geo[s][3], H / 3, W / 2 + 1, kind,
+                                  (uint32_t)(geo[s][2] * geo[s][3])};
+            uint64_t b1, a1, b2, a2;
+            cuplas_error err = {0};
+            cuplas_pass_cpu(q, i1, t, Cp, &g, 5, 2, 3, 4, &b1, &a1);
+            if (cuplas_gpu_pass(ctx, q2, i2, t, Cp, &g, 5, 2, 3, 4, &b2, &a2, &err))
+                fail_msg("%s", err.msg);
+            assert_int_equal(b1, b2);
+            assert_int_equal(a1, a2);
+            assert_true(a1 < b1);
+            assert_memory_equal(q, q2, N * Cp * 2);
+            assert_memory_equal(i1, i2, N * 8);
+            free(q); free(t); free(q2); free(i1); free(i2);
+        }
+}
+
+/* Whole sorts: the GPU index must equal the CPU reference's. */
+static void check_sort_parity(int64_t H, int64_t W, int C, const cuplas_sort_params *p)
+{
+    int64_t N = H * W;
+    double *x = C == 3 ? tu_colors(N, C, 1000 + H) : tu_normals(N, C, 1000 + W);
+    int64_t *ic = malloc(N * 8), *ig = malloc(N * 8), *ig2 = malloc(N * 8);
+    cuplas_sort_stats sc, sg;
+    cuplas_error err = {0};
+    cuplas_sort_target cpu = {NULL, NULL}, gpu = {ctx, NULL};
+    if (cuplas_sort_features(x, H, W, C, p, &cpu, ic, &sc, &err))
+        fail_msg("cpu: %s", err.msg);
+    if (cuplas_sort_features(x, H, W, C, p, &gpu, ig, &sg, &err))
+        fail_msg("gpu: %s", err.msg);
+    if (cuplas_sort_features(x, H, W, C, p, &gpu, ig2, &sg, &err))
+        fail_msg("gpu: %s", err.msg);
+    print_message("parity %lldx%lld C=%d permuter=%s: passes cpu %lld gpu %lld, AND %.4f -> %.4f\n",
+                  (long long)H, (long long)W, C, cuplas_permuter_name(p->permuter),
+                  (long long)sc.passes, (long long)sg.passes, cuplas_and(x, H, W, C, NULL),
+                  cuplas_and(x, H, W, C, ig));
+    assert_true(tu_is_permutation(ig, N));
+    assert_int_equal(sc.passes, sg.passes);
+    assert_memory_equal(ic, ig, N * 8);
+    assert_memory_equal(ig, ig2, N * 8); /* run to run */
+    free(x); free(ic); free(ig); free(ig2);
+}
+
+static void test_gpu_sort_parity_shapes(void **state)
+{
+    (void)state;
+    const int64_t shapes[][2] = {{2, 2}, {3, 5}, {1, 257}, {64, 64}, {100, 37}, {257, 263}};
+    cuplas_sort_params p;
+    cuplas_sort_params_default(&p);
+    for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++)
+        for (int permuter = 0; permuter < 2; permuter++) {
+            p.permuter = (cuplas_permuter)permuter;
+            check_sort_parity(shapes[s][0], shapes[s][1], 3, &p);
+        }
+}
+
+static void test_gpu_sort_parity_channels(void **state)
+{
+    (void)state;
+    const int channels[] = {1, 3, 16, 59};
+    cuplas_sort_params p;
+    cuplas_sort_params_default(&p);
+    for (int i = 0; i < 4; i++)
+        check_sort_parity(96, 80, channels[i], &p);
+}
+
+static void test_gpu_sort_parity_nondefault(void **state)
+{
+    (void)state;
+    cuplas_sort_params p;
+    cuplas_sort_params_default(&p);
+    p.seed = 987654321;
+    p.blur_passes = 3;
+    p.border_x = CUPLAS_BORDER_REPLICATE;
+    p.border_y = CUPLAS_BORDER_CIRCULAR;
+    p.radius_decay = 0.8;
+    p.min_block_size = 6;
+    p.improvement_break = 1e-3;
+    p.min_configs = 2;
+    p.max_configs = 5;
+    p.max_passes = 3;
+    p.shuffle = false;
+    p.permuter = CUPLAS_PERMUTER_LCG;
+    check_sort_parity(120, 90, 5, &p);
+}
+
+static void test_gpu_sort_parity_large(void **state)
+{
+    (void)state;
+    cuplas_sort_params p;
+    cuplas_sort_params_default(&p);
+    check_sort_parity(1000, 1000, 3, &p);
+    check_sort_parity(1024, 512, 3, &p);
+    /* 2048^2 x 16: a lighter loop keeps the CPU reference to a minute */
+    p.improvement_break = 1e-3;
+    p.max_configs = 4;
+    p.max_passes = 4;
+    check_sort_parity(2048, 2048, 16, &p);
+}
+#endif
+
+int main(void)
+{
+#ifdef HAVE_CUDA
+    cuplas_error err = {0};
+    if (cuplas_gpu_count() == 0) {
+        printf("no GPU: skipped\n");
+        return 77;
+    }
+    if (cuplas_gpu_ctx_init(&ctx, 0, &err)) {
+        printf("GPU 0 unusable (%s): skipped\n", err.msg);
+        return 77;
+    }
+    printf("GPU 0: %s\n", cuplas_gpu_name(ctx));
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_gpu_blur_parity),
+        cmocka_unit_test(test_gpu_pass_parity),
+        cmocka_unit_test(test_gpu_sort_parity_shapes),
+        cmocka_unit_test(test_gpu_sort_parity_channels),
+        cmocka_unit_test(test_gpu_sort_parity_nondefault),
+        cmocka_unit_test(test_gpu_sort_parity_large),
+    };
+    int failed = cmocka_run_group_tests(tests, NULL, NULL);
+    cuplas_gpu_ctx_free(ctx);
+    return failed;
+#else
+    printf("built without CUDA: skipped\n");
+    return 77;
+#endif
+}
