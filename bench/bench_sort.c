@@ -16,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cuplas_build.h"
 #include "config.h"
 #include "gen.h"
 #include "h5io.h"

@@ -29,7 +29,7 @@ typedef enum { CUPLAS_LOG_AUTO = 0, CUPLAS_LOG_TEXT, CUPLAS_LOG_JSON } cuplas_lo
 
 /* One entry of `inputs:`. */
 typedef struct cuplas_input_spec {
-    char **files;      /* paths or glob patterns (relative to the config's dir) */
+    char **files;      /* paths or glob patterns, as written (relative = to the cwd) */
     int nfiles;
     char **datasets;   /* dataset paths or fnmatch patterns; none = every rank-2/3 numeric dataset */
     int ndatasets;
@@ -71,7 +71,9 @@ typedef struct cuplas_log_opts {
 
 typedef struct cuplas_config {
     char *path;                /* the config file as given ("" for none)   */
-    char *base_dir;            /* its directory: relative paths start here */
+    char *base_dir;            /* its directory ("." for none); informational:
+                                  relative inputs and output.dir are resolved
+                                  against the current working directory     */
     cuplas_input_spec *inputs;
     int ninputs;
     cuplas_output_opts output;
@@ -100,15 +102,22 @@ void cuplas_config_free(cuplas_config *cfg);
  * Stored in output attributes and printed by `cuplas check`. */
 char *cuplas_config_to_yaml(const cuplas_config *cfg);
 
-/* The sort parameters alone as YAML (malloc'd): the output's "params" attr. */
+/* The sort parameters alone as YAML (malloc'd): the `sort:` section only. */
 char *cuplas_sort_params_to_yaml(const cuplas_sort_params *p);
 
-/* Print the key reference (key, type, default, accepted, doc), one per line. */
+/* Everything that shapes the result, as YAML (malloc'd): the `sort:` and
+ * `channels:` sections. This is the output's "params" attribute. */
+char *cuplas_config_params_to_yaml(const cuplas_config *cfg);
+
+/* Print the key reference (key, type, default, accepted, doc), one per line,
+ * as the rows of a Markdown table (docs/config-keys.md is this output). */
 void cuplas_config_print_keys(FILE *out);
 
 const char *cuplas_norm_name(cuplas_norm n);
 const char *cuplas_device_kind_name(cuplas_device_kind d);
 const char *cuplas_overwrite_name(cuplas_overwrite o);
+const char *cuplas_log_level_name(cuplas_log_level l);
+const char *cuplas_log_format_name(cuplas_log_format f);
 
 #ifdef __cplusplus
 }

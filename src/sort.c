@@ -1,6 +1,7 @@
 /*
  * sort.c - backend dispatch, and exact solutions for grids of < 4 cells.
  */
+#include "cuplas_build.h"
 #include "sort.h"
 
 #include <math.h>

@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "config.h"
+#include "cuplas_build.h"
 #ifdef HAVE_CUDA
 #include "metrics.h"
 #include "quantize.h"
