@@ -92,7 +92,7 @@ static double *load_case(const char *spec, int64_t *H, int64_t *W, int *C)
 int main(int argc, char **argv)
 {
     int runs = 5, use_cpu = 0, nsets = 0;
-    const char *sets[64];
+    const char *sets[64] = {0};
     cuplas_config cfg;
     cuplas_error err = {0};
     cuplas_sort_target target = {NULL, NULL};

@@ -164,6 +164,8 @@ static void test_gpu_sort_parity_nondefault(void **state)
 static void test_gpu_sort_parity_large(void **state)
 {
     (void)state;
+    if (getenv("CUPLAS_TEST_QUICK"))
+        skip();
     cuplas_sort_params p;
     cuplas_sort_params_default(&p);
     check_sort_parity(1000, 1000, 3, &p);
