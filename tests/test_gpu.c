@@ -182,6 +182,7 @@ int main(void)
 {
 #ifdef HAVE_CUDA
     cuplas_error err = {0};
+    setvbuf(stdout, NULL, _IONBF, 0);
     if (cuplas_gpu_count() == 0) {
         printf("no GPU: skipped\n");
         return 77;
