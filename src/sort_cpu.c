@@ -72,12 +72,14 @@ static void box_x(const int16_t *in, int16_t *out, int64_t H, int64_t W, int Cp,
                 s[c] += v[c];
         }
         for (int64_t x = 0; x < W; x++) {
+            for (int c = 0; c < Cp; c++)
+                o[x * Cp + c] = (int16_t)cuplas_div_round(s[c], w);
+            if (x + 1 == W)
+                break; /* x + r + 1 may lie past the reflect range */
             const int16_t *add = row + border_index(x + r + 1, W, b) * Cp;
             const int16_t *sub = row + border_index(x - r, W, b) * Cp;
-            for (int c = 0; c < Cp; c++) {
-                o[x * Cp + c] = (int16_t)cuplas_div_round(s[c], w);
+            for (int c = 0; c < Cp; c++)
                 s[c] += add[c] - sub[c];
-            }
         }
     }
 }
@@ -101,13 +103,15 @@ static void box_y(const int16_t *in, int16_t *out, int64_t H, int64_t W, int Cp,
                 s[i] += v[i];
         }
         for (int64_t y = 0; y < H; y++) {
+            int16_t *o = out + (y * W + x0) * Cp;
+            for (int64_t i = 0; i < len; i++)
+                o[i] = (int16_t)cuplas_div_round(s[i], w);
+            if (y + 1 == H)
+                break;
             const int16_t *add = in + (border_index(y + r + 1, H, b) * W + x0) * Cp;
             const int16_t *sub = in + (border_index(y - r, H, b) * W + x0) * Cp;
-            int16_t *o = out + (y * W + x0) * Cp;
-            for (int64_t i = 0; i < len; i++) {
-                o[i] = (int16_t)cuplas_div_round(s[i], w);
+            for (int64_t i = 0; i < len; i++)
                 s[i] += add[i] - sub[i];
-            }
         }
     }
 }
