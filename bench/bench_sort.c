@@ -149,7 +149,7 @@ int main(int argc, char **argv)
             double bpc = 0;
 #ifdef HAVE_CUDA
             if (target.gpu)
-                bpc = (double)cuplas_sort_gpu_bytes(H, W, Cp, st.levels) / N;
+                bpc = (double)cuplas_sort_gpu_bytes(H, W, Cp) / N;
 #endif
             printf("{\"case\":\"%s\",\"H\":%lld,\"W\":%lld,\"C\":%d,\"device\":\"%s\",\"runs\":%d,"
                    "\"wall_ms\":%.3f,\"device_ms\":%.3f,\"and_before\":%.4f,\"and_after\":%.4f,"

@@ -1,24 +1,53 @@
 /*
- * assign.cu - the 4-cell solve pass, the initial shuffle, and the
- * single-thread control kernels that run the level loop on the device.
+ * assign.cu - the 4-cell solve: the initial shuffle, one cooperative
+ * kernel per level, and a single-pass kernel for the parity tests.
  *
  * A solve thread owns one group of 4 cells of one block: it gathers their
  * values and targets 4 channels (8 bytes) at a time, builds the 4x4 cost
  * matrix in registers, picks the best of 24 arrangements (hd_quad.h) and
- * writes the group back in place. Groups are disjoint, so no thread ever
- * reads a cell another one writes. The pass's identity and best costs are
- * reduced per warp with shuffles and added with one 64-bit integer atomic
- * per warp (DISTWAR): exact, so the sum never depends on thread order.
+ * writes the group back in place. Groups are disjoint, so no thread reads
+ * a cell another one writes. The pass's identity and best costs are summed
+ * per warp with shuffles and added with one 64-bit integer atomic per warp
+ * (DISTWAR): exact, so the sum never depends on thread order.
+ *
+ * Cell arithmetic is 32-bit (N < 2^31): 64-bit division is an order of
+ * magnitude slower on the GPU, and the torus wrap needs no division at all
+ * because shifted coordinates stay below twice the side.
  */
 #include "assign.cuh"
 
+#include <cooperative_groups.h>
+
 #include "cuda_check.h"
 #include "hd_quad.h"
+
+namespace cg = cooperative_groups;
 
 #define SOLVE_THREADS 256
 #define COPY_THREADS 256
 
 /* ------------------------------------------------------------------ helpers */
+
+struct quad_geom {
+    uint32_t H, W, bh, bw, nbx, quads, total;
+    uint32_t sy, sx;
+};
+
+static __device__ __forceinline__ quad_geom make_geom(uint32_t H, uint32_t W, uint32_t bh,
+                                                     uint32_t bw, uint32_t sy, uint32_t sx)
+{
+    quad_geom g;
+    g.H = H;
+    g.W = W;
+    g.bh = bh;
+    g.bw = bw;
+    g.nbx = W / bw;
+    g.quads = bh * bw / 4;
+    g.total = g.nbx * (H / bh) * g.quads;
+    g.sy = sy;
+    g.sx = sx;
+    return g;
+}
 
 static __device__ __forceinline__ uint32_t sq4(short4 a, short4 b)
 {
@@ -34,15 +63,66 @@ static __device__ __forceinline__ unsigned long long warp_sum(unsigned long long
     return v;
 }
 
-static __device__ void draw_configuration(cuplas_loop_state *st, const cuplas_loop_params &lp)
+/* Solve group gi of the pass in place; add its identity and best costs. */
+static __device__ __forceinline__ void solve_quad(int16_t *q, int32_t *idx, const int16_t *t,
+                                                  int Cp, const quad_geom &g,
+                                                  const cuplas_perm &perm, uint32_t gi,
+                                                  unsigned long long &cid,
+                                                  unsigned long long &cbest)
 {
-    cuplas_shift_draw(lp.seed, st->level, st->cfg, lp.H, lp.W, &st->sy, &st->sx);
+    const uint32_t b = gi / g.quads, k = gi - b * g.quads;
+    const uint32_t by = b / g.nbx, bx = b - by * g.nbx;
+    uint32_t cell[4];
+    for (int j = 0; j < 4; j++) {
+        uint32_t o = cuplas_perm_apply(&perm, 4 * k + j);
+        uint32_t oy = o / g.bw, ox = o - oy * g.bw;
+        uint32_t y = by * g.bh + oy + g.sy, x = bx * g.bw + ox + g.sx;
+        y = y >= g.H ? y - g.H : y;
+        x = x >= g.W ? x - g.W : x;
+        cell[j] = y * g.W + x;
+    }
+    uint64_t D[4][4] = {{0}};
+    for (int c = 0; c < Cp; c += 4) {
+        short4 a[4], tt[4];
+        for (int i = 0; i < 4; i++) {
+            a[i] = *(const short4 *)(q + (size_t)cell[i] * Cp + c);
+            tt[i] = *(const short4 *)(t + (size_t)cell[i] * Cp + c);
+        }
+        for (int i = 0; i < 4; i++)
+            for (int j = 0; j < 4; j++)
+                D[i][j] += sq4(a[i], tt[j]);
+    }
+    uint64_t ci, cb;
+    uint32_t code = cuplas_quad_best(D, &ci, &cb);
+    cid += ci;
+    cbest += cb;
+    if (cb == ci)
+        return;
+    int32_t id[4];
+    for (int i = 0; i < 4; i++)
+        id[i] = idx[cell[i]];
+    for (int j = 0; j < 4; j++)
+        idx[cell[j]] = id[(code >> (2 * j)) & 3];
+    for (int c = 0; c < Cp; c += 4) {
+        short4 a[4];
+        for (int i = 0; i < 4; i++)
+            a[i] = *(const short4 *)(q + (size_t)cell[i] * Cp + c);
+        for (int j = 0; j < 4; j++)
+            *(short4 *)(q + (size_t)cell[j] * Cp + c) = a[(code >> (2 * j)) & 3];
+    }
 }
 
-static __device__ void draw_grouping(cuplas_loop_state *st, const cuplas_loop_params &lp)
+/* Warp-reduce both sums and add them to slot[0..1] (one atomic per warp). */
+static __device__ __forceinline__ void add_sums(unsigned long long *slot,
+                                                unsigned long long cid,
+                                                unsigned long long cbest)
 {
-    st->perm = cuplas_perm_make(lp.permuter, (uint32_t)(st->bh * st->bw), lp.seed,
-                                CUPLAS_TAG_GROUP, st->level, st->cfg, st->pass);
+    cid = warp_sum(cid);
+    cbest = warp_sum(cbest);
+    if ((threadIdx.x & 31) == 0 && cid) {
+        atomicAdd(&slot[0], cid);
+        atomicAdd(&slot[1], cbest);
+    }
 }
 
 /* ------------------------------------------------------------------ kernels */
@@ -63,119 +143,78 @@ __global__ void shuffle_kernel(int16_t *q, int32_t *idx, const int16_t *q_in, in
         to[c] = from[c];
 }
 
-__global__ void loop_init_kernel(cuplas_loop_state *st)
+/*
+ * One level. Mirrors run_level() in src/sort_cpu.c: every thread keeps the
+ * same (cfg, pass, improved) state and reaches the same decision from the
+ * sums it reads after the barrier. Sum slots rotate over three so that a
+ * slot is cleared (by one thread, after barrier k) two passes before reuse.
+ */
+__global__ void __launch_bounds__(SOLVE_THREADS)
+level_kernel(int16_t *q, int32_t *idx, const int16_t *t, int Cp, cuplas_level_args a,
+             cuplas_loop_state *st)
 {
-    st->before = st->after = 0;
-    st->passes = st->configs = 0;
-    st->level = 0;
+    __shared__ cuplas_perm s_perm;
+    __shared__ int64_t s_sy, s_sx;
+    cg::grid_group grid = cg::this_grid();
+    const bool leader = blockIdx.x == 0 && threadIdx.x == 0;
+    const uint32_t stride = gridDim.x * blockDim.x;
+    uint32_t cfg = 0, pass = 0, k = 0;
+    bool improved = false;
+
+    if (threadIdx.x == 0) {
+        cuplas_shift_draw(a.seed, a.level, 0, a.H, a.W, &s_sy, &s_sx);
+        s_perm = cuplas_perm_make(a.permuter, a.bh * a.bw, a.seed, CUPLAS_TAG_GROUP, a.level, 0, 0);
+    }
+    __syncthreads();
+    for (;;) {
+        const quad_geom g = make_geom(a.H, a.W, a.bh, a.bw, (uint32_t)s_sy, (uint32_t)s_sx);
+        const cuplas_perm perm = s_perm;
+        unsigned long long cid = 0, cbest = 0;
+        for (uint32_t gi = blockIdx.x * blockDim.x + threadIdx.x; gi < g.total; gi += stride)
+            solve_quad(q, idx, t, Cp, g, perm, gi, cid, cbest);
+        unsigned long long *slot = st->sums + 2 * (k % 3);
+        add_sums(slot, cid, cbest);
+        grid.sync();
+        uint64_t before = __ldcg(&slot[0]), after = __ldcg(&slot[1]);
+        if (leader) {
+            unsigned long long *old = st->sums + 2 * ((k + 2) % 3);
+            old[0] = old[1] = 0;
+        }
+        k++;
+        bool config_done = cuplas_pass_stops(before, after, a.improvement_break);
+        if (!config_done) {
+            improved = true;
+            config_done = ++pass == a.max_passes;
+        }
+        if (config_done) {
+            cfg++;
+            if (cfg >= a.max_configs || (!improved && cfg >= a.min_configs))
+                break;
+            improved = false;
+            pass = 0;
+        }
+        if (threadIdx.x == 0) {
+            if (pass == 0)
+                cuplas_shift_draw(a.seed, a.level, cfg, a.H, a.W, &s_sy, &s_sx);
+            s_perm = cuplas_perm_make(a.permuter, a.bh * a.bw, a.seed, CUPLAS_TAG_GROUP,
+                                      a.level, cfg, pass);
+        }
+        __syncthreads();
+    }
+    if (leader) {
+        st->passes += k;
+        st->configs += cfg;
+    }
 }
 
-__global__ void level_begin_kernel(cuplas_loop_state *st, const cuplas_level *levels,
-                                   cuplas_loop_params lp, cudaGraphConditionalHandle h_pass)
+__global__ void pass_kernel(int16_t *q, int32_t *idx, const int16_t *t, int Cp, quad_geom g,
+                            cuplas_perm perm, cuplas_loop_state *st)
 {
-    const cuplas_level lv = levels[st->level];
-    st->bh = lv.bh;
-    st->bw = lv.bw;
-    st->nbx = lp.W / lv.bw;
-    st->quads = lv.bh * lv.bw / 4;
-    st->total = st->nbx * (lp.H / lv.bh) * st->quads;
-    st->cfg = st->pass = st->improved = 0;
-    st->before = st->after = 0;
-    draw_configuration(st, lp);
-    draw_grouping(st, lp);
-    cudaGraphSetConditional(h_pass, 1);
-}
-
-__global__ void solve_pass_kernel(int16_t *q, int32_t *idx, const int16_t *t, int Cp,
-                                  cuplas_loop_state *st, int64_t H, int64_t W)
-{
-    const int64_t gi = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    uint32_t gi = blockIdx.x * blockDim.x + threadIdx.x;
     unsigned long long cid = 0, cbest = 0;
-    if (gi < st->total) {
-        const cuplas_perm perm = st->perm;
-        const int64_t quads = st->quads, nbx = st->nbx, bh = st->bh, bw = st->bw;
-        const int64_t b = gi / quads, k = gi % quads, by = b / nbx, bx = b % nbx;
-        int64_t cell[4];
-        for (int j = 0; j < 4; j++) {
-            uint32_t o = cuplas_perm_apply(&perm, (uint32_t)(4 * k + j));
-            int64_t y = (by * bh + o / bw + st->sy) % H;
-            int64_t x = (bx * bw + o % bw + st->sx) % W;
-            cell[j] = (y * W + x) * Cp;
-        }
-        uint64_t D[4][4] = {{0}};
-        for (int c = 0; c < Cp; c += 4) {
-            short4 a[4], tt[4];
-            for (int i = 0; i < 4; i++) {
-                a[i] = *(const short4 *)(q + cell[i] + c);
-                tt[i] = *(const short4 *)(t + cell[i] + c);
-            }
-            for (int i = 0; i < 4; i++)
-                for (int j = 0; j < 4; j++)
-                    D[i][j] += sq4(a[i], tt[j]);
-        }
-        uint64_t ci, cb;
-        uint32_t code = cuplas_quad_best(D, &ci, &cb);
-        cid = ci;
-        cbest = cb;
-        if (cb < ci) {
-            int32_t id[4];
-            for (int i = 0; i < 4; i++)
-                id[i] = idx[cell[i] / Cp];
-            for (int j = 0; j < 4; j++)
-                idx[cell[j] / Cp] = id[(code >> (2 * j)) & 3];
-            for (int c = 0; c < Cp; c += 4) {
-                short4 a[4];
-                for (int i = 0; i < 4; i++)
-                    a[i] = *(const short4 *)(q + cell[i] + c);
-                for (int j = 0; j < 4; j++)
-                    *(short4 *)(q + cell[j] + c) = a[(code >> (2 * j)) & 3];
-            }
-        }
-    }
-    cid = warp_sum(cid);
-    cbest = warp_sum(cbest);
-    if ((threadIdx.x & 31) == 0 && cid) {
-        atomicAdd(&st->before, cid);
-        atomicAdd(&st->after, cbest);
-    }
-}
-
-/* Mirrors run_level() in src/sort_cpu.c step for step. */
-__global__ void pass_end_kernel(cuplas_loop_state *st, cuplas_loop_params lp,
-                                cudaGraphConditionalHandle h_pass)
-{
-    uint64_t before = st->before, after = st->after;
-    st->before = st->after = 0;
-    st->passes++;
-    bool config_done = before == 0 ||
-                       (double)(before - after) < lp.improvement_break * (double)before;
-    if (!config_done) {
-        st->improved = 1;
-        config_done = ++st->pass == lp.max_passes;
-    }
-    if (!config_done) {
-        draw_grouping(st, lp);
-        cudaGraphSetConditional(h_pass, 1);
-        return;
-    }
-    st->cfg++;
-    st->configs++;
-    if (st->cfg >= lp.max_configs || (!st->improved && st->cfg >= lp.min_configs)) {
-        cudaGraphSetConditional(h_pass, 0);
-        return;
-    }
-    st->improved = 0;
-    st->pass = 0;
-    draw_configuration(st, lp);
-    draw_grouping(st, lp);
-    cudaGraphSetConditional(h_pass, 1);
-}
-
-__global__ void level_end_kernel(cuplas_loop_state *st, cuplas_loop_params lp,
-                                 cudaGraphConditionalHandle h_level)
-{
-    st->level++;
-    cudaGraphSetConditional(h_level, st->level < lp.nlevels ? 1 : 0);
+    if (gi < g.total)
+        solve_quad(q, idx, t, Cp, g, perm, gi, cid, cbest);
+    add_sums(st->sums, cid, cbest);
 }
 
 /* ---------------------------------------------------------------- launchers */
@@ -191,55 +230,51 @@ fail:
     return rc;
 }
 
-int cuplas_loop_init_launch(cuplas_loop_state *st, cudaStream_t stream, cuplas_error *err)
+int cuplas_level_occupancy(int *blocks_per_sm, cuplas_error *err)
 {
     int rc = 0;
-    loop_init_kernel<<<1, 1, 0, stream>>>(st);
+    CUPLAS_CUDA_TRY(err, cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks_per_sm, level_kernel,
+                                                                       SOLVE_THREADS, 0));
+fail:
+    return rc;
+}
+
+int cuplas_level_launch(int16_t *q, int32_t *idx, const int16_t *t, int Cp,
+                        cuplas_level_args a, cuplas_loop_state *st, int max_blocks,
+                        cudaStream_t stream, cuplas_error *err)
+{
+    int rc = 0;
+    /* one quad per thread where the grid allows; a grid-stride loop beyond */
+    uint32_t quads = (a.W / a.bw) * (a.H / a.bh) * (a.bh * a.bw / 4);
+    unsigned blocks = cuplas_blocks(quads, SOLVE_THREADS);
+    blocks = blocks < (unsigned)max_blocks ? blocks : (unsigned)max_blocks;
+    void *args[] = {&q, &idx, &t, &Cp, &a, &st};
+    CUPLAS_CUDA_TRY(err, cudaMemsetAsync(st->sums, 0, sizeof st->sums, stream));
+    CUPLAS_CUDA_TRY(err, cudaLaunchCooperativeKernel((const void *)level_kernel, dim3(blocks),
+                                                     dim3(SOLVE_THREADS), args, 0, stream));
     CUPLAS_LAUNCH_CHECK(err, stream);
 fail:
     return rc;
 }
 
-int cuplas_level_begin_launch(cuplas_loop_state *st, const cuplas_level *levels,
-                              cuplas_loop_params lp, cudaGraphConditionalHandle h_pass,
-                              cudaStream_t stream, cuplas_error *err)
+int cuplas_pass_launch(int16_t *q, int32_t *idx, const int16_t *t, int Cp,
+                       const cuplas_pass_geom *pg, cuplas_perm perm,
+                       cuplas_loop_state *st, cudaStream_t stream, cuplas_error *err)
 {
     int rc = 0;
-    level_begin_kernel<<<1, 1, 0, stream>>>(st, levels, lp, h_pass);
-    CUPLAS_LAUNCH_CHECK(err, stream);
-fail:
-    return rc;
-}
-
-int cuplas_solve_pass_launch(int16_t *q, int32_t *idx, const int16_t *t, int Cp,
-                             cuplas_loop_state *st, cuplas_loop_params lp,
-                             int64_t max_quads, cudaStream_t stream, cuplas_error *err)
-{
-    int rc = 0;
-    solve_pass_kernel<<<cuplas_blocks(max_quads, SOLVE_THREADS), SOLVE_THREADS, 0, stream>>>(
-        q, idx, t, Cp, st, lp.H, lp.W);
-    CUPLAS_LAUNCH_CHECK(err, stream);
-fail:
-    return rc;
-}
-
-int cuplas_pass_end_launch(cuplas_loop_state *st, cuplas_loop_params lp,
-                           cudaGraphConditionalHandle h_pass, cudaStream_t stream,
-                           cuplas_error *err)
-{
-    int rc = 0;
-    pass_end_kernel<<<1, 1, 0, stream>>>(st, lp, h_pass);
-    CUPLAS_LAUNCH_CHECK(err, stream);
-fail:
-    return rc;
-}
-
-int cuplas_level_end_launch(cuplas_loop_state *st, cuplas_loop_params lp,
-                            cudaGraphConditionalHandle h_level, cudaStream_t stream,
-                            cuplas_error *err)
-{
-    int rc = 0;
-    level_end_kernel<<<1, 1, 0, stream>>>(st, lp, h_level);
+    quad_geom g;
+    g.H = (uint32_t)pg->H;
+    g.W = (uint32_t)pg->W;
+    g.bh = (uint32_t)pg->bh;
+    g.bw = (uint32_t)pg->bw;
+    g.nbx = g.W / g.bw;
+    g.quads = g.bh * g.bw / 4;
+    g.total = g.nbx * (g.H / g.bh) * g.quads;
+    g.sy = (uint32_t)pg->sy;
+    g.sx = (uint32_t)pg->sx;
+    CUPLAS_CUDA_TRY(err, cudaMemsetAsync(st->sums, 0, sizeof st->sums, stream));
+    pass_kernel<<<cuplas_blocks(g.total, SOLVE_THREADS), SOLVE_THREADS, 0, stream>>>(
+        q, idx, t, Cp, g, perm, st);
     CUPLAS_LAUNCH_CHECK(err, stream);
 fail:
     return rc;

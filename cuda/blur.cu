@@ -126,14 +126,12 @@ static __device__ PT window_sum(const PT *P, int64_t base, int64_t stride, int64
 
 template <typename PT>
 __global__ void window_kernel(int16_t *out, const PT *P, axis_geom g, cuplas_border border,
-                              const cuplas_level *levels, const uint32_t *d_level)
+                              int64_t r)
 {
     int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     int64_t total = g.lines * g.n;
     if (e >= total)
         return;
-    const cuplas_level lv = levels[*d_level];
-    int64_t r = g.axis == 0 ? lv.rx : lv.ry;
     int64_t l, j;
     if (g.axis == 0) {
         int64_t cell = e / g.Cp;
@@ -166,8 +164,7 @@ size_t cuplas_blur_workspace(int64_t H, int64_t W, int Cp)
 
 template <typename PT>
 static int blur_pass_t(int16_t *out, const int16_t *in, int64_t H, int64_t W, int Cp,
-                       int axis, cuplas_border border, const cuplas_level *d_levels,
-                       const uint32_t *d_level, void *ws, cudaStream_t stream,
+                       int axis, int r, cuplas_border border, void *ws, cudaStream_t stream,
                        cuplas_error *err)
 {
     int rc = 0;
@@ -189,20 +186,17 @@ static int blur_pass_t(int16_t *out, const int16_t *in, int64_t H, int64_t W, in
     prefix_kernel<PT><<<cuplas_blocks(g.lines * nseg, THREADS), THREADS, 0, stream>>>(P, segs, in, g);
     CUPLAS_LAUNCH_CHECK(err, stream);
     window_kernel<PT><<<cuplas_blocks(g.lines * g.n, THREADS), THREADS, 0, stream>>>(
-        out, P, g, border, d_levels, d_level);
+        out, P, g, border, r);
     CUPLAS_LAUNCH_CHECK(err, stream);
 fail:
     return rc;
 }
 
 int cuplas_blur_pass(int16_t *out, const int16_t *in, int64_t H, int64_t W, int Cp,
-                     int axis, cuplas_border border, const cuplas_level *d_levels,
-                     const uint32_t *d_level, void *workspace, cudaStream_t stream,
-                     cuplas_error *err)
+                     int axis, int r, cuplas_border border, void *workspace,
+                     cudaStream_t stream, cuplas_error *err)
 {
     if (wide_prefix(H, W))
-        return blur_pass_t<int64_t>(out, in, H, W, Cp, axis, border, d_levels, d_level,
-                                    workspace, stream, err);
-    return blur_pass_t<int32_t>(out, in, H, W, Cp, axis, border, d_levels, d_level,
-                                workspace, stream, err);
+        return blur_pass_t<int64_t>(out, in, H, W, Cp, axis, r, border, workspace, stream, err);
+    return blur_pass_t<int32_t>(out, in, H, W, Cp, axis, r, border, workspace, stream, err);
 }

@@ -4,8 +4,7 @@
  * One box pass along an axis = a segmented prefix scan into P, then a
  * window kernel that reads each output's window sum from P in O(1) and
  * rounds it exactly like the CPU reference (cuplas_div_round). The work is
- * independent of the radius. The radius of each pass is read on the device
- * from the level table, so the same launches serve every level of a graph.
+ * independent of the radius.
  */
 #ifndef CUPLAS_BLUR_CUH
 #define CUPLAS_BLUR_CUH
@@ -20,13 +19,10 @@
 /* Scratch for one axis pass: P (N*Cp prefix sums) and the segment sums. */
 size_t cuplas_blur_workspace(int64_t H, int64_t W, int Cp);
 
-/*
- * One box pass of `in` into `out` along x (axis 0) or y (axis 1). The
- * radius is levels[*d_level].rx or .ry; radius 0 copies. in may equal out.
- */
+/* One box pass of radius r of `in` into `out` along x (axis 0) or y
+ * (axis 1); r <= side-1, r = 0 copies. in may equal out. */
 int cuplas_blur_pass(int16_t *out, const int16_t *in, int64_t H, int64_t W,
-                     int Cp, int axis, cuplas_border border,
-                     const cuplas_level *d_levels, const uint32_t *d_level,
+                     int Cp, int axis, int r, cuplas_border border,
                      void *workspace, cudaStream_t stream, cuplas_error *err);
 
 #endif

@@ -67,4 +67,13 @@ CUPLAS_HD uint32_t cuplas_quad_best(const uint64_t D[4][4], uint64_t *cost_id,
     return code;
 }
 
+/* The stopping rule shared by both backends: does a pass whose groups
+ * cost `before` and then `after` end its configuration? Relative, so it
+ * does not depend on the data's scale; exact integers in, one IEEE
+ * multiply and compare out. */
+CUPLAS_HD int cuplas_pass_stops(uint64_t before, uint64_t after, double ib)
+{
+    return before == 0 || (double)(before - after) < ib * (double)before;
+}
+
 #endif

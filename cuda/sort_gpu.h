@@ -3,8 +3,8 @@
  *
  * A cuplas_gpu_ctx owns one device's stream and a workspace that grows to
  * the largest grid seen and is then reused. cuplas_sort_gpu runs the whole
- * sort as one CUDA graph (nested conditional while-nodes for levels and
- * passes): no host synchronisation until the index comes back.
+ * sort with one cooperative kernel per level: no host synchronisation
+ * until the index comes back.
  */
 #ifndef CUPLAS_SORT_GPU_H
 #define CUPLAS_SORT_GPU_H
@@ -34,7 +34,7 @@ int cuplas_gpu_device(const cuplas_gpu_ctx *ctx);
 /* Free and total device memory now, in bytes. */
 int cuplas_gpu_mem_info(cuplas_gpu_ctx *ctx, size_t *free_b, size_t *total_b);
 /* Peak device bytes cuplas_sort_gpu needs for this grid. */
-size_t cuplas_sort_gpu_bytes(int64_t H, int64_t W, int Cp, int nlevels);
+size_t cuplas_sort_gpu_bytes(int64_t H, int64_t W, int Cp);
 
 int cuplas_sort_gpu(cuplas_gpu_ctx *ctx, const cuplas_qgrid *g,
                     const cuplas_sort_params *p, const cuplas_schedule *s,

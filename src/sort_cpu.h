@@ -53,12 +53,6 @@ int cuplas_sort_cpu(const cuplas_qgrid *g, const cuplas_sort_params *p,
                     const volatile int *cancel, cuplas_sort_stats *st,
                     cuplas_error *err);
 
-/* Loop control shared with the GPU: does this pass end the configuration? */
-static inline int cuplas_pass_stops(uint64_t before, uint64_t after, double ib)
-{
-    return before == 0 || (double)(before - after) < ib * (double)before;
-}
-
 #ifdef __cplusplus
 }
 #endif
