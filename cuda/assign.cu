@@ -63,7 +63,13 @@ static __device__ __forceinline__ unsigned long long warp_sum(unsigned long long
     return v;
 }
 
-/* Solve group gi of the pass in place; add its identity and best costs. */
+/*
+ * Solve group gi of the pass in place; add its identity and best costs.
+ * NC = Cp/4 chunks known at compile time (1..4) keeps the four cells'
+ * values in registers between scoring and writing; NC = 0 reads Cp at
+ * run time and reloads them (wide feature vectors).
+ */
+template <int NC>
 static __device__ __forceinline__ void solve_quad(int16_t *q, int32_t *idx, const int16_t *t,
                                                   int Cp, const quad_geom &g,
                                                   const cuplas_perm &perm, uint32_t gi,
@@ -72,7 +78,9 @@ static __device__ __forceinline__ void solve_quad(int16_t *q, int32_t *idx, cons
 {
     const uint32_t b = gi / g.quads, k = gi - b * g.quads;
     const uint32_t by = b / g.nbx, bx = b - by * g.nbx;
+    const int nc = NC ? NC : Cp / 4;
     uint32_t cell[4];
+    int32_t id[4];
     for (int j = 0; j < 4; j++) {
         uint32_t o = cuplas_perm_apply(&perm, 4 * k + j);
         uint32_t oy = o / g.bw, ox = o - oy * g.bw;
@@ -81,12 +89,23 @@ static __device__ __forceinline__ void solve_quad(int16_t *q, int32_t *idx, cons
         x = x >= g.W ? x - g.W : x;
         cell[j] = y * g.W + x;
     }
+    /* issue the index loads early: their latency hides behind the scoring */
+    for (int j = 0; j < 4; j++)
+        id[j] = idx[cell[j]];
+    const short4 *qv[4], *tv[4];
+    for (int j = 0; j < 4; j++) {
+        qv[j] = (const short4 *)(q + (size_t)cell[j] * Cp);
+        tv[j] = (const short4 *)(t + (size_t)cell[j] * Cp);
+    }
+    short4 keep[NC ? NC : 1][4];
     uint64_t D[4][4] = {{0}};
-    for (int c = 0; c < Cp; c += 4) {
+    for (int c = 0; c < nc; c++) {
         short4 a[4], tt[4];
         for (int i = 0; i < 4; i++) {
-            a[i] = *(const short4 *)(q + (size_t)cell[i] * Cp + c);
-            tt[i] = *(const short4 *)(t + (size_t)cell[i] * Cp + c);
+            a[i] = qv[i][c];
+            tt[i] = tv[i][c];
+            if (NC)
+                keep[NC ? c : 0][i] = a[i];
         }
         for (int i = 0; i < 4; i++)
             for (int j = 0; j < 4; j++)
@@ -98,17 +117,14 @@ static __device__ __forceinline__ void solve_quad(int16_t *q, int32_t *idx, cons
     cbest += cb;
     if (cb == ci)
         return;
-    int32_t id[4];
-    for (int i = 0; i < 4; i++)
-        id[i] = idx[cell[i]];
     for (int j = 0; j < 4; j++)
         idx[cell[j]] = id[(code >> (2 * j)) & 3];
-    for (int c = 0; c < Cp; c += 4) {
+    for (int c = 0; c < nc; c++) {
         short4 a[4];
         for (int i = 0; i < 4; i++)
-            a[i] = *(const short4 *)(q + (size_t)cell[i] * Cp + c);
+            a[i] = NC ? keep[NC ? c : 0][i] : qv[i][c];
         for (int j = 0; j < 4; j++)
-            *(short4 *)(q + (size_t)cell[j] * Cp + c) = a[(code >> (2 * j)) & 3];
+            ((short4 *)qv[j])[c] = a[(code >> (2 * j)) & 3];
     }
 }
 
@@ -149,6 +165,7 @@ __global__ void shuffle_kernel(int16_t *q, int32_t *idx, const int16_t *q_in, in
  * sums it reads after the barrier. Sum slots rotate over three so that a
  * slot is cleared (by one thread, after barrier k) two passes before reuse.
  */
+template <int NC>
 __global__ void __launch_bounds__(SOLVE_THREADS)
 level_kernel(int16_t *q, int32_t *idx, const int16_t *t, int Cp, cuplas_level_args a,
              cuplas_loop_state *st)
@@ -171,7 +188,7 @@ level_kernel(int16_t *q, int32_t *idx, const int16_t *t, int Cp, cuplas_level_ar
         const cuplas_perm perm = s_perm;
         unsigned long long cid = 0, cbest = 0;
         for (uint32_t gi = blockIdx.x * blockDim.x + threadIdx.x; gi < g.total; gi += stride)
-            solve_quad(q, idx, t, Cp, g, perm, gi, cid, cbest);
+            solve_quad<NC>(q, idx, t, Cp, g, perm, gi, cid, cbest);
         unsigned long long *slot = st->sums + 2 * (k % 3);
         add_sums(slot, cid, cbest);
         grid.sync();
@@ -207,13 +224,14 @@ level_kernel(int16_t *q, int32_t *idx, const int16_t *t, int Cp, cuplas_level_ar
     }
 }
 
+template <int NC>
 __global__ void pass_kernel(int16_t *q, int32_t *idx, const int16_t *t, int Cp, quad_geom g,
                             cuplas_perm perm, cuplas_loop_state *st)
 {
     uint32_t gi = blockIdx.x * blockDim.x + threadIdx.x;
     unsigned long long cid = 0, cbest = 0;
     if (gi < g.total)
-        solve_quad(q, idx, t, Cp, g, perm, gi, cid, cbest);
+        solve_quad<NC>(q, idx, t, Cp, g, perm, gi, cid, cbest);
     add_sums(st->sums, cid, cbest);
 }
 
@@ -230,11 +248,26 @@ fail:
     return rc;
 }
 
-int cuplas_level_occupancy(int *blocks_per_sm, cuplas_error *err)
+/* The kernel instance for Cp channels: registers for up to 16 channels. */
+typedef void (*level_fn)(int16_t *, int32_t *, const int16_t *, int, cuplas_level_args,
+                         cuplas_loop_state *);
+
+static level_fn level_kernel_for(int Cp)
+{
+    switch (Cp / 4) {
+    case 1: return level_kernel<1>;
+    case 2: return level_kernel<2>;
+    case 3: return level_kernel<3>;
+    case 4: return level_kernel<4>;
+    }
+    return level_kernel<0>;
+}
+
+int cuplas_level_occupancy(int Cp, int *blocks_per_sm, cuplas_error *err)
 {
     int rc = 0;
-    CUPLAS_CUDA_TRY(err, cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks_per_sm, level_kernel,
-                                                                       SOLVE_THREADS, 0));
+    CUPLAS_CUDA_TRY(err, cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                             blocks_per_sm, level_kernel_for(Cp), SOLVE_THREADS, 0));
 fail:
     return rc;
 }
@@ -250,7 +283,7 @@ int cuplas_level_launch(int16_t *q, int32_t *idx, const int16_t *t, int Cp,
     blocks = blocks < (unsigned)max_blocks ? blocks : (unsigned)max_blocks;
     void *args[] = {&q, &idx, &t, &Cp, &a, &st};
     CUPLAS_CUDA_TRY(err, cudaMemsetAsync(st->sums, 0, sizeof st->sums, stream));
-    CUPLAS_CUDA_TRY(err, cudaLaunchCooperativeKernel((const void *)level_kernel, dim3(blocks),
+    CUPLAS_CUDA_TRY(err, cudaLaunchCooperativeKernel((const void *)level_kernel_for(Cp), dim3(blocks),
                                                      dim3(SOLVE_THREADS), args, 0, stream));
     CUPLAS_LAUNCH_CHECK(err, stream);
 fail:
@@ -273,8 +306,12 @@ int cuplas_pass_launch(int16_t *q, int32_t *idx, const int16_t *t, int Cp,
     g.sy = (uint32_t)pg->sy;
     g.sx = (uint32_t)pg->sx;
     CUPLAS_CUDA_TRY(err, cudaMemsetAsync(st->sums, 0, sizeof st->sums, stream));
-    pass_kernel<<<cuplas_blocks(g.total, SOLVE_THREADS), SOLVE_THREADS, 0, stream>>>(
-        q, idx, t, Cp, g, perm, st);
+    if (Cp == 4)
+        pass_kernel<1><<<cuplas_blocks(g.total, SOLVE_THREADS), SOLVE_THREADS, 0, stream>>>(
+            q, idx, t, Cp, g, perm, st);
+    else
+        pass_kernel<0><<<cuplas_blocks(g.total, SOLVE_THREADS), SOLVE_THREADS, 0, stream>>>(
+            q, idx, t, Cp, g, perm, st);
     CUPLAS_LAUNCH_CHECK(err, stream);
 fail:
     return rc;

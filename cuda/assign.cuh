@@ -39,10 +39,11 @@ typedef struct cuplas_level_args {
 int cuplas_shuffle_launch(int16_t *q, int32_t *idx, const int16_t *q_in, int64_t N, int Cp,
                           uint64_t seed, int shuffle, cudaStream_t stream, cuplas_error *err);
 
-/* Blocks per SM the level kernel can keep resident (for its grid size). */
-int cuplas_level_occupancy(int *blocks_per_sm, cuplas_error *err);
+/* Blocks per SM the level kernel for Cp channels keeps resident. */
+int cuplas_level_occupancy(int Cp, int *blocks_per_sm, cuplas_error *err);
 
-/* All configurations and passes of one level, in place on q and idx. */
+/* All configurations and passes of one level, in place on q and idx.
+ * max_blocks: the co-resident block count for this Cp (occupancy x SMs). */
 int cuplas_level_launch(int16_t *q, int32_t *idx, const int16_t *t, int Cp,
                         cuplas_level_args a, cuplas_loop_state *st, int max_blocks,
                         cudaStream_t stream, cuplas_error *err);

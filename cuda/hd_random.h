@@ -58,7 +58,7 @@ typedef struct cuplas_perm {
     uint32_t kind;     /* 0 feistel, 1 lcg (cuplas_permuter)       */
     uint32_t n;        /* domain size, >= 1                          */
     uint32_t a, b;     /* lcg: multiplier (coprime to n) and offset   */
-    uint32_t half;     /* feistel: bits per half; domain 4^half >= n  */
+    uint32_t half;     /* feistel: left bits << 8 | right bits         */
     uint32_t key[4];   /* feistel round keys                          */
 } cuplas_perm;
 
@@ -102,9 +102,10 @@ CUPLAS_HD cuplas_perm cuplas_perm_make(uint32_t kind, uint32_t n, uint64_t seed,
         }
     } else {
         uint32_t bits = 0;
-        while (bits < 32 && ((uint64_t)1 << bits) < n)
+        while (bits < 31 && ((uint64_t)1 << bits) < n)
             bits++;
-        p.half = bits < 2 ? 1 : (bits + 1) / 2;
+        bits = bits < 2 ? 2 : bits;
+        p.half = ((bits / 2) << 8) | (bits - bits / 2); /* left bits << 8 | right bits */
     }
     return p;
 }
@@ -120,24 +121,26 @@ CUPLAS_HD uint32_t cuplas_feistel_f(uint32_t x, uint32_t k)
     return x;
 }
 
-/* p(i) for i < n. Feistel runs on 2*half bits and cycle-walks back into
- * [0, n): the walk stays on i's cycle, so it ends and stays a bijection. */
+/* p(i) for i < n. Feistel runs on the smallest power of two >= n (two
+ * halves of bits/2 and bits - bits/2, rounds alternate between them) and
+ * cycle-walks back into [0, n): the walk stays on i's cycle, so it ends
+ * and the map stays a bijection; on average it takes under two steps. */
 CUPLAS_HD uint32_t cuplas_perm_apply(const cuplas_perm *p, uint32_t i)
 {
     if (p->kind == 1)
         return (uint32_t)(((uint64_t)p->a * i + p->b) % p->n);
-    uint32_t h = p->half, mask = (uint32_t)(((uint64_t)1 << h) - 1);
-    uint64_t x = i;
+    const uint32_t hl = p->half >> 8, hr = p->half & 255;
+    const uint32_t ml = (uint32_t)(((uint64_t)1 << hl) - 1), mr = (uint32_t)(((uint64_t)1 << hr) - 1);
+    uint32_t x = i;
     do {
-        uint32_t l = (uint32_t)(x >> h), r = (uint32_t)x & mask;
-        for (int k = 0; k < 4; k++) {
-            uint32_t t = l ^ (cuplas_feistel_f(r, p->key[k]) & mask);
-            l = r;
-            r = t;
-        }
-        x = ((uint64_t)l << h) | r;
+        uint32_t l = x >> hr, r = x & mr;
+        l ^= cuplas_feistel_f(r, p->key[0]) & ml;
+        r ^= cuplas_feistel_f(l, p->key[1]) & mr;
+        l ^= cuplas_feistel_f(r, p->key[2]) & ml;
+        r ^= cuplas_feistel_f(l, p->key[3]) & mr;
+        x = (l << hr) | r;
     } while (x >= p->n);
-    return (uint32_t)x;
+    return x;
 }
 
 /* Torus shift of one block configuration: uniform on [0,H) x [0,W). */

@@ -22,7 +22,7 @@ struct cuplas_gpu_ctx {
     int device;
     char name[256];
     cudaStream_t stream;
-    int max_coop_blocks; /* co-resident blocks of the level kernel */
+    int sms;             /* multiprocessors: the level kernel's grid bound */
     void *ws;          /* device workspace, grown on demand */
     size_t ws_bytes;
 };
@@ -65,10 +65,9 @@ extern "C" int cuplas_gpu_ctx_init(cuplas_gpu_ctx **out, int device, cuplas_erro
     CUPLAS_CUDA_TRY(err, cudaGetDeviceProperties(&prop, device));
     snprintf(ctx->name, sizeof ctx->name, "%s", prop.name);
     CUPLAS_CUDA_TRY(err, cudaStreamCreateWithFlags(&ctx->stream, cudaStreamNonBlocking));
-    CUPLAS_TRY(cuplas_level_occupancy(&ctx->max_coop_blocks, err));
-    if (!prop.cooperativeLaunch || ctx->max_coop_blocks < 1)
+    if (!prop.cooperativeLaunch)
         CUPLAS_FAIL(err, CUPLAS_ERR_NODEVICE, "%s cannot run cooperative kernels", prop.name);
-    ctx->max_coop_blocks *= prop.multiProcessorCount;
+    ctx->sms = prop.multiProcessorCount;
     *out = ctx;
     return 0;
 fail:
@@ -193,6 +192,7 @@ extern "C" int cuplas_sort_gpu(cuplas_gpu_ctx *ctx, const cuplas_qgrid *g,
     int32_t *h_idx = NULL;
     cudaEvent_t ev[2] = {NULL, NULL};
     float ms = 0;
+    int per_sm = 0;
     cuplas_loop_state hs;
     gpu_buffers b;
     (void)cancel; /* a GPU sort always completes its grid (README) */
@@ -205,6 +205,9 @@ extern "C" int cuplas_sort_gpu(cuplas_gpu_ctx *ctx, const cuplas_qgrid *g,
     h_idx = (int32_t *)malloc((size_t)N * sizeof *h_idx);
     if (!h_idx)
         CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
+    CUPLAS_TRY(cuplas_level_occupancy(g->Cp, &per_sm, err));
+    if (per_sm < 1)
+        CUPLAS_FAIL(err, CUPLAS_ERR_CUDA, "the level kernel for %d channels does not fit an SM", g->C);
     CUPLAS_CUDA_TRY(err, cudaEventCreate(&ev[0]));
     CUPLAS_CUDA_TRY(err, cudaEventCreate(&ev[1]));
 
@@ -220,7 +223,7 @@ extern "C" int cuplas_sort_gpu(cuplas_gpu_ctx *ctx, const cuplas_qgrid *g,
         CUPLAS_TRY(launch_blur(&b, g->H, g->W, g->Cp, lv->rx, lv->ry, p->blur_passes,
                                p->border_x, p->border_y, ctx->stream, err));
         CUPLAS_TRY(cuplas_level_launch(b.q, b.idx, b.t, g->Cp, level_args(g, p, lv, L), b.state,
-                                       ctx->max_coop_blocks, ctx->stream, err));
+                                       per_sm * ctx->sms, ctx->stream, err));
     }
     CUPLAS_CUDA_TRY(err, cudaEventRecord(ev[1], ctx->stream));
     CUPLAS_CUDA_TRY(err, cudaMemcpyAsync(h_idx, b.idx, (size_t)N * sizeof *h_idx,

@@ -16,10 +16,10 @@ void cuplas_sort_params_default(cuplas_sort_params *p)
     p->blur_passes = 1;
     p->border_x = CUPLAS_BORDER_CIRCULAR;
     p->border_y = CUPLAS_BORDER_REFLECT;
-    p->improvement_break = 1e-4;
-    p->min_configs = 4;
-    p->max_configs = 16;
-    p->max_passes = 16;
+    p->improvement_break = 1e-3;
+    p->min_configs = 2;
+    p->max_configs = 4;
+    p->max_passes = 2;
 }
 
 const char *cuplas_permuter_name(cuplas_permuter p)
