@@ -22,15 +22,17 @@
 
 /* ------------------------------------------------------------------ geometry */
 
+/* Lines cover the C real channels only: padding channels are zero in q
+ * and stay zero in the target, as their blur would be. */
 struct axis_geom {
     int64_t lines, n;   /* number of lines, elements per line */
     int64_t W;
-    int Cp, axis;
+    int C, Cp, axis;
 };
 
 static __device__ __forceinline__ int64_t line_base(const axis_geom &g, int64_t l)
 {
-    return g.axis == 0 ? (l / g.Cp) * g.W * g.Cp + l % g.Cp : l;
+    return g.axis == 0 ? (l / g.C) * g.W * g.Cp + l % g.C : (l / g.C) * g.Cp + l % g.C;
 }
 
 static __device__ __forceinline__ int64_t line_stride(const axis_geom &g)
@@ -132,17 +134,16 @@ __global__ void window_kernel(int16_t *out, const PT *P, axis_geom g, cuplas_bor
     int64_t total = g.lines * g.n;
     if (e >= total)
         return;
-    int64_t l, j;
+    int64_t cell = e / g.C, c = e - cell * g.C, l, j;
     if (g.axis == 0) {
-        int64_t cell = e / g.Cp;
         j = cell % g.W;
-        l = (cell / g.W) * g.Cp + e % g.Cp;
+        l = (cell / g.W) * g.C + c;
     } else {
-        l = e % g.lines;
-        j = e / g.lines;
+        l = (cell % g.W) * g.C + c;
+        j = cell / g.W;
     }
     PT s = window_sum(P, line_base(g, l), line_stride(g), g.n, j, r, border);
-    out[e] = (int16_t)cuplas_div_round((int64_t)s, 2 * r + 1);
+    out[cell * g.Cp + c] = (int16_t)cuplas_div_round((int64_t)s, 2 * r + 1);
 }
 
 /* ---------------------------------------------------------------- launchers */
@@ -163,16 +164,17 @@ size_t cuplas_blur_workspace(int64_t H, int64_t W, int Cp)
 }
 
 template <typename PT>
-static int blur_pass_t(int16_t *out, const int16_t *in, int64_t H, int64_t W, int Cp,
+static int blur_pass_t(int16_t *out, const int16_t *in, int64_t H, int64_t W, int C, int Cp,
                        int axis, int r, cuplas_border border, void *ws, cudaStream_t stream,
                        cuplas_error *err)
 {
     int rc = 0;
     axis_geom g;
     g.W = W;
+    g.C = C;
     g.Cp = Cp;
     g.axis = axis;
-    g.lines = axis == 0 ? H * Cp : W * Cp;
+    g.lines = axis == 0 ? H * C : W * C;
     g.n = axis == 0 ? W : H;
     int64_t nseg = (g.n + SEG - 1) / SEG;
     size_t p_bytes = ((size_t)(H * W * Cp) * sizeof(PT) + 255) & ~(size_t)255;
@@ -192,11 +194,11 @@ fail:
     return rc;
 }
 
-int cuplas_blur_pass(int16_t *out, const int16_t *in, int64_t H, int64_t W, int Cp,
+int cuplas_blur_pass(int16_t *out, const int16_t *in, int64_t H, int64_t W, int C, int Cp,
                      int axis, int r, cuplas_border border, void *workspace,
                      cudaStream_t stream, cuplas_error *err)
 {
     if (wide_prefix(H, W))
-        return blur_pass_t<int64_t>(out, in, H, W, Cp, axis, r, border, workspace, stream, err);
-    return blur_pass_t<int32_t>(out, in, H, W, Cp, axis, r, border, workspace, stream, err);
+        return blur_pass_t<int64_t>(out, in, H, W, C, Cp, axis, r, border, workspace, stream, err);
+    return blur_pass_t<int32_t>(out, in, H, W, C, Cp, axis, r, border, workspace, stream, err);
 }

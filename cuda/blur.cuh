@@ -20,9 +20,10 @@
 size_t cuplas_blur_workspace(int64_t H, int64_t W, int Cp);
 
 /* One box pass of radius r of `in` into `out` along x (axis 0) or y
- * (axis 1); r <= side-1, r = 0 copies. in may equal out. */
+ * (axis 1) over channels 0..C-1 of Cp; r <= side-1, r = 0 copies. in may
+ * equal out; padding channels of out are left untouched. */
 int cuplas_blur_pass(int16_t *out, const int16_t *in, int64_t H, int64_t W,
-                     int Cp, int axis, int r, cuplas_border border,
+                     int C, int Cp, int axis, int r, cuplas_border border,
                      void *workspace, cudaStream_t stream, cuplas_error *err);
 
 #endif
