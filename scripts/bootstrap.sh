@@ -1,0 +1,65 @@
+#!/bin/bash
+# bootstrap.sh - the README's two commands, on a fresh Debian 12 / Ubuntu
+# 24.04 machine as root:
+#   scripts/bootstrap.sh demo   install, build, generate the demo collection,
+#                               sort it with configs/demo.yaml (GPU if any)
+#   scripts/bootstrap.sh test   install, build, run the whole test suite and
+#                               print every cmocka log and "N passed, N failed"
+# CUDA is used when nvcc is found (PATH or /usr/local/cuda); else CPU only.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+mode=${1:-}
+case "$mode" in demo|test) ;; *) echo "usage: $0 demo|test" >&2; exit 2 ;; esac
+
+install_packages() {
+    local pkgs="autoconf automake libtool make gcc pkg-config libyaml-dev zlib1g-dev
+                libhdf5-dev hdf5-tools libcmocka-dev"
+    [ "$mode" = test ] && pkgs="$pkgs slurmctld slurmd slurm-client munge"
+    local missing=""
+    for p in $pkgs; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done
+    if [ -n "$missing" ]; then
+        echo "== installing:$missing"
+        apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing >/dev/null
+    fi
+}
+
+build() {
+    echo "== building"
+    autoreconf -fi >/dev/null
+    ./configure -q
+    make -j"$(nproc)" >/dev/null
+    make -j"$(nproc)" check TESTS= >/dev/null   # build the test programs too
+}
+
+run_tests() {
+    echo "== make check"
+    local rc=0
+    make -j"$(nproc)" check >/dev/null 2>&1 || rc=$?
+    for log in tests/*.log; do
+        [ "$log" = tests/test-suite.log ] && continue
+        echo "---- $log"; cat "$log"
+    done
+    local pass fail skip
+    pass=$(grep -h '^:test-result: PASS' tests/*.trs 2>/dev/null | wc -l)
+    fail=$(grep -h '^:test-result: \(FAIL\|ERROR\|XPASS\)' tests/*.trs 2>/dev/null | wc -l)
+    skip=$(grep -h '^:test-result: SKIP' tests/*.trs 2>/dev/null | wc -l)
+    echo "programs: $pass passed, $fail failed, $skip skipped"
+    # every cmocka test case, not just every program
+    local cp cf
+    cp=$(grep -h '^\[       OK \]' tests/*.log | wc -l)
+    cf=$(grep -h '^\[  FAILED  \]' tests/*.log | grep -v 'test(s)' | wc -l)
+    echo "$cp passed, $cf failed"
+    return $rc
+}
+
+install_packages
+build
+if [ "$mode" = test ]; then
+    run_tests
+else
+    rm -rf demo && ./cuplas gen --demo demo/data
+    ./cuplas run configs/demo.yaml --log-format text
+    echo "== results: $(pwd)/demo/out"
+    ls -l demo/out
+fi
