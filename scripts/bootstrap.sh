@@ -45,10 +45,12 @@ run_tests() {
     fail=$(grep -h '^:test-result: \(FAIL\|ERROR\|XPASS\)' tests/*.trs 2>/dev/null | wc -l)
     skip=$(grep -h '^:test-result: SKIP' tests/*.trs 2>/dev/null | wc -l)
     echo "programs: $pass passed, $fail failed, $skip skipped"
-    # every cmocka test case, not just every program
+    # every cmocka test case, from each program's closing summary; a
+    # program that died before its summary counts as one failure
     local cp cf
-    cp=$(grep -h '^\[       OK \]' tests/*.log | wc -l)
-    cf=$(grep -h '^\[  FAILED  \]' tests/*.log | grep -v 'test(s)' | wc -l)
+    cp=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test(s)\./\1/p' tests/*.log | awk '{s+=$1} END {print s+0}')
+    cf=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test(s), listed below:/\1/p' tests/*.log | awk '{s+=$1} END {print s+0}')
+    [ "$rc" -ne 0 ] && [ "$cf" -eq 0 ] && cf=$fail
     echo "$cp passed, $cf failed"
     return $rc
 }
