@@ -36,7 +36,15 @@
 #ifndef CUPLAS_BUILDDIR
 #error "CUPLAS_BUILDDIR must name the build folder (Makefile.am sets it)"
 #endif
-#define BIN CUPLAS_BUILDDIR "/cuplas"
+/* The binary under test, as the shell sees it: sh() sets $B to
+ * $CUPLAS_BIN if given (a bundle run on the GPU machine), else the build's. */
+#define BIN "\"$B\""
+
+static const char *cuplas_bin(void)
+{
+    const char *b = getenv("CUPLAS_BIN");
+    return b && b[0] ? b : CUPLAS_BUILDDIR "/cuplas";
+}
 
 typedef struct fixture {
     char dir[1024];   /* leaves room for names under it in PATH_MAX */
@@ -49,7 +57,11 @@ static int setup(void **state)
     fixture *f = calloc(1, sizeof *f);
     if (!f)
         return -1;
-    snprintf(f->dir, sizeof f->dir, "%s/tests/test_cli.XXXXXX", CUPLAS_BUILDDIR);
+    const char *tmp = getenv("TMPDIR");
+    if (getenv("CUPLAS_BIN"))   /* away from the build tree: use the temp folder */
+        snprintf(f->dir, sizeof f->dir, "%s/test_cli.XXXXXX", tmp && tmp[0] ? tmp : "/tmp");
+    else
+        snprintf(f->dir, sizeof f->dir, "%s/tests/test_cli.XXXXXX", CUPLAS_BUILDDIR);
     if (!mkdtemp(f->dir)) {
         free(f);
         return -1;
@@ -82,7 +94,8 @@ static int sh(const fixture *f, const char *fmt, ...)
     va_start(ap, fmt);
     assert_true(vasprintf(&cmd, fmt, ap) >= 0);
     va_end(ap);
-    assert_true(asprintf(&full, "cd '%s' && { %s ; } >out.txt 2>err.txt", f->dir, cmd) >= 0);
+    assert_true(asprintf(&full, "cd '%s' && B='%s' && { %s ; } >out.txt 2>err.txt", f->dir,
+                         cuplas_bin(), cmd) >= 0);
     int st = system(full);
     free(cmd);
     free(full);
@@ -302,7 +315,9 @@ static void make_collection(const fixture *f)
                "output:\n"
                "  dir: out\n"
                "sort:\n"
-               "  seed: 7\n");
+               "  seed: 7\n"
+               "backend:\n"
+               "  device: cpu\n");
 }
 
 static void verify_collection(const fixture *f, const char *out)
@@ -703,6 +718,48 @@ static void test_cli_no_gpu(void **state)
     verify_collection(f, "out");
 }
 
+/* With a GPU: the GPU backend writes the same index as the CPU. */
+static void test_cli_gpu_parity(void **state)
+{
+    const fixture *f = *state;
+    static const char *const outs[][2] = {{"colors.grid.h5", "/grid"},
+                                          {"normal.feat.h5", "/feat"},
+                                          {"gauss.splats.h5", "/splats"}};
+    char *text;
+
+#ifdef HAVE_CUDA
+    if (cuplas_gpu_count() == 0)
+        skip();
+#else
+    skip();
+#endif
+    make_collection(f);
+    assert_int_equal(sh(f, BIN " run cfg.yaml --log-format json --set backend.device=gpu "
+                           "--set output.dir=og"), 0);
+    text = slurp(f, "err.txt", NULL);
+    assert_int_equal(count_str(text, "\"event\":\"job_done\""), 3);
+    assert_true(has_line(text, "\"event\":\"job_done\"", "\"backend\":\"gpu\"", NULL));
+    assert_int_equal(count_str(text, "\"backend\":\"cpu\""), 0);
+    free(text);
+    verify_collection(f, "og");
+    assert_int_equal(sh(f, BIN " run cfg.yaml --set output.dir=oc"), 0);
+    for (size_t i = 0; i < sizeof outs / sizeof outs[0]; i++) {
+        char a[PATH_MAX], b[PATH_MAX];
+        int64_t na, nb;
+        snprintf(a, sizeof a, "og/%s", outs[i][0]);
+        snprintf(b, sizeof b, "oc/%s", outs[i][0]);
+        int64_t *ia = index_of(f, a, outs[i][1], &na), *ib = index_of(f, b, outs[i][1], &nb);
+        assert_int_equal(na, nb);
+        assert_memory_equal(ia, ib, (size_t)na * sizeof *ia);
+        free(ia);
+        free(ib);
+    }
+    /* a GPU id that is not there is fatal, before any job */
+    assert_int_equal(sh(f, BIN " run cfg.yaml --set backend.device=gpu --set output.dir=ox "
+                           "--set 'backend.gpus=[1023]'"), 3);
+    assert_false(exists(f, "ox"));
+}
+
 /* SIGTERM: the running CPU sort stops at a level boundary, nothing is
  * written, the summary is printed and the exit code is 75. */
 static void test_cli_interrupt(void **state)
@@ -712,7 +769,8 @@ static void test_cli_interrupt(void **state)
 
     assert_int_equal(sh(f, "mkdir -p data && " BIN " gen --size 256x256 data/big.h5"), 0);
     write_text(f, "big.yaml", "inputs:\n  - files: data/big.h5\noutput:\n  dir: out\n");
-    assert_int_equal(sh(f, BIN " run big.yaml --log-format text & pid=$!; sleep 0.7; "
+    assert_int_equal(sh(f, BIN " run big.yaml --log-format text --set backend.device=cpu & "
+                           "pid=$!; sleep 0.7; "
                            "kill -TERM $pid; wait $pid"), 75);
     text = slurp(f, "err.txt", NULL);
     assert_true(has_line(text, "interrupted data/big.h5:/grid", NULL));
@@ -748,6 +806,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_cli_output_errors, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cli_bad_config, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cli_no_gpu, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_cli_gpu_parity, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cli_interrupt, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cli_gen, setup, teardown),
     };
