@@ -391,6 +391,11 @@ static void test_cli_run_and_resume(void **state)
     assert_true(has_line(text, "plan: 3 jobs", NULL));
     free(text);
     assert_false(exists(f, "out"));   /* check changes nothing */
+    assert_int_equal(sh(f, BIN " run cfg.yaml --dry-run"), 0);
+    text = slurp(f, "out.txt", NULL);
+    assert_true(has_line(text, "plan: 3 jobs: 3 to sort, 0 to skip, 0 with errors", NULL));
+    free(text);
+    assert_false(exists(f, "out"));
 
     assert_int_equal(sh(f, BIN " run cfg.yaml --log-format json"), 0);
     text = slurp(f, "err.txt", NULL);
@@ -443,7 +448,14 @@ static void test_cli_threads_deterministic(void **state)
                                           {"gauss.splats.h5", "/splats"}};
 
     make_collection(f);
-    assert_int_equal(sh(f, BIN " run cfg.yaml --set backend.threads=1 --set output.dir=o1"), 0);
+    assert_int_equal(sh(f, BIN " run cfg.yaml --set backend.threads=1 --set output.dir=o1 "
+                           "--set logging.file=o1.log"), 0);
+    /* a log file is not a terminal: format auto writes JSON lines there */
+    char *log = slurp(f, "o1.log", NULL);
+    assert_int_equal(count_str(log, "{\"time\":"), count_str(log, "\n"));
+    assert_int_equal(count_str(log, "\"event\":\"job_done\""), 3);
+    assert_true(has_line(log, "\"event\":\"device_summary\"", "(1 threads)", NULL));
+    free(log);
     assert_int_equal(sh(f, BIN " run cfg.yaml --set backend.threads=2 --set output.dir=o2"), 0);
     for (size_t i = 0; i < sizeof outs / sizeof outs[0]; i++) {
         char a[PATH_MAX], b[PATH_MAX];
