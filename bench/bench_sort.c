@@ -110,7 +110,9 @@ int main(int argc, char **argv)
         fprintf(stderr, "%s: %s\n", err.where, err.msg);
         return 2;
     }
-#ifdef HAVE_CUDA
+#ifndef HAVE_CUDA
+    (void)use_cpu; /* a CPU-only build always runs on the CPU */
+#else
     cuplas_gpu_ctx *ctx = NULL;
     if (!use_cpu) {
         if (cuplas_gpu_ctx_init(&ctx, 0, &err)) {
@@ -145,11 +147,10 @@ int main(int argc, char **argv)
         } else {
             qsort(wall, runs, sizeof *wall, cmp_double);
             qsort(dev, runs, sizeof *dev, cmp_double);
-            int Cp = cuplas_padded_channels(C);
             double bpc = 0;
 #ifdef HAVE_CUDA
             if (target.gpu)
-                bpc = (double)cuplas_sort_gpu_bytes(H, W, Cp) / N;
+                bpc = (double)cuplas_sort_gpu_bytes(H, W, cuplas_padded_channels(C)) / N;
 #endif
             printf("{\"case\":\"%s\",\"H\":%lld,\"W\":%lld,\"C\":%d,\"device\":\"%s\",\"runs\":%d,"
                    "\"wall_ms\":%.3f,\"device_ms\":%.3f,\"and_before\":%.4f,\"and_after\":%.4f,"

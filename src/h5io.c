@@ -895,8 +895,10 @@ static int str_attr(hid_t obj, const char *name, char *buf, size_t size)
         goto fail;
     if (H5Tis_variable_str(tid) > 0) {
         char *s = NULL;
+        /* same cset as the file: HDF5 has no ASCII <-> UTF-8 conversion path
+           (a fresh process fails the read; the writer's process does not) */
         if ((mt = H5Tcopy(H5T_C_S1)) < 0 || H5Tset_size(mt, H5T_VARIABLE) < 0 ||
-            H5Aread(aid, mt, &s) < 0)
+            H5Tset_cset(mt, H5Tget_cset(tid)) < 0 || H5Aread(aid, mt, &s) < 0)
             goto fail;
         if (s) {
             snprintf(buf, size, "%s", s);
@@ -907,7 +909,7 @@ static int str_attr(hid_t obj, const char *name, char *buf, size_t size)
         size_t n = H5Tget_size(tid);
         char *s = calloc(n + 1, 1);
         if (!s || (mt = H5Tcopy(H5T_C_S1)) < 0 || H5Tset_size(mt, n + 1) < 0 ||
-            H5Aread(aid, mt, s) < 0) {
+            H5Tset_cset(mt, H5Tget_cset(tid)) < 0 || H5Aread(aid, mt, s) < 0) {
             free(s);
             goto fail;
         }

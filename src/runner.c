@@ -1,0 +1,603 @@
+/*
+ * runner.c - the work queue: workers take jobs in list order and run
+ * read -> channels -> double -> normalise -> sort -> write.
+ *
+ * Design facts: h5io is not thread-safe by contract, so every cuplas_h5_*
+ * call happens under h5_lock while conversion, normalisation, metrics and
+ * the sort run outside it (a GPU worker sorts while another one writes).
+ * A job's result record is written only by the worker that took the job;
+ * the queue head is the only shared counter. Nothing here calls exit():
+ * a failure ends its job, a signal ends the queue.
+ *
+ *   queue:  [ job0 | job1 | job2 | ... ]   next ->   (largest grid first)
+ *              ^gpu0  ^gpu1  ^gpu0 ...      one host thread per worker
+ */
+#include "cuplas_build.h"
+#include "runner.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "h5io.h"
+#include "metrics.h"
+#include "quantize.h"
+#include "sort.h"
+#ifdef HAVE_CUDA
+#include "sort_gpu.h"
+#endif
+
+#define LINE_LEN 2048
+
+/* ---------------------------------------------------------------- helpers */
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static int max_threads(void)
+{
+#ifdef _OPENMP
+    return omp_get_max_threads();
+#else
+    return 1;
+#endif
+}
+
+/* "model name" of /proc/cpuinfo (x86) or a plain fallback. */
+static void cpu_model(char *buf, size_t size)
+{
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    char line[512];
+
+    snprintf(buf, size, "cpu");
+    if (!f)
+        return;
+    while (fgets(line, sizeof line, f)) {
+        char *colon = strchr(line, ':');
+        if (strncmp(line, "model name", 10) || !colon)
+            continue;
+        colon++;
+        while (*colon == ' ' || *colon == '\t')
+            colon++;
+        colon[strcspn(colon, "\n")] = '\0';
+        if (*colon)
+            snprintf(buf, size, "%s", colon);
+        break;
+    }
+    fclose(f);
+}
+
+/* mkdir -p, then check that files can be created there. */
+static int ensure_dir(const char *dir, cuplas_error *err)
+{
+    char *p = strdup(dir);
+    struct stat st;
+    int rc = 0;
+
+    if (!p)
+        CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
+    for (char *s = p + 1; *s; s++) {
+        if (*s != '/')
+            continue;
+        *s = '\0';
+        if (mkdir(p, 0777) != 0 && errno != EEXIST)
+            CUPLAS_FAIL(err, CUPLAS_ERR_OUTPUT, "cannot create output folder %s: %s", p,
+                        strerror(errno));
+        *s = '/';
+    }
+    if (mkdir(p, 0777) != 0 && errno != EEXIST)
+        CUPLAS_FAIL(err, CUPLAS_ERR_OUTPUT, "cannot create output folder %s: %s", p,
+                    strerror(errno));
+    if (stat(p, &st) != 0 || !S_ISDIR(st.st_mode))
+        CUPLAS_FAIL(err, CUPLAS_ERR_OUTPUT, "output folder %s is not a directory", p);
+    if (access(p, W_OK | X_OK) != 0)
+        CUPLAS_FAIL(err, CUPLAS_ERR_OUTPUT, "output folder %s is not writable: %s", p,
+                    strerror(errno));
+fail:
+    free(p);
+    return rc;
+}
+
+static char *dir_of(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        return strdup(".");
+    if (slash == path)
+        return strdup("/");
+    return strndup(path, (size_t)(slash - path));
+}
+
+const char *cuplas_job_state_name(cuplas_job_state s)
+{
+    switch (s) {
+    case CUPLAS_JOB_PENDING: return "pending";
+    case CUPLAS_JOB_DONE: return "done";
+    case CUPLAS_JOB_SKIPPED: return "skipped";
+    case CUPLAS_JOB_FAILED: return "failed";
+    case CUPLAS_JOB_CANCELLED: return "cancelled";
+    }
+    return "?";
+}
+
+/* ------------------------------------------------------------- logging */
+
+static void log_failure(cuplas_runner *r, const cuplas_job *job, const cuplas_job_result *res)
+{
+    char line[LINE_LEN], text[LINE_LEN + 32];
+    cuplas_job_error_line(r->jobs, job, &res->err, line, sizeof line);
+    snprintf(text, sizeof text, "cuplas: error: %s", line);
+    cuplas_log_event(r->log, CUPLAS_LOG_ERROR, "job_failed", text,
+                     CUPLAS_LF_S("file", job->file),
+                     CUPLAS_LF_S("dataset", job->dataset ? job->dataset : ""),
+                     CUPLAS_LF_S("output", job->output ? job->output : ""),
+                     CUPLAS_LF_S("code", cuplas_status_name(res->err.code)),
+                     CUPLAS_LF_S("error", line), CUPLAS_LF_I("config_line", job->line), NULL);
+}
+
+static void log_result(cuplas_runner *r, const cuplas_job *job, const cuplas_job_result *res)
+{
+    char text[LINE_LEN];
+    const char *dev = res->worker >= 0 ? r->workers[res->worker].name : "";
+
+    switch (res->state) {
+    case CUPLAS_JOB_DONE:
+        snprintf(text, sizeof text, "cuplas: done %s:%s -> %s (%s, %.2f s, AND %.6g -> %.6g)",
+                 job->file, job->dataset, job->output, res->backend, res->total_s,
+                 res->and_before, res->and_after);
+        cuplas_log_event(r->log, CUPLAS_LOG_INFO, "job_done", text,
+                         CUPLAS_LF_S("file", job->file), CUPLAS_LF_S("dataset", job->dataset),
+                         CUPLAS_LF_S("output", job->output), CUPLAS_LF_S("backend", res->backend),
+                         CUPLAS_LF_I("gpu", res->gpu), CUPLAS_LF_S("device", dev),
+                         CUPLAS_LF_D("seconds", res->total_s),
+                         CUPLAS_LF_D("read_s", res->read_s), CUPLAS_LF_D("prep_s", res->prep_s),
+                         CUPLAS_LF_D("sort_s", res->sort_s), CUPLAS_LF_D("write_s", res->write_s),
+                         CUPLAS_LF_D("and_before", res->and_before),
+                         CUPLAS_LF_D("and_after", res->and_after),
+                         CUPLAS_LF_I("levels", res->stats.levels),
+                         CUPLAS_LF_I("passes", res->stats.passes), NULL);
+        break;
+    case CUPLAS_JOB_SKIPPED:
+        snprintf(text, sizeof text, "cuplas: skipped %s:%s (complete: %s)", job->file,
+                 job->dataset, job->output);
+        cuplas_log_event(r->log, CUPLAS_LOG_INFO, "job_skipped", text,
+                         CUPLAS_LF_S("file", job->file), CUPLAS_LF_S("dataset", job->dataset),
+                         CUPLAS_LF_S("output", job->output), NULL);
+        break;
+    case CUPLAS_JOB_CANCELLED:
+        snprintf(text, sizeof text, "cuplas: interrupted %s:%s (%s; no output written)",
+                 job->file, job->dataset, res->err.msg);
+        cuplas_log_event(r->log, CUPLAS_LOG_WARN, "job_interrupted", text,
+                         CUPLAS_LF_S("file", job->file), CUPLAS_LF_S("dataset", job->dataset),
+                         NULL);
+        break;
+    case CUPLAS_JOB_FAILED:
+        log_failure(r, job, res);
+        break;
+    case CUPLAS_JOB_PENDING:
+        break;
+    }
+}
+
+/* ----------------------------------------------------------------- a job */
+
+/* Take the next pending job; -1 when the queue is empty or cancelled. */
+static int take_job(cuplas_runner *r)
+{
+    int i = -1;
+    cuplas_lock_take(&r->queue_lock);
+    while (!r->cancel && r->next < r->jobs->n) {
+        int k = r->next++;
+        if (r->results[k].state == CUPLAS_JOB_PENDING) {
+            i = k;
+            break;
+        }
+    }
+    cuplas_lock_give(&r->queue_lock);
+    return i;
+}
+
+/*
+ * The overwrite policy and the output folder, under the HDF5 lock.
+ * Returns 0 and *skip = 1 when a complete output with this identity exists.
+ */
+static int check_output(cuplas_runner *r, const cuplas_job *job, int *skip, cuplas_error *e)
+{
+    struct stat st;
+    char *dir = NULL;
+    int rc = 0;
+
+    *skip = 0;
+    if (stat(job->output, &st) == 0) {
+        if (r->cfg->output.overwrite == CUPLAS_OVERWRITE_SKIP &&
+            cuplas_h5_output_complete(job->output, job->dataset, job->identity)) {
+            *skip = 1;
+            return 0;
+        }
+        if (r->cfg->output.overwrite == CUPLAS_OVERWRITE_ERROR) {
+            cuplas_error_where(e, "%s", job->output);
+            CUPLAS_FAIL(e, CUPLAS_ERR_EXISTS, "output exists (overwrite: error)");
+        }
+    }
+    if (!(dir = dir_of(job->output)))
+        CUPLAS_FAIL(e, CUPLAS_ERR_NOMEM, "out of memory");
+    CUPLAS_TRY(ensure_dir(dir, e));
+fail:
+    free(dir);
+    return rc;
+}
+
+/* Everything a job does; fills res (state on success) or e. */
+static int job_body(cuplas_runner *r, cuplas_worker *w, struct cuplas_gpu_ctx *gpu,
+                    const cuplas_job *job, cuplas_job_result *res, cuplas_error *e)
+{
+    const cuplas_config *cfg = r->cfg;
+    cuplas_h5grid g;
+    double *x = NULL, t;
+    int64_t *index = NULL, N;
+    int *use = NULL, nuse = 0, skip = 0, rc = 0;
+    char *params = NULL, device[256];
+
+    memset(&g, 0, sizeof g);
+    g.file_type = -1;
+    if (job->err.code) {
+        *e = job->err;
+        return (int)e->code;
+    }
+
+    t = now_s();
+    cuplas_lock_take(&r->h5_lock);
+    rc = check_output(r, job, &skip, e);
+    if (rc == 0 && !skip)
+        rc = cuplas_h5_read_grid(job->file, job->dataset, job->height, job->width, &g, e);
+    cuplas_lock_give(&r->h5_lock);
+    if (rc)
+        goto fail;
+    if (skip) {
+        res->state = CUPLAS_JOB_SKIPPED;
+        return 0;
+    }
+    /* the identity (and the plan) describe the file as it was probed */
+    if (g.H != job->H || g.W != job->W || g.C != job->C || strcmp(g.dtype, job->dtype))
+        CUPLAS_FAIL(e, CUPLAS_ERR_INPUT, "the dataset changed since the job was planned");
+    res->read_s = now_s() - t;
+
+    t = now_s();
+    N = g.H * g.W;
+    CUPLAS_TRY(cuplas_job_channels(cfg, g.C, &use, &nuse, e));
+    if (!(x = malloc((size_t)N * (size_t)nuse * sizeof *x)) ||
+        !(index = malloc((size_t)N * sizeof *index)))
+        CUPLAS_FAIL(e, CUPLAS_ERR_NOMEM, "out of memory for a %lldx%lld grid", (long long)g.H,
+                    (long long)g.W);
+    /* non-native types are converted by HDF5 itself: that needs the lock */
+    if (!g.native)
+        cuplas_lock_take(&r->h5_lock);
+    rc = cuplas_h5grid_to_double(&g, use, nuse, x, e);
+    if (!g.native)
+        cuplas_lock_give(&r->h5_lock);
+    if (rc)
+        goto fail;
+    cuplas_features_normalize(x, N, nuse, cfg->channels.normalize, cfg->channels.weights);
+    res->and_before = cuplas_and(x, g.H, g.W, nuse, NULL);
+    res->prep_s = now_s() - t;
+
+    t = now_s();
+    cuplas_sort_target target = {gpu, &r->cancel};
+    rc = cuplas_sort_features(x, g.H, g.W, nuse, &cfg->sort, &target, index, &res->stats, e);
+    if (rc == CUPLAS_ERR_CUDA && gpu && cfg->backend.cpu_fallback) {
+        char line[LINE_LEN], text[LINE_LEN + 64];
+        cuplas_job_error_line(r->jobs, job, e, line, sizeof line);
+        snprintf(text, sizeof text, "cuplas: warning: %s; retrying on the CPU", line);
+        cuplas_log_event(r->log, CUPLAS_LOG_WARN, "gpu_fallback", text,
+                         CUPLAS_LF_S("file", job->file), CUPLAS_LF_S("dataset", job->dataset),
+                         CUPLAS_LF_S("error", e->msg), NULL);
+        cuplas_error_clear(e);
+        gpu = NULL;
+        target.gpu = NULL;
+        rc = cuplas_sort_features(x, g.H, g.W, nuse, &cfg->sort, &target, index, &res->stats,
+                                  e);
+    }
+    if (rc)
+        goto fail;
+    snprintf(res->backend, sizeof res->backend, "%s", gpu ? "gpu" : "cpu");
+    res->and_after = cuplas_and(x, g.H, g.W, nuse, index);
+    res->sort_s = now_s() - t;
+
+    t = now_s();
+    if (gpu)
+        snprintf(device, sizeof device, "%s", w->name);
+    else
+        snprintf(device, sizeof device, "%s (%d threads)", r->cpu_name, max_threads());
+    if (!(params = cuplas_config_params_to_yaml(cfg)))
+        CUPLAS_FAIL(e, CUPLAS_ERR_NOMEM, "out of memory");
+    cuplas_result_meta meta = {
+        .params_yaml = params,
+        .seed = cfg->sort.seed,
+        .version = PACKAGE_VERSION,
+        .and_before = res->and_before,
+        .and_after = res->and_after,
+        .wall_seconds = res->read_s + res->prep_s + res->sort_s,
+        .backend = res->backend,
+        .device_name = device,
+        .identity = job->identity,
+    };
+    cuplas_lock_take(&r->h5_lock);
+    rc = cuplas_h5_write_result(job->output, &g, index, &cfg->output, &meta, e);
+    cuplas_lock_give(&r->h5_lock);
+    if (rc)
+        goto fail;
+    res->write_s = now_s() - t;
+    res->state = CUPLAS_JOB_DONE;
+fail:
+    free(params);
+    free(index);
+    free(x);
+    free(use);
+    if (g.file || g.raw) {
+        /* H5Tclose of the grid's copied type is an HDF5 call */
+        cuplas_lock_take(&r->h5_lock);
+        cuplas_h5grid_free(&g);
+        cuplas_lock_give(&r->h5_lock);
+    }
+    return rc;
+}
+
+static void run_job(cuplas_runner *r, int wi, struct cuplas_gpu_ctx *gpu, int i)
+{
+    const cuplas_job *job = &r->jobs->v[i];
+    cuplas_job_result *res = &r->results[i];
+    cuplas_worker *w = &r->workers[wi];
+    cuplas_error e;
+    double t0 = now_s();
+
+    cuplas_error_clear(&e);
+    res->worker = wi;
+    res->gpu = w->gpu;
+    snprintf(res->backend, sizeof res->backend, "%s", w->gpu >= 0 ? "gpu" : "cpu");
+    cuplas_log_event(r->log, CUPLAS_LOG_DEBUG, "job_start", NULL,
+                     CUPLAS_LF_S("file", job->file), CUPLAS_LF_S("dataset", job->dataset),
+                     CUPLAS_LF_I("gpu", w->gpu), NULL);
+    if (job_body(r, w, gpu, job, res, &e) != 0) {
+        res->err = e;
+        res->state = e.code == CUPLAS_ERR_INTERRUPTED ? CUPLAS_JOB_CANCELLED : CUPLAS_JOB_FAILED;
+    }
+    res->total_s = now_s() - t0;
+    w->jobs++;
+    w->busy_s += res->total_s;
+    log_result(r, job, res);
+}
+
+/* ------------------------------------------------------------- workers */
+
+static void cpu_worker(cuplas_runner *r, int wi)
+{
+    int i;
+    cuplas_h5_quiet();
+    while ((i = take_job(r)) >= 0)
+        run_job(r, wi, NULL, i);
+}
+
+#ifdef HAVE_CUDA
+static void gpu_worker(cuplas_runner *r, int wi)
+{
+    cuplas_worker *w = &r->workers[wi];
+    cuplas_gpu_ctx *ctx = NULL;
+    int i;
+
+    cuplas_h5_quiet();
+    if (cuplas_gpu_ctx_init(&ctx, w->gpu, &w->err) != 0) {
+        char buf[1100], text[1200];
+        snprintf(text, sizeof text, "cuplas: error: %s (this GPU takes no jobs)",
+                 cuplas_error_format(&w->err, buf, sizeof buf));
+        cuplas_log_event(r->log, CUPLAS_LOG_ERROR, "worker_failed", text,
+                         CUPLAS_LF_I("gpu", w->gpu), CUPLAS_LF_S("error", w->err.msg), NULL);
+        return;
+    }
+    snprintf(w->name, sizeof w->name, "%s", cuplas_gpu_name(ctx));
+    while ((i = take_job(r)) >= 0)
+        run_job(r, wi, ctx, i);
+    cuplas_gpu_ctx_free(ctx);
+}
+#endif
+
+/* ------------------------------------------------------------ public API */
+
+int cuplas_runner_init(cuplas_runner *r, const cuplas_config *cfg, const cuplas_jobs *jobs,
+                       cuplas_log *log, cuplas_error *err)
+{
+    const cuplas_backend_opts *b = &cfg->backend;
+    int ngpu = 0, rc = 0;
+
+    memset(r, 0, sizeof *r);
+    r->cfg = cfg;
+    r->jobs = jobs;
+    r->log = log;
+    cuplas_lock_init(&r->queue_lock);
+    cuplas_lock_init(&r->h5_lock);
+    if (!(r->results = calloc((size_t)jobs->n + 1, sizeof *r->results)))
+        CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
+    for (int i = 0; i < jobs->n; i++) {
+        r->results[i].worker = -1;
+        r->results[i].gpu = -1;
+    }
+#ifdef _OPENMP
+    if (b->threads > 0)
+        omp_set_num_threads(b->threads);
+#endif
+    cpu_model(r->cpu_name, sizeof r->cpu_name);
+
+#ifdef HAVE_CUDA
+    ngpu = cuplas_gpu_count();
+#endif
+    r->use_gpu = b->device == CUPLAS_DEVICE_GPU || (b->device == CUPLAS_DEVICE_AUTO && ngpu > 0);
+    if (r->use_gpu && ngpu == 0) {
+#ifdef HAVE_CUDA
+        CUPLAS_FAIL(err, CUPLAS_ERR_NODEVICE, "backend.device: gpu, but no usable GPU is "
+                    "visible (check CUDA_VISIBLE_DEVICES and the driver), or set "
+                    "backend.device: cpu");
+#else
+        CUPLAS_FAIL(err, CUPLAS_ERR_NODEVICE, "backend.device: gpu, but this cuplas was "
+                    "built without CUDA; set backend.device: cpu");
+#endif
+    }
+    r->nworkers = r->use_gpu ? (b->ngpus ? b->ngpus : ngpu) : 1;
+    if (!(r->workers = calloc((size_t)r->nworkers, sizeof *r->workers)))
+        CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
+    for (int k = 0; k < r->nworkers; k++) {
+        cuplas_worker *w = &r->workers[k];
+        w->gpu = r->use_gpu ? (b->ngpus ? b->gpus[k] : k) : -1;
+        if (w->gpu >= ngpu && r->use_gpu)
+            CUPLAS_FAIL(err, CUPLAS_ERR_NODEVICE, "backend.gpus: GPU %d is not visible "
+                        "(%d GPU%s visible)", w->gpu, ngpu, ngpu == 1 ? "" : "s");
+        if (w->gpu >= 0)
+            snprintf(w->name, sizeof w->name, "gpu %d", w->gpu);
+        else
+            snprintf(w->name, sizeof w->name, "%s (%d threads)", r->cpu_name, max_threads());
+    }
+    return 0;
+fail:
+    cuplas_runner_free(r);
+    return rc;
+}
+
+int cuplas_runner_run(cuplas_runner *r, cuplas_error *err)
+{
+    double t0 = now_s();
+    int rc = 0, started = 0;
+    char text[512];
+
+    snprintf(text, sizeof text, "cuplas: %d job%s on %s%s", r->jobs->n,
+             r->jobs->n == 1 ? "" : "s", r->use_gpu ? "" : "the CPU: ",
+             r->use_gpu ? "GPUs" : r->workers[0].name);
+    if (r->use_gpu) {
+        size_t len = strlen(text);
+        for (int k = 0; k < r->nworkers && len < sizeof text - 8; k++)
+            len += (size_t)snprintf(text + len, sizeof text - len, "%s%d", k ? "," : " ",
+                                    r->workers[k].gpu);
+    }
+    cuplas_log_event(r->log, CUPLAS_LOG_INFO, "run_start", text,
+                     CUPLAS_LF_I("jobs", r->jobs->n),
+                     CUPLAS_LF_S("backend", r->use_gpu ? "gpu" : "cpu"),
+                     CUPLAS_LF_I("workers", r->nworkers), NULL);
+
+    /* jobs that failed while planning are reported first, in list order */
+    for (int i = 0; i < r->jobs->n; i++) {
+        if (!r->jobs->v[i].err.code)
+            continue;
+        r->results[i].state = CUPLAS_JOB_FAILED;
+        r->results[i].err = r->jobs->v[i].err;
+        log_failure(r, &r->jobs->v[i], &r->results[i]);
+    }
+
+    if (!r->use_gpu) {
+        cpu_worker(r, 0);
+        started = 1;
+    }
+#ifdef HAVE_CUDA
+    else {
+        #pragma omp parallel num_threads(r->nworkers)
+        {
+#ifdef _OPENMP
+            int me = omp_get_thread_num(), step = omp_get_num_threads();
+#else
+            int me = 0, step = 1;
+#endif
+            /* fewer threads than asked (OMP_THREAD_LIMIT): serve the rest in turn */
+            for (int k = me; k < r->nworkers; k += step)
+                gpu_worker(r, k);
+        }
+        for (int k = 0; k < r->nworkers; k++)
+            started |= r->workers[k].err.code == CUPLAS_OK;
+    }
+#endif
+    r->wall_s = now_s() - t0;
+    if (!started) {
+        *err = r->workers[0].err;
+        rc = err->code ? (int)err->code : CUPLAS_ERR_NODEVICE;
+    }
+    return rc;
+}
+
+void cuplas_runner_summary(cuplas_runner *r)
+{
+    int n[5] = {0};
+    char text[LINE_LEN + 64], line[LINE_LEN];
+
+    for (int i = 0; i < r->jobs->n; i++)
+        n[r->results[i].state]++;
+    snprintf(text, sizeof text, "cuplas: summary: %d done, %d skipped, %d failed%s in %.2f s",
+             n[CUPLAS_JOB_DONE], n[CUPLAS_JOB_SKIPPED], n[CUPLAS_JOB_FAILED],
+             r->cancel ? ", interrupted" : "", r->wall_s);
+    if (n[CUPLAS_JOB_CANCELLED] + n[CUPLAS_JOB_PENDING]) {
+        size_t len = strlen(text);
+        snprintf(text + len, sizeof text - len, "; %d not finished",
+                 n[CUPLAS_JOB_CANCELLED] + n[CUPLAS_JOB_PENDING]);
+    }
+    cuplas_log_event(r->log, CUPLAS_LOG_ERROR, "summary", text,
+                     CUPLAS_LF_I("done", n[CUPLAS_JOB_DONE]),
+                     CUPLAS_LF_I("skipped", n[CUPLAS_JOB_SKIPPED]),
+                     CUPLAS_LF_I("failed", n[CUPLAS_JOB_FAILED]),
+                     CUPLAS_LF_I("not_finished", n[CUPLAS_JOB_CANCELLED] + n[CUPLAS_JOB_PENDING]),
+                     CUPLAS_LF_I("interrupted", r->cancel != 0),
+                     CUPLAS_LF_D("seconds", r->wall_s), NULL);
+    for (int k = 0; k < r->nworkers; k++) {
+        const cuplas_worker *w = &r->workers[k];
+        snprintf(text, sizeof text, "cuplas:   %s %s: %d job%s, busy %.2f s (%.0f%%)",
+                 w->gpu >= 0 ? "gpu" : "cpu", w->name, w->jobs, w->jobs == 1 ? "" : "s",
+                 w->busy_s, r->wall_s > 0 ? 100.0 * w->busy_s / r->wall_s : 0.0);
+        cuplas_log_event(r->log, CUPLAS_LOG_ERROR, "device_summary", text,
+                         CUPLAS_LF_S("backend", w->gpu >= 0 ? "gpu" : "cpu"),
+                         CUPLAS_LF_I("gpu", w->gpu), CUPLAS_LF_S("device", w->name),
+                         CUPLAS_LF_I("jobs", w->jobs), CUPLAS_LF_D("busy_s", w->busy_s), NULL);
+    }
+    for (int i = 0; i < r->jobs->n; i++) {
+        const cuplas_job *job = &r->jobs->v[i];
+        if (r->results[i].state != CUPLAS_JOB_FAILED)
+            continue;
+        cuplas_job_error_line(r->jobs, job, &r->results[i].err, line, sizeof line);
+        snprintf(text, sizeof text, "cuplas:   failed: %s", line);
+        cuplas_log_event(r->log, CUPLAS_LOG_ERROR, "failure", text,
+                         CUPLAS_LF_S("file", job->file),
+                         CUPLAS_LF_S("dataset", job->dataset ? job->dataset : ""),
+                         CUPLAS_LF_S("error", line), NULL);
+    }
+}
+
+int cuplas_runner_exit_code(const cuplas_runner *r)
+{
+    int failed = 0, unfinished = 0;
+    for (int i = 0; i < r->jobs->n; i++) {
+        failed |= r->results[i].state == CUPLAS_JOB_FAILED;
+        unfinished |= r->results[i].state == CUPLAS_JOB_CANCELLED ||
+                      r->results[i].state == CUPLAS_JOB_PENDING;
+    }
+    /* interrupted wins: a rerun resumes, and then reports the failures */
+    if (r->cancel && unfinished)
+        return CUPLAS_EXIT_INTERRUPTED;
+    return failed ? CUPLAS_EXIT_JOBS_FAILED : CUPLAS_EXIT_OK;
+}
+
+void cuplas_runner_free(cuplas_runner *r)
+{
+    if (!r->jobs)
+        return;
+    free(r->results);
+    free(r->workers);
+    cuplas_lock_free(&r->queue_lock);
+    cuplas_lock_free(&r->h5_lock);
+    r->results = NULL;
+    r->workers = NULL;
+    r->jobs = NULL;
+}

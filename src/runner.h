@@ -1,0 +1,94 @@
+/*
+ * runner.h - executes a job list: a shared queue drained by workers.
+ *
+ * One worker for the CPU backend (OpenMP inside each sort), one worker per
+ * GPU for the GPU backend (a host thread owning that device's context).
+ * Workers take the next job in list order under a lock; every HDF5 call
+ * goes through one mutex. Each job ends in a result record (state, error,
+ * metrics, timings, device) kept in an array parallel to the job list, so
+ * that a manifest can be written from it later. Workers never exit the
+ * process: failures are recorded and the other jobs go on.
+ */
+#ifndef CUPLAS_RUNNER_H
+#define CUPLAS_RUNNER_H
+
+#include "config.h"
+#include "error.h"
+#include "jobs.h"
+#include "lock.h"
+#include "log.h"
+#include "sort_cpu.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum {
+    CUPLAS_JOB_PENDING = 0, /* not started (or left when cancelled)      */
+    CUPLAS_JOB_DONE,        /* sorted and written                        */
+    CUPLAS_JOB_SKIPPED,     /* a complete output with this identity exists */
+    CUPLAS_JOB_FAILED,      /* err says why                              */
+    CUPLAS_JOB_CANCELLED    /* stopped by a signal while running          */
+} cuplas_job_state;
+
+typedef struct cuplas_job_result {
+    cuplas_job_state state;
+    cuplas_error err;          /* FAILED / CANCELLED                        */
+    int worker;                /* index into runner.workers, -1 = none       */
+    char backend[4];           /* "cpu" | "gpu" (after a fallback: "cpu")    */
+    int gpu;                   /* device id, -1 = CPU                        */
+    double and_before, and_after;
+    double read_s, prep_s, sort_s, write_s, total_s;
+    cuplas_sort_stats stats;
+} cuplas_job_result;
+
+typedef struct cuplas_worker {
+    int gpu;                   /* device id, -1 = the CPU worker             */
+    char name[192];            /* device name as written to outputs          */
+    int jobs;                  /* jobs this worker finished (any state)      */
+    double busy_s;             /* time spent inside jobs                     */
+    cuplas_error err;          /* the worker could not start (GPU init)      */
+} cuplas_worker;
+
+typedef struct cuplas_runner {
+    const cuplas_config *cfg;
+    const cuplas_jobs *jobs;
+    cuplas_log *log;
+    cuplas_job_result *results;  /* jobs->n records                          */
+    cuplas_worker *workers;
+    int nworkers;
+    int use_gpu;                 /* resolved backend.device                  */
+    volatile int cancel;         /* set by signal handlers; polled by workers */
+    int next;                    /* queue head, under queue_lock             */
+    cuplas_lock queue_lock;
+    cuplas_lock h5_lock;         /* every cuplas_h5_* call                   */
+    char cpu_name[128];
+    double wall_s;
+} cuplas_runner;
+
+/*
+ * Resolve the backend and its workers. Returns CUPLAS_ERR_NODEVICE when
+ * backend.device is gpu (or backend.gpus names a device) and no usable GPU
+ * is there: a fatal environment error, exit CUPLAS_EXIT_FATAL.
+ */
+int cuplas_runner_init(cuplas_runner *r, const cuplas_config *cfg, const cuplas_jobs *jobs,
+                       cuplas_log *log, cuplas_error *err);
+
+/* Run every job. Returns 0, or CUPLAS_ERR_NODEVICE if no worker could
+ * start (fatal); job failures are in results, not in the return value. */
+int cuplas_runner_run(cuplas_runner *r, cuplas_error *err);
+
+/* Counts, wall time, per-device load and every failure, to the log. */
+void cuplas_runner_summary(cuplas_runner *r);
+
+/* 0 all done or skipped, 1 some failed, 75 cancelled (CUPLAS_EXIT_*). */
+int cuplas_runner_exit_code(const cuplas_runner *r);
+
+void cuplas_runner_free(cuplas_runner *r);
+
+const char *cuplas_job_state_name(cuplas_job_state s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
