@@ -25,6 +25,10 @@ struct cuplas_gpu_ctx {
     int sms;             /* multiprocessors: the level kernel's grid bound */
     void *ws;          /* device workspace, grown on demand */
     size_t ws_bytes;
+    int16_t *h_q;      /* pinned: features to upload        */
+    int32_t *h_idx;    /* pinned: index downloaded          */
+    int64_t h_q_n, h_idx_n;
+    cudaEvent_t ev[4]; /* upload, sort, download boundaries  */
 };
 
 /* Carved out of the workspace for one grid. */
@@ -65,6 +69,8 @@ extern "C" int cuplas_gpu_ctx_init(cuplas_gpu_ctx **out, int device, cuplas_erro
     CUPLAS_CUDA_TRY(err, cudaGetDeviceProperties(&prop, device));
     snprintf(ctx->name, sizeof ctx->name, "%s", prop.name);
     CUPLAS_CUDA_TRY(err, cudaStreamCreateWithFlags(&ctx->stream, cudaStreamNonBlocking));
+    for (int i = 0; i < 4; i++)
+        CUPLAS_CUDA_TRY(err, cudaEventCreate(&ctx->ev[i]));
     if (!prop.cooperativeLaunch)
         CUPLAS_FAIL(err, CUPLAS_ERR_NODEVICE, "%s cannot run cooperative kernels", prop.name);
     ctx->sms = prop.multiProcessorCount;
@@ -83,6 +89,13 @@ extern "C" void cuplas_gpu_ctx_free(cuplas_gpu_ctx *ctx)
     cudaSetDevice(ctx->device);
     if (ctx->ws)
         cudaFree(ctx->ws);
+    if (ctx->h_q)
+        cudaFreeHost(ctx->h_q);
+    if (ctx->h_idx)
+        cudaFreeHost(ctx->h_idx);
+    for (int i = 0; i < 4; i++)
+        if (ctx->ev[i])
+            cudaEventDestroy(ctx->ev[i]);
     if (ctx->stream)
         cudaStreamDestroy(ctx->stream);
     free(ctx);
@@ -97,6 +110,41 @@ extern "C" int cuplas_gpu_mem_info(cuplas_gpu_ctx *ctx, size_t *free_b, size_t *
         return -1;
     return 0;
 }
+
+/* Grow a pinned host buffer to n elements of size es (contents dropped). */
+static void *grow_pinned(void *p, int64_t *have, int64_t n, size_t es)
+{
+    if (*have >= n)
+        return p;
+    if (p)
+        cudaFreeHost(p);
+    *have = 0;
+    if (cudaHostAlloc(&p, (size_t)n * es, cudaHostAllocPortable) != cudaSuccess) {
+        cudaGetLastError();
+        return NULL;
+    }
+    *have = n;
+    return p;
+}
+
+extern "C" int16_t *cuplas_gpu_staging(cuplas_gpu_ctx *ctx, int64_t n)
+{
+    if (cudaSetDevice(ctx->device) != cudaSuccess)
+        return NULL;
+    ctx->h_q = (int16_t *)grow_pinned(ctx->h_q, &ctx->h_q_n, n, sizeof(int16_t));
+    return ctx->h_q;
+}
+
+extern "C" void cuplas_gpu_release(cuplas_gpu_ctx *ctx)
+{
+    cudaSetDevice(ctx->device);
+    if (ctx->ws)
+        cudaFree(ctx->ws);
+    ctx->ws = NULL;
+    ctx->ws_bytes = 0;
+}
+
+extern "C" size_t cuplas_gpu_held(const cuplas_gpu_ctx *ctx) { return ctx->ws_bytes; }
 
 extern "C" size_t cuplas_sort_gpu_bytes(int64_t H, int64_t W, int Cp)
 {
@@ -189,12 +237,12 @@ extern "C" int cuplas_sort_gpu(cuplas_gpu_ctx *ctx, const cuplas_qgrid *g,
 {
     int rc = 0;
     const int64_t N = g->H * g->W;
-    int32_t *h_idx = NULL;
-    cudaEvent_t ev[2] = {NULL, NULL};
-    float ms = 0;
+    const size_t qbytes = (size_t)N * g->Cp * sizeof(int16_t);
+    float ms[3] = {0, 0, 0};
     int per_sm = 0;
     cuplas_loop_state hs;
     gpu_buffers b;
+    cudaStream_t str = ctx->stream;
     (void)cancel; /* a GPU sort always completes its grid (README) */
     memset(st, 0, sizeof *st);
     if (N > INT32_MAX)
@@ -202,46 +250,44 @@ extern "C" int cuplas_sort_gpu(cuplas_gpu_ctx *ctx, const cuplas_qgrid *g,
     CUPLAS_CUDA_TRY(err, cudaSetDevice(ctx->device));
     CUPLAS_TRY(ensure_workspace(ctx, cuplas_sort_gpu_bytes(g->H, g->W, g->Cp), err));
     b = carve(ctx->ws, g->H, g->W, g->Cp);
-    h_idx = (int32_t *)malloc((size_t)N * sizeof *h_idx);
-    if (!h_idx)
-        CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
+    if (!(ctx->h_idx = (int32_t *)grow_pinned(ctx->h_idx, &ctx->h_idx_n, N, sizeof(int32_t))))
+        CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "cannot allocate pinned host memory for the index");
     CUPLAS_TRY(cuplas_level_occupancy(g->Cp, &per_sm, err));
     if (per_sm < 1)
         CUPLAS_FAIL(err, CUPLAS_ERR_CUDA, "the level kernel for %d channels does not fit an SM", g->C);
-    CUPLAS_CUDA_TRY(err, cudaEventCreate(&ev[0]));
-    CUPLAS_CUDA_TRY(err, cudaEventCreate(&ev[1]));
 
-    /* the target buffer holds the input until the shuffle has gathered it */
-    CUPLAS_CUDA_TRY(err, cudaMemcpyAsync(b.t, g->q, (size_t)N * g->Cp * sizeof(int16_t),
-                                         cudaMemcpyHostToDevice, ctx->stream));
-    CUPLAS_CUDA_TRY(err, cudaMemsetAsync(b.state, 0, sizeof(cuplas_loop_state), ctx->stream));
-    CUPLAS_CUDA_TRY(err, cudaEventRecord(ev[0], ctx->stream));
-    CUPLAS_TRY(cuplas_shuffle_launch(b.q, b.idx, b.t, N, g->Cp, p->seed, p->shuffle, ctx->stream, err));
+    /* the target buffer holds the input until the shuffle has gathered it;
+     * g->q is pinned when it came from cuplas_gpu_staging (async copy) */
+    CUPLAS_CUDA_TRY(err, cudaEventRecord(ctx->ev[0], str));
+    CUPLAS_CUDA_TRY(err, cudaMemcpyAsync(b.t, g->q, qbytes, cudaMemcpyHostToDevice, str));
+    CUPLAS_CUDA_TRY(err, cudaMemsetAsync(b.state, 0, sizeof(cuplas_loop_state), str));
+    CUPLAS_CUDA_TRY(err, cudaEventRecord(ctx->ev[1], str));
+    CUPLAS_TRY(cuplas_shuffle_launch(b.q, b.idx, b.t, N, g->Cp, p->seed, p->shuffle, str, err));
     /* every launch is asynchronous: the loop decisions live on the device */
     for (int L = 0; L < s->nlevels; L++) {
         const cuplas_level *lv = &s->levels[L];
         CUPLAS_TRY(launch_blur(&b, g->H, g->W, g->C, g->Cp, lv->rx, lv->ry, p->blur_passes,
-                               p->border_x, p->border_y, ctx->stream, err));
+                               p->border_x, p->border_y, str, err));
         CUPLAS_TRY(cuplas_level_launch(b.q, b.idx, b.t, g->Cp, level_args(g, p, lv, L), b.state,
-                                       per_sm * ctx->sms, ctx->stream, err));
+                                       per_sm * ctx->sms, str, err));
     }
-    CUPLAS_CUDA_TRY(err, cudaEventRecord(ev[1], ctx->stream));
-    CUPLAS_CUDA_TRY(err, cudaMemcpyAsync(h_idx, b.idx, (size_t)N * sizeof *h_idx,
-                                         cudaMemcpyDeviceToHost, ctx->stream));
-    CUPLAS_CUDA_TRY(err, cudaMemcpyAsync(&hs, b.state, sizeof hs, cudaMemcpyDeviceToHost, ctx->stream));
-    CUPLAS_CUDA_TRY(err, cudaStreamSynchronize(ctx->stream));
-    CUPLAS_CUDA_TRY(err, cudaEventElapsedTime(&ms, ev[0], ev[1]));
+    CUPLAS_CUDA_TRY(err, cudaEventRecord(ctx->ev[2], str));
+    CUPLAS_CUDA_TRY(err, cudaMemcpyAsync(ctx->h_idx, b.idx, (size_t)N * sizeof(int32_t),
+                                         cudaMemcpyDeviceToHost, str));
+    CUPLAS_CUDA_TRY(err, cudaMemcpyAsync(&hs, b.state, sizeof hs, cudaMemcpyDeviceToHost, str));
+    CUPLAS_CUDA_TRY(err, cudaEventRecord(ctx->ev[3], str));
+    CUPLAS_CUDA_TRY(err, cudaStreamSynchronize(str));
+    for (int i = 0; i < 3; i++)
+        CUPLAS_CUDA_TRY(err, cudaEventElapsedTime(&ms[i], ctx->ev[i], ctx->ev[i + 1]));
     for (int64_t i = 0; i < N; i++)
-        index[i] = h_idx[i];
+        index[i] = ctx->h_idx[i];
     st->levels = s->nlevels;
     st->configs = (int64_t)hs.configs;
     st->passes = (int64_t)hs.passes;
-    st->device_ms = ms;
+    st->h2d_ms = ms[0];
+    st->device_ms = ms[1];
+    st->d2h_ms = ms[2];
 fail:
-    for (int i = 0; i < 2; i++)
-        if (ev[i])
-            cudaEventDestroy(ev[i]);
-    free(h_idx);
     if (rc)
         cuplas_error_where(err, "gpu %d (%s)", ctx->device, ctx->name);
     return rc;

@@ -174,6 +174,9 @@ static const struct key config_keys[] = {
       .doc = "rerun a job on the CPU when its GPU fails" },
     { "backend.threads", K_INT, AT(backend.threads), .min = 0, .flags = F_MIN,
       .doc = "CPU threads; 0 = the OpenMP default (OMP_NUM_THREADS)" },
+    { "backend.lanes", K_INT, AT(backend.lanes), .min = 1, .max = 16, .flags = F_MIN | F_MAX,
+      .doc = "grids in flight per GPU, each with its own stream, pinned buffers and "
+             "host thread: one uploads while another sorts and a third writes" },
 
     { "logging.level", K_ENUM, AT(log.level), .names = level_names,
       .doc = "least severe message that is printed" },
@@ -1441,6 +1444,7 @@ void cuplas_config_defaults(cuplas_config *cfg)
     cfg->backend.device = CUPLAS_DEVICE_AUTO;
     cfg->backend.cpu_fallback = false;
     cfg->backend.threads = 0;
+    cfg->backend.lanes = 4;
     cfg->log.level = CUPLAS_LOG_INFO;
     cfg->log.format = CUPLAS_LOG_AUTO;
     cfg->log.file = NULL;

@@ -61,6 +61,7 @@ typedef struct cuplas_backend_opts {
     int ngpus;
     bool cpu_fallback;         /* backend.cpu_fallback: GPU failure -> CPU    */
     int threads;               /* backend.threads: CPU threads, 0 = OpenMP's   */
+    int lanes;                 /* backend.lanes: grids in flight per GPU       */
 } cuplas_backend_opts;
 
 typedef struct cuplas_log_opts {

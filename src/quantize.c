@@ -52,7 +52,7 @@ void cuplas_features_normalize(double *x, int64_t N, int C, cuplas_norm norm,
     }
 }
 
-int cuplas_qgrid_build(const double *x, int64_t H, int64_t W, int C,
+int cuplas_qgrid_build(const double *x, int64_t H, int64_t W, int C, int16_t *dst,
                        cuplas_qgrid *g, cuplas_error *err)
 {
     int rc = 0;
@@ -61,7 +61,8 @@ int cuplas_qgrid_build(const double *x, int64_t H, int64_t W, int C,
     g->W = W;
     g->C = C;
     g->Cp = cuplas_padded_channels(C);
-    g->q = calloc((size_t)N * g->Cp, sizeof *g->q);
+    g->owned = dst == NULL;
+    g->q = dst ? dst : malloc((size_t)N * g->Cp * sizeof *g->q);
     if (!g->q)
         CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory for %lld x %d features",
                     (long long)N, g->Cp);
@@ -70,9 +71,12 @@ int cuplas_qgrid_build(const double *x, int64_t H, int64_t W, int C,
         amax = fabs(x[i]) > amax ? fabs(x[i]) : amax;
     double s = amax > 0 ? CUPLAS_QMAX_D / amax : 1.0;
     #pragma omp parallel for schedule(static)
-    for (int64_t i = 0; i < N; i++)
+    for (int64_t i = 0; i < N; i++) {
         for (int c = 0; c < C; c++)
             g->q[i * g->Cp + c] = (int16_t)floor(x[i * C + c] * s + 0.5);
+        for (int c = C; c < g->Cp; c++)
+            g->q[i * g->Cp + c] = 0; /* padding costs nothing */
+    }
     return 0;
 fail:
     return rc;
@@ -80,6 +84,7 @@ fail:
 
 void cuplas_qgrid_free(cuplas_qgrid *g)
 {
-    free(g->q);
+    if (g->owned)
+        free(g->q);
     g->q = NULL;
 }

@@ -27,6 +27,7 @@ typedef struct cuplas_qgrid {
     int64_t H, W;
     int C, Cp;
     int16_t *q;
+    int owned;   /* q was allocated by cuplas_qgrid_build */
 } cuplas_qgrid;
 
 static inline int cuplas_padded_channels(int C) { return (C + 3) & ~3; }
@@ -36,8 +37,9 @@ static inline int cuplas_padded_channels(int C) { return (C + 3) & ~3; }
 void cuplas_features_normalize(double *x, int64_t N, int C, cuplas_norm norm,
                                const double *weights);
 
-/* Quantise x (N x C) into g (allocated here; free with cuplas_qgrid_free). */
-int cuplas_qgrid_build(const double *x, int64_t H, int64_t W, int C,
+/* Quantise x (N x C) into g. dst: N*Cp int16 owned by the caller (e.g. a
+ * GPU's pinned upload buffer), or NULL to allocate (cuplas_qgrid_free). */
+int cuplas_qgrid_build(const double *x, int64_t H, int64_t W, int C, int16_t *dst,
                        cuplas_qgrid *g, cuplas_error *err);
 void cuplas_qgrid_free(cuplas_qgrid *g);
 

@@ -63,7 +63,15 @@ int cuplas_sort_features(const double *x, int64_t H, int64_t W, int C,
         sort_tiny(x, (int)(H * W), C, index);
         return 0;
     }
-    CUPLAS_TRY(cuplas_qgrid_build(x, H, W, C, &g, err));
+    int16_t *staging = NULL;
+#ifdef HAVE_CUDA
+    /* quantise straight into the GPU's pinned upload buffer */
+    if (target && target->gpu &&
+        !(staging = cuplas_gpu_staging(target->gpu, H * W * cuplas_padded_channels(C))))
+        CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "cannot allocate pinned host memory for a %lldx%lld grid",
+                    (long long)H, (long long)W);
+#endif
+    CUPLAS_TRY(cuplas_qgrid_build(x, H, W, C, staging, &g, err));
     CUPLAS_TRY(cuplas_schedule_build(H, W, p, &s, err));
     if (target && target->gpu) {
 #ifdef HAVE_CUDA

@@ -23,7 +23,8 @@ typedef struct cuplas_sort_stats {
     int levels;
     int64_t configs;   /* block configurations run             */
     int64_t passes;    /* solve passes over all groups          */
-    double device_ms;  /* GPU: shuffle + graph, by CUDA events  */
+    double device_ms;  /* GPU: shuffle + levels, by CUDA events */
+    double h2d_ms, d2h_ms; /* GPU: upload and download, by events */
 } cuplas_sort_stats;
 
 /* What one pass needs: the level's block shape, the torus shift, the

@@ -192,7 +192,7 @@ static void test_pass_reports_exact_costs(void **state)
     double *x = tu_colors(N, 3, 5);
     cuplas_qgrid g;
     cuplas_error err = {0};
-    assert_int_equal(cuplas_qgrid_build(x, H, W, 3, &g, &err), 0);
+    assert_int_equal(cuplas_qgrid_build(x, H, W, 3, NULL, &g, &err), 0);
     int16_t *t = malloc(N * g.Cp * 2);
     int64_t *idx = malloc(N * sizeof *idx);
     for (int64_t i = 0; i < N; i++) idx[i] = i;
