@@ -53,10 +53,23 @@ fail:
     return rc;
 }
 
+void cuplas_log_progress(cuplas_log *lg, const char *text)
+{
+    if (lg->json || !lg->out || !isatty(fileno(lg->out)))
+        return;
+    cuplas_lock_take(&lg->lock);
+    fprintf(lg->out, "\r\033[K%s", text);
+    fflush(lg->out);
+    lg->progress = 1;
+    cuplas_lock_give(&lg->lock);
+}
+
 void cuplas_log_close(cuplas_log *lg)
 {
     if (!lg->out)
         return;
+    if (lg->progress)
+        fputc('\n', lg->out);
     if (lg->owns_out)
         fclose(lg->out);
     else
@@ -130,7 +143,8 @@ void cuplas_log_event(cuplas_log *lg, cuplas_log_level level, const char *event,
         }
         fputs("}\n", lg->out);
     } else if (text) {
-        fprintf(lg->out, "%s\n", text);
+        fprintf(lg->out, "%s%s\n", lg->progress ? "\r\033[K" : "", text);
+        lg->progress = 0;
     }
     fflush(lg->out);
     cuplas_lock_give(&lg->lock);

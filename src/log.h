@@ -24,6 +24,7 @@ typedef struct cuplas_log {
     int owns_out;            /* opened from logging.file: closed by us   */
     cuplas_log_level level;  /* least severe event that is written       */
     int json;                /* 1 = JSON lines, 0 = text                 */
+    int progress;            /* a progress line is on screen (TTY text)  */
     cuplas_lock lock;
 } cuplas_log;
 
@@ -32,6 +33,10 @@ typedef struct cuplas_log {
 int cuplas_log_open(cuplas_log *lg, const cuplas_log_opts *opts,
                     const char *format_override, cuplas_error *err);
 void cuplas_log_close(cuplas_log *lg);
+
+/* On a terminal in text mode: redraw the one-line progress display (the
+ * next log line replaces it). Elsewhere a no-op: JSON logs have events. */
+void cuplas_log_progress(cuplas_log *lg, const char *text);
 
 /* Parse a --log-format value; -1 if unknown. */
 int cuplas_log_format_parse(const char *s, cuplas_log_format *f);

@@ -167,7 +167,10 @@ static void log_result(cuplas_runner *r, const cuplas_job *job, const cuplas_job
                          CUPLAS_LF_D("and_before", res->and_before),
                          CUPLAS_LF_D("and_after", res->and_after),
                          CUPLAS_LF_I("levels", res->stats.levels),
-                         CUPLAS_LF_I("passes", res->stats.passes), NULL);
+                         CUPLAS_LF_I("passes", res->stats.passes),
+                         CUPLAS_LF_D("gpu_h2d_ms", res->stats.h2d_ms),
+                         CUPLAS_LF_D("gpu_sort_ms", res->stats.device_ms),
+                         CUPLAS_LF_D("gpu_d2h_ms", res->stats.d2h_ms), NULL);
         break;
     case CUPLAS_JOB_SKIPPED:
         snprintf(text, sizeof text, "cuplas: skipped %s:%s (complete: %s)", job->file,
@@ -239,6 +242,41 @@ fail:
     return rc;
 }
 
+#ifdef HAVE_CUDA
+static void release_workspace(void *ctx) { cuplas_gpu_release((cuplas_gpu_ctx *)ctx); }
+#endif
+
+/* Reserve the device memory of a grid on this lane's GPU (waits for other
+ * lanes if needed). Fails with CUPLAS_ERR_CUDA when no lane could ever fit
+ * it, so cpu_fallback applies. */
+static int admit(cuplas_runner *r, cuplas_worker *w, struct cuplas_gpu_ctx *gpu, int64_t H,
+                 int64_t W, int C, cuplas_error *e)
+{
+#ifdef HAVE_CUDA
+    if (!gpu)
+        return 0;
+    size_t need = cuplas_sort_gpu_bytes(H, W, cuplas_padded_channels(C));
+    cuplas_devgate *gate = &r->gates[w->dev];
+    if (cuplas_devgate_acquire(gate, &w->held, need, release_workspace, gpu) != 0)
+        return cuplas_error_set(e, CUPLAS_ERR_CUDA, "does not fit GPU %d: needs %.2f GiB, "
+                                "%.2f GiB usable", w->gpu, need / 1073741824.0,
+                                gate->budget / 1073741824.0);
+#else
+    (void)r, (void)w, (void)gpu, (void)H, (void)W, (void)C, (void)e;
+#endif
+    return 0;
+}
+
+static void after_sort(cuplas_runner *r, cuplas_worker *w, struct cuplas_gpu_ctx *gpu)
+{
+#ifdef HAVE_CUDA
+    if (gpu)
+        cuplas_devgate_after(&r->gates[w->dev], &w->held, release_workspace, gpu);
+#else
+    (void)r, (void)w, (void)gpu;
+#endif
+}
+
 /* Everything a job does; fills res (state on success) or e. */
 static int job_body(cuplas_runner *r, cuplas_worker *w, struct cuplas_gpu_ctx *gpu,
                     const cuplas_job *job, cuplas_job_result *res, cuplas_error *e)
@@ -295,7 +333,11 @@ static int job_body(cuplas_runner *r, cuplas_worker *w, struct cuplas_gpu_ctx *g
 
     t = now_s();
     cuplas_sort_target target = {gpu, &r->cancel};
-    rc = cuplas_sort_features(x, g.H, g.W, nuse, &cfg->sort, &target, index, &res->stats, e);
+    rc = admit(r, w, gpu, g.H, g.W, nuse, e);
+    if (rc == 0) {
+        rc = cuplas_sort_features(x, g.H, g.W, nuse, &cfg->sort, &target, index, &res->stats, e);
+        after_sort(r, w, gpu);
+    }
     if (rc == CUPLAS_ERR_CUDA && gpu && cfg->backend.cpu_fallback) {
         char line[LINE_LEN], text[LINE_LEN + 64];
         cuplas_job_error_line(r->jobs, job, e, line, sizeof line);
@@ -312,6 +354,10 @@ static int job_body(cuplas_runner *r, cuplas_worker *w, struct cuplas_gpu_ctx *g
     if (rc)
         goto fail;
     snprintf(res->backend, sizeof res->backend, "%s", gpu ? "gpu" : "cpu");
+    if (gpu) {
+        w->gpu_ms += res->stats.h2d_ms + res->stats.device_ms + res->stats.d2h_ms;
+        w->bytes += (double)(g.H * g.W) * (cuplas_padded_channels(nuse) * 2 + 4);
+    }
     res->and_after = cuplas_and(x, g.H, g.W, nuse, index);
     res->sort_s = now_s() - t;
 
@@ -354,6 +400,23 @@ fail:
     return rc;
 }
 
+/* "[#####.....] 12/64 datasets, 3.1 grids/s, ETA 17 s" on a terminal. */
+static void progress(cuplas_runner *r)
+{
+    char bar[21], text[160];
+    cuplas_lock_take(&r->queue_lock);
+    int done = ++r->finished, n = r->jobs->n;
+    cuplas_lock_give(&r->queue_lock);
+    double el = now_s() - r->t_start, rate = el > 0 ? done / el : 0;
+    int fill = n ? 20 * done / n : 20;
+    for (int k = 0; k < 20; k++)
+        bar[k] = k < fill ? '#' : '.';
+    bar[20] = 0;
+    snprintf(text, sizeof text, "cuplas: [%s] %d/%d datasets, %.2f grids/s, ETA %.0f s", bar,
+             done, n, rate, rate > 0 ? (n - done) / rate : 0.0);
+    cuplas_log_progress(r->log, text);
+}
+
 static void run_job(cuplas_runner *r, int wi, struct cuplas_gpu_ctx *gpu, int i)
 {
     const cuplas_job *job = &r->jobs->v[i];
@@ -377,6 +440,7 @@ static void run_job(cuplas_runner *r, int wi, struct cuplas_gpu_ctx *gpu, int i)
     w->jobs++;
     w->busy_s += res->total_s;
     log_result(r, job, res);
+    progress(r);
 }
 
 /* ------------------------------------------------------------- workers */
@@ -409,6 +473,38 @@ static void gpu_worker(cuplas_runner *r, int wi)
     while ((i = take_job(r)) >= 0)
         run_job(r, wi, ctx, i);
     cuplas_gpu_ctx_free(ctx);
+    cuplas_devgate_leave(&r->gates[w->dev], &w->held);
+}
+
+/* The thread that owns GPU number dev: sizes its memory budget, then runs
+ * its lanes as nested threads. Host work of a job (HDF5 under the lock,
+ * conversion, metrics) gets cores / (GPUs x lanes) threads of its own. */
+static void gpu_device(cuplas_runner *r, int dev, int cores)
+{
+    size_t fr = 0, tot = 0;
+    int first = dev * r->lanes, gpu = r->workers[first].gpu;
+    cuplas_gpu_ctx *probe = NULL;
+    cuplas_error e;
+
+    cuplas_error_clear(&e);
+    if (cuplas_gpu_ctx_init(&probe, gpu, &e) == 0) {
+        cuplas_gpu_mem_info(probe, &fr, &tot);
+        cuplas_gpu_ctx_free(probe);
+    }
+    /* leave room for the lanes' CUDA contexts and the runtime */
+    r->gates[dev].budget = fr > ((size_t)1 << 30) ? (fr - ((size_t)1 << 29)) / 10 * 9 : fr / 2;
+#ifdef _OPENMP
+    int inner = cores / (r->ndev * r->lanes);
+    #pragma omp parallel num_threads(r->lanes)
+    {
+        omp_set_num_threads(inner > 1 ? inner : 1);
+        gpu_worker(r, first + omp_get_thread_num());
+    }
+#else
+    (void)cores;
+    for (int k = 0; k < r->lanes; k++) /* no OpenMP: lanes take turns */
+        gpu_worker(r, first + k);
+#endif
 }
 #endif
 
@@ -452,12 +548,19 @@ int cuplas_runner_init(cuplas_runner *r, const cuplas_config *cfg, const cuplas_
                     "built without CUDA; set backend.device: cpu");
 #endif
     }
-    r->nworkers = r->use_gpu ? (b->ngpus ? b->ngpus : ngpu) : 1;
-    if (!(r->workers = calloc((size_t)r->nworkers, sizeof *r->workers)))
+    r->ndev = r->use_gpu ? (b->ngpus ? b->ngpus : ngpu) : 0;
+    r->lanes = r->use_gpu ? b->lanes : 1;
+    r->nworkers = r->use_gpu ? r->ndev * r->lanes : 1;
+    if (!(r->workers = calloc((size_t)r->nworkers, sizeof *r->workers)) ||
+        !(r->gates = calloc((size_t)r->ndev + 1, sizeof *r->gates)))
         CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
+    for (int d = 0; d < r->ndev; d++)
+        cuplas_devgate_init(&r->gates[d], 0);
     for (int k = 0; k < r->nworkers; k++) {
         cuplas_worker *w = &r->workers[k];
-        w->gpu = r->use_gpu ? (b->ngpus ? b->gpus[k] : k) : -1;
+        w->dev = r->use_gpu ? k / r->lanes : 0;
+        w->lane = r->use_gpu ? k % r->lanes : 0;
+        w->gpu = r->use_gpu ? (b->ngpus ? b->gpus[w->dev] : w->dev) : -1;
         if (w->gpu >= ngpu && r->use_gpu)
             CUPLAS_FAIL(err, CUPLAS_ERR_NODEVICE, "backend.gpus: GPU %d is not visible "
                         "(%d GPU%s visible)", w->gpu, ngpu, ngpu == 1 ? "" : "s");
@@ -475,6 +578,7 @@ fail:
 int cuplas_runner_run(cuplas_runner *r, cuplas_error *err)
 {
     double t0 = now_s();
+    r->t_start = t0;
     int rc = 0, started = 0;
     char text[512];
 
@@ -507,17 +611,19 @@ int cuplas_runner_run(cuplas_runner *r, cuplas_error *err)
     }
 #ifdef HAVE_CUDA
     else {
-        #pragma omp parallel num_threads(r->nworkers)
-        {
 #ifdef _OPENMP
-            int me = omp_get_thread_num(), step = omp_get_num_threads();
-#else
-            int me = 0, step = 1;
-#endif
+        int cores = omp_get_num_procs();
+        omp_set_max_active_levels(3);
+        #pragma omp parallel num_threads(r->ndev)
+        {
             /* fewer threads than asked (OMP_THREAD_LIMIT): serve the rest in turn */
-            for (int k = me; k < r->nworkers; k += step)
-                gpu_worker(r, k);
+            for (int d = omp_get_thread_num(); d < r->ndev; d += omp_get_num_threads())
+                gpu_device(r, d, cores);
         }
+#else
+        for (int d = 0; d < r->ndev; d++)
+            gpu_device(r, d, 1);
+#endif
         for (int k = 0; k < r->nworkers; k++)
             started |= r->workers[k].err.code == CUPLAS_OK;
     }
@@ -552,15 +658,34 @@ void cuplas_runner_summary(cuplas_runner *r)
                      CUPLAS_LF_I("not_finished", n[CUPLAS_JOB_CANCELLED] + n[CUPLAS_JOB_PENDING]),
                      CUPLAS_LF_I("interrupted", r->cancel != 0),
                      CUPLAS_LF_D("seconds", r->wall_s), NULL);
-    for (int k = 0; k < r->nworkers; k++) {
-        const cuplas_worker *w = &r->workers[k];
-        snprintf(text, sizeof text, "cuplas:   %s %s: %d job%s, busy %.2f s (%.0f%%)",
-                 w->gpu >= 0 ? "gpu" : "cpu", w->name, w->jobs, w->jobs == 1 ? "" : "s",
-                 w->busy_s, r->wall_s > 0 ? 100.0 * w->busy_s / r->wall_s : 0.0);
+    /* one line per device: its lanes added up */
+    for (int d = 0; d < (r->use_gpu ? r->ndev : 1); d++) {
+        const cuplas_worker *w0 = &r->workers[d * r->lanes];
+        int jobs = 0;
+        double busy = 0, gpu_ms = 0, bytes = 0;
+        for (int k = d * r->lanes; k < (d + 1) * r->lanes && k < r->nworkers; k++) {
+            jobs += r->workers[k].jobs;
+            busy += r->workers[k].busy_s;
+            gpu_ms += r->workers[k].gpu_ms;
+            bytes += r->workers[k].bytes;
+        }
+        double rate = r->wall_s > 0 ? jobs / r->wall_s : 0;
+        if (w0->gpu >= 0)
+            snprintf(text, sizeof text, "cuplas:   gpu %d %s: %d job%s, %.2f grids/s, GPU busy "
+                     "%.2f s (%.0f%%) over %d lanes, %.2f GiB host<->device", w0->gpu, w0->name,
+                     jobs, jobs == 1 ? "" : "s", rate, gpu_ms / 1e3,
+                     r->wall_s > 0 ? gpu_ms / 10.0 / r->wall_s : 0.0, r->lanes, bytes / 1073741824.0);
+        else
+            snprintf(text, sizeof text, "cuplas:   cpu %s: %d job%s, %.2f grids/s, busy %.2f s (%.0f%%)",
+                     w0->name, jobs, jobs == 1 ? "" : "s", rate, busy,
+                     r->wall_s > 0 ? 100.0 * busy / r->wall_s : 0.0);
         cuplas_log_event(r->log, CUPLAS_LOG_ERROR, "device_summary", text,
-                         CUPLAS_LF_S("backend", w->gpu >= 0 ? "gpu" : "cpu"),
-                         CUPLAS_LF_I("gpu", w->gpu), CUPLAS_LF_S("device", w->name),
-                         CUPLAS_LF_I("jobs", w->jobs), CUPLAS_LF_D("busy_s", w->busy_s), NULL);
+                         CUPLAS_LF_S("backend", w0->gpu >= 0 ? "gpu" : "cpu"),
+                         CUPLAS_LF_I("gpu", w0->gpu), CUPLAS_LF_S("device", w0->name),
+                         CUPLAS_LF_I("jobs", jobs), CUPLAS_LF_I("lanes", r->lanes),
+                         CUPLAS_LF_D("grids_per_s", rate), CUPLAS_LF_D("busy_s", busy),
+                         CUPLAS_LF_D("gpu_busy_s", gpu_ms / 1e3),
+                         CUPLAS_LF_D("bytes_moved", bytes), NULL);
     }
     for (int i = 0; i < r->jobs->n; i++) {
         const cuplas_job *job = &r->jobs->v[i];
@@ -595,6 +720,10 @@ void cuplas_runner_free(cuplas_runner *r)
         return;
     free(r->results);
     free(r->workers);
+    for (int d = 0; r->gates && d < r->ndev; d++)
+        cuplas_devgate_free(&r->gates[d]);
+    free(r->gates);
+    r->gates = NULL;
     cuplas_lock_free(&r->queue_lock);
     cuplas_lock_free(&r->h5_lock);
     r->results = NULL;

@@ -1,8 +1,11 @@
 /*
  * runner.h - executes a job list: a shared queue drained by workers.
  *
- * One worker for the CPU backend (OpenMP inside each sort), one worker per
- * GPU for the GPU backend (a host thread owning that device's context).
+ * One worker for the CPU backend (OpenMP inside each sort). For the GPU
+ * backend, one OpenMP thread per GPU owns that device and runs
+ * backend.lanes lanes (nested threads), each with its own stream, pinned
+ * buffers and workspace: while one lane's grid sorts, another uploads or
+ * reads, a third downloads or writes, and small grids share the GPU.
  * Workers take the next job in list order under a lock; every HDF5 call
  * goes through one mutex. Each job ends in a result record (state, error,
  * metrics, timings, device) kept in an array parallel to the job list, so
@@ -13,6 +16,7 @@
 #define CUPLAS_RUNNER_H
 
 #include "config.h"
+#include "devgate.h"
 #include "error.h"
 #include "jobs.h"
 #include "lock.h"
@@ -44,6 +48,11 @@ typedef struct cuplas_job_result {
 
 typedef struct cuplas_worker {
     int gpu;                   /* device id, -1 = the CPU worker             */
+    int lane;                  /* lane of that device (GPU workers)          */
+    int dev;                   /* index into runner.gates                    */
+    size_t held;               /* device bytes reserved through the gate     */
+    double gpu_ms;             /* upload + sort + download, by CUDA events   */
+    double bytes;              /* host<->device bytes moved                  */
     char name[192];            /* device name as written to outputs          */
     int jobs;                  /* jobs this worker finished (any state)      */
     double busy_s;             /* time spent inside jobs                     */
@@ -58,6 +67,10 @@ typedef struct cuplas_runner {
     cuplas_worker *workers;
     int nworkers;
     int use_gpu;                 /* resolved backend.device                  */
+    int ndev, lanes;             /* GPUs used, lanes (workers) per GPU       */
+    cuplas_devgate *gates;       /* one memory gate per GPU used             */
+    int finished;                /* jobs finished, for the progress line      */
+    double t_start;
     volatile int cancel;         /* set by signal handlers; polled by workers */
     int next;                    /* queue head, under queue_lock             */
     cuplas_lock queue_lock;
