@@ -174,6 +174,10 @@ static const struct key config_keys[] = {
       .doc = "rerun a job on the CPU when its GPU fails" },
     { "backend.threads", K_INT, AT(backend.threads), .min = 0, .flags = F_MIN,
       .doc = "CPU threads; 0 = the OpenMP default (OMP_NUM_THREADS)" },
+    { "backend.memory_limit_mb", K_INT, AT(backend.memory_limit_mb), .min = 0, .flags = F_MIN,
+      .doc = "memory a job may use, MiB: per GPU for the lanes together, or per CPU job; "
+             "0 = all free device memory (GPU) or no limit (CPU). A grid that needs more fails "
+             "(or falls back to the CPU) with a clear error" },
     { "backend.lanes", K_INT, AT(backend.lanes), .min = 1, .max = 16, .flags = F_MIN | F_MAX,
       .doc = "grids in flight per GPU, each with its own stream, pinned buffers and "
              "host thread: one uploads while another sorts and a third writes" },
@@ -1445,6 +1449,7 @@ void cuplas_config_defaults(cuplas_config *cfg)
     cfg->backend.cpu_fallback = false;
     cfg->backend.threads = 0;
     cfg->backend.lanes = 4;
+    cfg->backend.memory_limit_mb = 0;
     cfg->log.level = CUPLAS_LOG_INFO;
     cfg->log.format = CUPLAS_LOG_AUTO;
     cfg->log.file = NULL;

@@ -62,6 +62,7 @@ typedef struct cuplas_backend_opts {
     bool cpu_fallback;         /* backend.cpu_fallback: GPU failure -> CPU    */
     int threads;               /* backend.threads: CPU threads, 0 = OpenMP's   */
     int lanes;                 /* backend.lanes: grids in flight per GPU       */
+    int memory_limit_mb;       /* backend.memory_limit_mb: 0 = no cap          */
 } cuplas_backend_opts;
 
 typedef struct cuplas_log_opts {

@@ -252,9 +252,17 @@ static void release_workspace(void *ctx) { cuplas_gpu_release((cuplas_gpu_ctx *)
 static int admit(cuplas_runner *r, cuplas_worker *w, struct cuplas_gpu_ctx *gpu, int64_t H,
                  int64_t W, int C, cuplas_error *e)
 {
-#ifdef HAVE_CUDA
-    if (!gpu)
+    size_t limit = (size_t)r->cfg->backend.memory_limit_mb << 20;
+    if (!gpu) {
+        /* features in double, three int16 grids and the index */
+        size_t need = (size_t)(H * W) * (8 * (size_t)C + 6 * cuplas_padded_channels(C) + 16);
+        if (limit && need > limit)
+            return cuplas_error_set(e, CUPLAS_ERR_NOMEM, "needs %.0f MiB on the CPU, over "
+                                    "backend.memory_limit_mb = %d", need / 1048576.0,
+                                    r->cfg->backend.memory_limit_mb);
         return 0;
+    }
+#ifdef HAVE_CUDA
     size_t need = cuplas_sort_gpu_bytes(H, W, cuplas_padded_channels(C));
     cuplas_devgate *gate = &r->gates[w->dev];
     if (cuplas_devgate_acquire(gate, &w->held, need, release_workspace, gpu) != 0)
@@ -348,8 +356,10 @@ static int job_body(cuplas_runner *r, cuplas_worker *w, struct cuplas_gpu_ctx *g
         cuplas_error_clear(e);
         gpu = NULL;
         target.gpu = NULL;
-        rc = cuplas_sort_features(x, g.H, g.W, nuse, &cfg->sort, &target, index, &res->stats,
-                                  e);
+        rc = admit(r, w, NULL, g.H, g.W, nuse, e);
+        if (rc == 0)
+            rc = cuplas_sort_features(x, g.H, g.W, nuse, &cfg->sort, &target, index,
+                                      &res->stats, e);
     }
     if (rc)
         goto fail;
@@ -493,6 +503,9 @@ static void gpu_device(cuplas_runner *r, int dev, int cores)
     }
     /* leave room for the lanes' CUDA contexts and the runtime */
     r->gates[dev].budget = fr > ((size_t)1 << 30) ? (fr - ((size_t)1 << 29)) / 10 * 9 : fr / 2;
+    if (r->cfg->backend.memory_limit_mb > 0 &&
+        ((size_t)r->cfg->backend.memory_limit_mb << 20) < r->gates[dev].budget)
+        r->gates[dev].budget = (size_t)r->cfg->backend.memory_limit_mb << 20;
 #ifdef _OPENMP
     int inner = cores / (r->ndev * r->lanes);
     #pragma omp parallel num_threads(r->lanes)

@@ -792,6 +792,41 @@ static void test_cli_interrupt(void **state)
     assert_int_equal(temp_files(f, "out"), 0);
 }
 
+/* The queue keeps going: a corrupt file and a grid over the memory limit
+ * fail alone, in the summary and the exit code; everything else is done. */
+static void test_cli_fault_isolation(void **state)
+{
+    const fixture *f = *state;
+    char *text;
+    assert_int_equal(sh(f, "mkdir -p data && "
+                           BIN " gen --size 32x32 --seed 11 --count 3 data/small.h5 && "
+                           BIN " gen --size 40x24 --seed 12 data/wide.h5 && "
+                           BIN " gen --size 256x256 --seed 13 data/huge.h5 && "
+                           BIN " gen --size 32x32 --seed 14 --corrupt data/corrupt.h5"), 0);
+    write_text(f, "cfg.yaml",
+               "inputs:\n"
+               "  - files: \"data/*.h5\"\n"
+               "output:\n"
+               "  dir: out\n"
+               "backend:\n"
+               "  device: cpu\n"
+               "  threads: 2\n"
+               "  memory_limit_mb: 2\n");
+    assert_int_equal(sh(f, BIN " run cfg.yaml --log-format text"), 1);
+    text = slurp(f, "err.txt", NULL);
+    assert_true(has_line(text, "cuplas: error: data/huge.h5:/grid:", "over backend.memory_limit_mb",
+                         "[cfg.yaml:2]", NULL));
+    assert_true(has_line(text, "cuplas: error: data/corrupt.h5:/:", "not an HDF5 file or corrupt",
+                         NULL));
+    assert_true(has_line(text, "summary: 4 done, 0 skipped, 2 failed", NULL));
+    free(text);
+    verify_output(f, "data/small.h5", "/grid_000", "out/small.grid_000.h5");
+    verify_output(f, "data/small.h5", "/grid_002", "out/small.grid_002.h5");
+    verify_output(f, "data/wide.h5", "/grid", "out/wide.grid.h5");
+    assert_false(exists(f, "out/huge.grid.h5"));
+    assert_int_equal(temp_files(f, "out"), 0);
+}
+
 static void test_cli_gen(void **state)
 {
     const fixture *f = *state;
@@ -820,6 +855,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_cli_no_gpu, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cli_gpu_parity, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cli_interrupt, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_cli_fault_isolation, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cli_gen, setup, teardown),
     };
     return cmocka_run_group_tests_name("cli", tests, NULL, NULL);
