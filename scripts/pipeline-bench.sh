@@ -1,0 +1,73 @@
+#!/bin/bash
+# pipeline-bench.sh - the multi-GPU plan of issue 4 in one device run
+# (nvidia-h200-x4): determinism across 1/2/4 GPUs and the CPU, pure-sort
+# vs end-to-end throughput for collections A (64 x 1024^2 x 16) and B
+# (512 x 256^2 x 3), scaling on 1, 2 and 4 GPUs. Results: JSON lines in
+# $OUT/pipeline.jsonl, logs in $OUT. Run after scripts/device-bundle.sh.
+set -u
+OUT=${OUT:-pipeline-results}; mkdir -p "$OUT"
+export LD_LIBRARY_PATH=$PWD/.dev/lib
+B=$PWD/.dev/bin; W=/tmp/cuplas-pipe; rm -rf $W; mkdir -p $W; cd $W
+NG=$(nvidia-smi -L | wc -l); nvidia-smi -L > "$OUT/gpus.txt"; nproc >> "$OUT/gpus.txt"
+J="$OUT/pipeline.jsonl"; : > "$J"
+note() { echo "$*" | tee -a "$OUT/log.txt"; }
+gpulist() { seq -s, 0 $(($1 - 1)); }
+run_cfg() { # name file gpus lanes extra...
+    local name=$1 file=$2 g=$3 lanes=$4; shift 4
+    local t0=$(date +%s.%N)
+    $B/cuplas run cfg.yaml --set "inputs=[{files: $file}]" --set output.dir=out-$name \
+        --set "backend.gpus=[$( [ "$g" = cpu ] || gpulist $g )]" --set backend.lanes=$lanes \
+        --set backend.device=$( [ "$g" = cpu ] && echo cpu || echo gpu ) "$@" \
+        --log-format json > "$OUT/run-$name.log" 2>&1
+    local rc=$? t1=$(date +%s.%N)
+    local n=$(grep -c '"event":"job_done"' "$OUT/run-$name.log")
+    python3 -c "import json; print(json.dumps({'run':'$name','gpus':'$g','lanes':$lanes,'rc':$rc,'jobs_done':$n,'wall_s':$t1-$t0,'grids_per_s':$n/($t1-$t0)}))" | tee -a "$J"
+}
+cat > cfg.yaml <<'YAML'
+inputs:
+  - files: none.h5
+output:
+  dir: out
+  overwrite: overwrite
+  deflate: 1
+backend:
+  device: gpu
+YAML
+# 1. determinism: 1, 2, 4 GPUs and the CPU give the same bytes
+$B/cuplas gen --kind colors --size 128x128 --count 12 --seed 5 small.h5 >/dev/null
+$B/cuplas gen --kind normal --size 96x80 --channels 16 --count 4 --seed 6 small16.h5 >/dev/null
+for g in 1 2 $NG; do run_cfg det-g$g "small*.h5" $g 4; done
+run_cfg det-cpu "small*.h5" cpu 1
+for g in 2 $NG cpu; do
+    r=$($B/cmp_outputs out-det-g1 out-det-$( [ $g = cpu ] && echo cpu || echo g$g ) | tail -1)
+    note "determinism g1 vs $g: $r"
+    echo "{\"check\":\"bytes g1 vs $g\",\"result\":\"$r\"}" >> "$J"
+done
+# 2. collections (chunked + shuffle + deflate 1, read from the page cache)
+t0=$(date +%s); $B/cuplas gen --kind normal --size 1024x1024 --channels 16 --count 64 --deflate 1 --seed 1 A.h5 >/dev/null
+t1=$(date +%s); $B/cuplas gen --kind colors --size 256x256 --count 512 --deflate 1 --seed 2 Bc.h5 >/dev/null
+t2=$(date +%s); note "gen A $((t1 - t0)) s, B $((t2 - t1)) s, $(du -sh A.h5 Bc.h5 | tr '\n' ' ')"
+cat A.h5 Bc.h5 > /dev/null
+# 3. pure-sort throughput (no HDF5, features already quantised in pinned memory)
+for lanes in 1 4; do
+    $B/bench_sort --throughput 64 --lanes $lanes normal:1024x1024x16 | tee -a "$J"
+done
+for lanes in 1 4 8; do
+    $B/bench_sort --throughput 512 --lanes $lanes colors:256x256 | tee -a "$J"
+done
+for g in 2 $NG; do
+    $B/bench_sort --throughput 128 --lanes 4 --gpus $g normal:1024x1024x16 | tee -a "$J"
+    $B/bench_sort --throughput 1024 --lanes 8 --gpus $g colors:256x256 | tee -a "$J"
+done
+# 4. end to end, 1 / 2 / 4 GPUs
+for g in 1 2 $NG; do
+    run_cfg A-g$g A.h5 $g 4
+    run_cfg B-g$g Bc.h5 $g 8
+done
+for c in A B; do for g in 2 $NG; do
+    r=$($B/cmp_outputs out-$c-g1 out-$c-g$g | tail -1); note "bytes $c g1 vs g$g: $r"
+    echo "{\"check\":\"bytes $c g1 vs g$g\",\"result\":\"$r\"}" >> "$J"
+done; done
+grep -h device_summary "$OUT"/run-A-g1.log "$OUT"/run-B-g1.log | cut -c1-400 > "$OUT/device-summaries.txt"
+grep -h job_done "$OUT/run-A-g1.log" | head -3 > "$OUT/stage-times-A.txt"
+cat "$J"
