@@ -659,6 +659,9 @@ static int plan_fetch(hid_t did, const cuplas_h5grid *g, cuplas_h5_fetch *f, cup
     int rc = 0, nf, r = g->in_rank;
 
     f->whole = 1;
+#if !H5_VERSION_GE(1, 10, 5)
+    goto fail;   /* no H5Dread_chunk / H5Dget_chunk_info_by_coord: HDF5 decodes */
+#endif
     if ((dcpl = H5Dget_create_plist(did)) < 0)
         CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "cannot get the dataset creation properties");
     if (H5Pget_layout(dcpl) != H5D_CHUNKED)
@@ -727,16 +730,21 @@ static int fetch_chunks(hid_t did, const cuplas_h5grid *g, cuplas_h5_fetch *f,
     for (size_t i = 0; i < f->nchunks; i++) {
         fetched_chunk *c = &f->c[i];
         hsize_t q = (hsize_t)i, size = 0;
+        haddr_t addr = HADDR_UNDEF;
+        unsigned mask = 0;
         for (int d = 2; d >= 0; d--) {
             c->offset[d] = (q % grid[d]) * f->chunk[d];
             q /= grid[d];
         }
         memcpy(doff, c->offset + (3 - r), (size_t)r * sizeof *doff);
-        /* 0 for a chunk that was never written */
-        if (H5Dget_chunk_storage_size(did, doff, &size) < 0)
+        /* size 0 for a chunk never written (H5Dget_chunk_storage_size fails
+         * on those in 1.10.8 once any chunk exists) */
+        if (H5Dget_chunk_info_by_coord(did, doff, &mask, &addr, &size) < 0)
             CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "read failed at row %llu: cannot locate chunk %s (%s)",
                         (unsigned long long)doff[0], chunk_where(g, c->offset, at),
                         h5_cause(cause));
+        if (addr == HADDR_UNDEF)
+            size = 0;
         if (size > cap)
             CUPLAS_FAIL(err, CUPLAS_ERR_INPUT,
                         "read failed at row %llu: chunk %s is corrupt (stores %llu bytes, "
@@ -1192,8 +1200,8 @@ int cuplas_h5_read_finish(cuplas_h5grid *g, cuplas_h5_fetch *f, cuplas_error *er
     int rc = 0, bad_nomem = 0;
     char why[MSG_LEN] = "", at[80];
 
-    if (!f)
-        CUPLAS_FAIL(err, CUPLAS_ERR_INTERNAL, "read_finish without a fetch");
+    if (!f)   /* g is the caller's, untouched */
+        return cuplas_error_set(err, CUPLAS_ERR_INTERNAL, "read_finish without a fetch");
     if (f->whole)
         goto fail;   /* begin read the data already */
     if (g->raw)
