@@ -837,9 +837,10 @@ static void expect_same_as_h5dread(const char *file, const char *dset, int64_t h
     free(want);
 }
 
+/* stored bytes are never converted, so big-endian data takes the same path */
 static const dtype_case CHUNK_DTYPES[] = {
     {"uint8", t_u8}, {"float16", make_f16}, {"float32", t_f32}, {"float64", t_f64},
-    {"int64", t_i64},
+    {"int64", t_i64}, {"int32", t_i32be},
 };
 
 /* Every filter combination x dtype x chunk shape (edge chunks in every
