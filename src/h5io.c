@@ -7,18 +7,28 @@
  * values, by hand for little-endian standard types (no HDF5 call, safe off
  * the I/O thread) and through H5Tconvert for anything else. Every hid_t
  * starts at H5I_INVALID_HID and is closed in the function's single `fail:`.
+ *
+ * Chunked data with only shuffle/deflate filters never goes through HDF5's
+ * filter pipeline: HDF5 holds one global lock, and inflating 64 MB inside it
+ * serialises every I/O thread. Instead the locked phase moves stored chunk
+ * bytes (H5Dread_chunk / H5Dwrite_chunk) and the codec below (zlib, byte
+ * shuffle) runs outside it, one OpenMP iteration per chunk. The codec
+ * reproduces HDF5's filters exactly, so either side can read the other's
+ * chunks; anything else (szip, fletcher32, contiguous, ...) is left to HDF5.
  */
 #include "h5io.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <hdf5.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #define CUPLAS_MAX_CHANNELS 4096
 #define READ_SLAB_BYTES ((size_t)64 << 20)   /* bounded H5Dread calls      */
@@ -27,6 +37,13 @@
 #define CONVERT_BLOCK_VALUES ((size_t)1 << 20)
 #define CAUSE_LEN 200                        /* HDF5 cause quoted in messages */
 #define READ_CHUNK_CACHE ((size_t)32 << 20)  /* slabs rarely align to chunks */
+#define MAX_FILTERS 8                        /* longer pipelines: plain H5Dread */
+#define MSG_LEN 128                          /* per-chunk failure text */
+
+/* Encoded index chunks are host int32/int64 bytes stored as I32LE/I64LE. */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "h5io.c assumes a little-endian host"
+#endif
 
 /* ------------------------------------------------------------------ types */
 
@@ -45,6 +62,44 @@ typedef struct list_ctx {
     int count, cap;
     int oom;
 } list_ctx;
+
+/* One stored chunk of an input dataset, fetched under the lock. Offsets are
+ * 3-D: rank-2 (N, C) data is viewed as (1, N, C). */
+typedef struct fetched_chunk {
+    hsize_t offset[3];
+    size_t pos, size;    /* at fetch->bytes + pos; size 0: never written   */
+    unsigned mask;       /* bit k set: filter k was skipped for this chunk */
+} fetched_chunk;
+
+struct cuplas_h5_fetch {
+    int whole;                          /* begin filled g->raw: no chunks  */
+    int nfilters;
+    H5Z_filter_t filter[MAX_FILTERS];   /* pipeline (write) order           */
+    size_t shuffle_size[MAX_FILTERS];   /* element size of a shuffle step   */
+    hsize_t dims[3], chunk[3];          /* 3-D view of dataset and chunk    */
+    size_t chunk_bytes;                 /* a whole (unfiltered) chunk       */
+    unsigned char fill[16];             /* fill value, one file-type element */
+    int fill_zero;
+    size_t nchunks;
+    fetched_chunk *c;
+    unsigned char *bytes;               /* every stored chunk, back to back */
+};
+
+/* One stored chunk of an output dataset, ready for H5Dwrite_chunk. */
+typedef struct encoded_chunk {
+    unsigned char *data;
+    size_t size;
+} encoded_chunk;
+
+struct cuplas_h5_encoded {
+    int64_t H, W, C;
+    size_t elem_size;
+    int64_t chunk_rows;
+    size_t nchunks;          /* per dataset: ceil(H / chunk_rows)          */
+    int wide;                /* index stored as int64 (N > INT32_MAX)      */
+    int shuffle, deflate;    /* the datasets' filters; deflate 0 = none    */
+    encoded_chunk *sorted, *index;
+};
 
 /* ------------------------------------------------------------ HDF5 causes */
 
@@ -132,6 +187,229 @@ static const char *class_name(H5T_class_t cls)
     case H5T_TIME: return "time";
     default: return "non-numeric";
     }
+}
+
+/* ------------------------------------------- chunk codec (no HDF5 calls) */
+
+/* HDF5's shuffle filter: byte k of every element goes to byte plane k. As in
+ * HDF5, 1-byte types and single-element buffers are passed through, and a
+ * trailing partial element is copied as is. Constant widths get their own
+ * loop so the compiler can unroll the inner one. */
+static void shuffle_bytes(const unsigned char *src, size_t n, size_t es, unsigned char *dst)
+{
+    size_t m = es ? n / es : 0;
+
+    if (es <= 1 || m <= 1) {
+        memcpy(dst, src, n);
+        return;
+    }
+#define SHUFFLE_LOOP(ES)                                  \
+    for (size_t i = 0; i < m; i++)                        \
+        for (size_t k = 0; k < (ES); k++)                 \
+            dst[k * m + i] = src[i * (ES) + k];
+    switch (es) {
+    case 2: SHUFFLE_LOOP(2) break;
+    case 4: SHUFFLE_LOOP(4) break;
+    case 8: SHUFFLE_LOOP(8) break;
+    default: SHUFFLE_LOOP(es) break;
+    }
+#undef SHUFFLE_LOOP
+    memcpy(dst + m * es, src + m * es, n - m * es);
+}
+
+/* The inverse of shuffle_bytes. */
+static void unshuffle_bytes(const unsigned char *src, size_t n, size_t es, unsigned char *dst)
+{
+    size_t m = es ? n / es : 0;
+
+    if (es <= 1 || m <= 1) {
+        memcpy(dst, src, n);
+        return;
+    }
+#define UNSHUFFLE_LOOP(ES)                                \
+    for (size_t i = 0; i < m; i++)                        \
+        for (size_t k = 0; k < (ES); k++)                 \
+            dst[i * (ES) + k] = src[k * m + i];
+    switch (es) {
+    case 2: UNSHUFFLE_LOOP(2) break;
+    case 4: UNSHUFFLE_LOOP(4) break;
+    case 8: UNSHUFFLE_LOOP(8) break;
+    default: UNSHUFFLE_LOOP(es) break;
+    }
+#undef UNSHUFFLE_LOOP
+    memcpy(dst + m * es, src + m * es, n - m * es);
+}
+
+/* Inflate one zlib stream (what HDF5's deflate filter stores) that must give
+ * exactly `want` bytes. Trailing input after the stream end is ignored, as
+ * HDF5 does. 0, or -1 with the reason in msg. */
+static int inflate_exact(const unsigned char *src, size_t n, unsigned char *dst, size_t want,
+                         char msg[MSG_LEN])
+{
+    z_stream z;
+    int r, rc = -1;
+
+    memset(&z, 0, sizeof z);
+    if (n > UINT_MAX || want > UINT_MAX) {   /* HDF5 chunks are < 4 GiB */
+        snprintf(msg, MSG_LEN, "chunk larger than 4 GiB");
+        return -1;
+    }
+    if (inflateInit(&z) != Z_OK) {
+        snprintf(msg, MSG_LEN, "zlib: %s", z.msg ? z.msg : "cannot initialise inflate");
+        return -1;
+    }
+    z.next_in = (Bytef *)(uintptr_t)src;   /* zlib's API is not const-correct */
+    z.avail_in = (uInt)n;
+    z.next_out = dst;
+    z.avail_out = (uInt)want;
+    r = inflate(&z, Z_FINISH);
+    if (r == Z_STREAM_END && z.total_out == want)
+        rc = 0;
+    else if (r == Z_STREAM_END)
+        snprintf(msg, MSG_LEN, "inflates to %lu bytes, not %zu", (unsigned long)z.total_out, want);
+    else if (r == Z_BUF_ERROR && z.avail_out == 0)
+        snprintf(msg, MSG_LEN, "inflates to more than %zu bytes", want);
+    else if (r == Z_BUF_ERROR)
+        snprintf(msg, MSG_LEN, "zlib: truncated stream");
+    else
+        snprintf(msg, MSG_LEN, "zlib: %s", z.msg ? z.msg : zError(r));
+    inflateEnd(&z);
+    return rc;
+}
+
+/* Copy a chunk's in-grid part (edge chunks are stored full size) into raw,
+ * or, with src NULL, set that part to the fill value. */
+static void place_chunk(const cuplas_h5_fetch *f, const fetched_chunk *c, size_t es,
+                        const unsigned char *src, unsigned char *raw)
+{
+    const hsize_t *d = f->dims, *k = f->chunk, *o = c->offset;
+    size_t n0 = (size_t)(d[0] - o[0] < k[0] ? d[0] - o[0] : k[0]);
+    size_t n1 = (size_t)(d[1] - o[1] < k[1] ? d[1] - o[1] : k[1]);
+    size_t n2 = (size_t)(d[2] - o[2] < k[2] ? d[2] - o[2] : k[2]);
+
+    for (size_t z = 0; z < n0; z++)
+        for (size_t y = 0; y < n1; y++) {
+            unsigned char *dst =
+                raw + ((((size_t)o[0] + z) * d[1] + o[1] + y) * d[2] + o[2]) * es;
+            if (src)
+                memcpy(dst, src + ((z * k[1] + y) * k[2]) * es, n2 * es);
+            else if (f->fill_zero)
+                memset(dst, 0, n2 * es);
+            else
+                for (size_t x = 0; x < n2; x++)
+                    memcpy(dst + x * es, f->fill, es);
+        }
+}
+
+/* Undo the filter pipeline of one fetched chunk (last filter first, skipping
+ * those its mask marks) and place it. a and b: chunk_bytes scratch each. */
+static int decode_chunk(const cuplas_h5_fetch *f, const fetched_chunk *c, size_t es,
+                        unsigned char *raw, unsigned char *a, unsigned char *b,
+                        char msg[MSG_LEN])
+{
+    const unsigned char *cur = f->bytes + c->pos;
+    size_t len = c->size;
+
+    if (len == 0) {   /* never written: reads as the fill value, as in HDF5 */
+        place_chunk(f, c, es, NULL, raw);
+        return 0;
+    }
+    for (int k = f->nfilters - 1; k >= 0; k--) {
+        unsigned char *out = cur == a ? b : a;
+        if (c->mask & (1u << k))
+            continue;
+        if (f->filter[k] == H5Z_FILTER_DEFLATE) {
+            if (inflate_exact(cur, len, out, f->chunk_bytes, msg) != 0)
+                return -1;
+            len = f->chunk_bytes;
+        } else {
+            if (len != f->chunk_bytes)
+                goto bad_size;
+            unshuffle_bytes(cur, len, f->shuffle_size[k], out);
+        }
+        cur = out;
+    }
+    if (len != f->chunk_bytes)
+        goto bad_size;
+    place_chunk(f, c, es, cur, raw);
+    return 0;
+bad_size:
+    snprintf(msg, MSG_LEN, "%zu bytes where the chunk needs %zu", len, f->chunk_bytes);
+    return -1;
+}
+
+static void fetch_free(cuplas_h5_fetch *f)
+{
+    if (!f)
+        return;
+    free(f->c);
+    free(f->bytes);
+    free(f);
+}
+
+/* Full-size chunk ci of `sorted` (which 0) or `index` (which 1), as the bytes
+ * H5Dwrite would hand to the filters: rows past H are zero, like the padding
+ * HDF5 gives a new edge chunk. */
+static void gather_chunk(const cuplas_h5grid *in, const int64_t *index,
+                         const cuplas_h5_encoded *e, int which, size_t ci, unsigned char *buf)
+{
+    size_t W = (size_t)e->W, cr = (size_t)e->chunk_rows, r0 = ci * cr;
+    size_t rows = (size_t)e->H - r0 < cr ? (size_t)e->H - r0 : cr;
+    size_t first = r0 * W, m = rows * W;
+
+    if (which == 0) {
+        size_t cell = e->elem_size * (size_t)e->C;
+        const unsigned char *raw = in->raw;
+        for (size_t i = 0; i < m; i++)
+            memcpy(buf + i * cell, raw + (size_t)index[first + i] * cell, cell);
+        memset(buf + m * cell, 0, (cr * W - m) * cell);
+    } else if (e->wide) {
+        memcpy(buf, index + first, m * sizeof(int64_t));
+        memset(buf + m * sizeof(int64_t), 0, (cr * W - m) * sizeof(int64_t));
+    } else {
+        int32_t *p = (int32_t *)(void *)buf;
+        for (size_t i = 0; i < m; i++)
+            p[i] = (int32_t)index[first + i];
+        memset(p + m, 0, (cr * W - m) * sizeof *p);
+    }
+}
+
+/* Encode one chunk the way HDF5's pipeline would: shuffle, then compress2
+ * at the dataset's level (HDF5's deflate filter stores that zlib stream).
+ * a and b: scratch of the chunk's size. 0, -1 out of memory, -2 zlib. */
+static int encode_chunk(const cuplas_h5grid *in, const int64_t *index, cuplas_h5_encoded *e,
+                        int which, size_t ci, unsigned char *a, unsigned char *b)
+{
+    size_t es = which ? (e->wide ? 8 : 4) : e->elem_size;
+    size_t len = (size_t)e->chunk_rows * (size_t)e->W * (which ? es : es * (size_t)e->C);
+    encoded_chunk *out = which ? &e->index[ci] : &e->sorted[ci];
+    unsigned char *cur;
+
+    if (!e->deflate) {   /* the last step writes straight into the output */
+        if (!(out->data = malloc(len)))
+            return -1;
+        out->size = len;
+        gather_chunk(in, index, e, which, ci, e->shuffle ? a : out->data);
+        if (e->shuffle)
+            shuffle_bytes(a, len, es, out->data);
+        return 0;
+    }
+    gather_chunk(in, index, e, which, ci, a);
+    cur = a;
+    if (e->shuffle) {
+        shuffle_bytes(a, len, es, b);
+        cur = b;
+    }
+    uLongf n = compressBound((uLong)len);
+    if (!(out->data = malloc(n)))
+        return -1;
+    if (compress2(out->data, &n, cur, (uLong)len, e->deflate) != Z_OK)
+        return -2;
+    unsigned char *p = realloc(out->data, n ? n : 1);   /* keep only what is used */
+    if (p)
+        out->data = p;
+    out->size = n;
+    return 0;
 }
 
 /* ------------------------------------------------------------ open / shape */
@@ -355,23 +633,177 @@ fail:
     return rc;
 }
 
+/* "(y, x, c)" or "(n, c)": a chunk's offset in the dataset's own rank. */
+static const char *chunk_where(const cuplas_h5grid *g, const hsize_t off[3], char buf[80])
+{
+    if (g->in_rank == 3)
+        snprintf(buf, 80, "(%llu, %llu, %llu)", (unsigned long long)off[0],
+                 (unsigned long long)off[1], (unsigned long long)off[2]);
+    else
+        snprintf(buf, 80, "(%llu, %llu)", (unsigned long long)off[1],
+                 (unsigned long long)off[2]);
+    return buf;
+}
+
+/*
+ * Decide how begin reads the open dataset: fill f's geometry, filter
+ * pipeline and fill value for the hand decoder, or leave f->whole set when
+ * HDF5 must decode it itself (not chunked, or a filter other than shuffle
+ * and deflate: szip, fletcher32, nbit, scaleoffset, plugins).
+ */
+static int plan_fetch(hid_t did, const cuplas_h5grid *g, cuplas_h5_fetch *f, cuplas_error *err)
+{
+    hid_t dcpl = H5I_INVALID_HID;
+    hsize_t cdims[3] = {1, 1, 1};
+    H5D_fill_value_t fill_status = H5D_FILL_VALUE_UNDEFINED;
+    int rc = 0, nf, r = g->in_rank;
+
+    f->whole = 1;
+#if !H5_VERSION_GE(1, 10, 5)
+    goto fail;   /* no H5Dread_chunk / H5Dget_chunk_info_by_coord: HDF5 decodes */
+#endif
+    if ((dcpl = H5Dget_create_plist(did)) < 0)
+        CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "cannot get the dataset creation properties");
+    if (H5Pget_layout(dcpl) != H5D_CHUNKED)
+        goto fail;
+    if (H5Pget_chunk(dcpl, r, cdims + (3 - r)) != r || (nf = H5Pget_nfilters(dcpl)) < 0 ||
+        nf > MAX_FILTERS)
+        goto fail;
+    for (int k = 0; k < nf; k++) {
+        unsigned flags = 0, cd[8], config = 0;
+        size_t ncd = sizeof cd / sizeof cd[0];
+        char name[64];
+        H5Z_filter_t id = H5Pget_filter2(dcpl, (unsigned)k, &flags, &ncd, cd, sizeof name, name,
+                                         &config);
+        /* shuffle's one parameter is the element size, set by HDF5 at creation */
+        if (id == H5Z_FILTER_SHUFFLE && ncd == 1 && cd[0] > 0)
+            f->shuffle_size[k] = cd[0];
+        else if (id != H5Z_FILTER_DEFLATE)
+            goto fail;
+        f->filter[k] = id;
+    }
+    f->nfilters = nf;
+    for (int i = 0; i < 3; i++) {
+        f->dims[i] = i < 3 - r ? 1 : (hsize_t)g->in_dims[i - (3 - r)];
+        f->chunk[i] = cdims[i];
+        if (f->chunk[i] == 0)
+            goto fail;
+    }
+    if (__builtin_mul_overflow((size_t)cdims[0], (size_t)cdims[1], &f->chunk_bytes) ||
+        __builtin_mul_overflow(f->chunk_bytes, (size_t)cdims[2], &f->chunk_bytes) ||
+        __builtin_mul_overflow(f->chunk_bytes, g->elem_size, &f->chunk_bytes) ||
+        g->elem_size > sizeof f->fill)
+        goto fail;
+    /* never-written chunks read as the fill value (0 unless the file sets one) */
+    memset(f->fill, 0, sizeof f->fill);
+    if (H5Pfill_value_defined(dcpl, &fill_status) < 0 ||
+        (fill_status != H5D_FILL_VALUE_UNDEFINED &&
+         H5Pget_fill_value(dcpl, (hid_t)g->file_type, f->fill) < 0))
+        CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "cannot read the dataset's fill value");
+    f->fill_zero = 1;
+    for (size_t i = 0; i < g->elem_size; i++)
+        if (f->fill[i])
+            f->fill_zero = 0;
+    f->whole = 0;
+fail:
+    if (dcpl >= 0) H5Pclose(dcpl);
+    return rc;
+}
+
+/* Under the lock: every chunk's stored bytes and filter mask, in one buffer. */
+static int fetch_chunks(hid_t did, const cuplas_h5grid *g, cuplas_h5_fetch *f,
+                        cuplas_error *err)
+{
+    hsize_t grid[3], doff[3];
+    size_t total = 0, cap = f->chunk_bytes;
+    int rc = 0, r = g->in_rank;
+    char cause[CAUSE_LEN], at[80];
+
+    for (int i = 0; i < 3; i++)
+        grid[i] = (f->dims[i] + f->chunk[i] - 1) / f->chunk[i];
+    f->nchunks = (size_t)(grid[0] * grid[1] * grid[2]);
+    for (int k = 0; k < f->nfilters; k++)
+        if (f->filter[k] == H5Z_FILTER_DEFLATE)   /* worst-case zlib expansion */
+            cap = (size_t)compressBound((uLong)cap) + 64;
+    if (!(f->c = calloc(f->nchunks ? f->nchunks : 1, sizeof *f->c)))
+        CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory for %zu chunk records", f->nchunks);
+    for (size_t i = 0; i < f->nchunks; i++) {
+        fetched_chunk *c = &f->c[i];
+        hsize_t q = (hsize_t)i, size = 0;
+        haddr_t addr = HADDR_UNDEF;
+        unsigned mask = 0;
+        for (int d = 2; d >= 0; d--) {
+            c->offset[d] = (q % grid[d]) * f->chunk[d];
+            q /= grid[d];
+        }
+        memcpy(doff, c->offset + (3 - r), (size_t)r * sizeof *doff);
+        /* size 0 for a chunk never written (H5Dget_chunk_storage_size fails
+         * on those in 1.10.8 once any chunk exists) */
+        if (H5Dget_chunk_info_by_coord(did, doff, &mask, &addr, &size) < 0)
+            CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "read failed at row %llu: cannot locate chunk %s (%s)",
+                        (unsigned long long)doff[0], chunk_where(g, c->offset, at),
+                        h5_cause(cause));
+        if (addr == HADDR_UNDEF)
+            size = 0;
+        if (size > cap)
+            CUPLAS_FAIL(err, CUPLAS_ERR_INPUT,
+                        "read failed at row %llu: chunk %s is corrupt (stores %llu bytes, "
+                        "at most %zu possible)", (unsigned long long)doff[0],
+                        chunk_where(g, c->offset, at), (unsigned long long)size, cap);
+        c->pos = total;
+        c->size = (size_t)size;
+        total += (size_t)size;
+    }
+    if (!(f->bytes = malloc(total ? total : 1)))
+        CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "cannot allocate %zu bytes for the stored chunks",
+                    total);
+    for (size_t i = 0; i < f->nchunks; i++) {
+        fetched_chunk *c = &f->c[i];
+        uint32_t mask = 0;
+        if (!c->size)
+            continue;
+        memcpy(doff, c->offset + (3 - r), (size_t)r * sizeof *doff);
+        if (H5Dread_chunk(did, H5P_DEFAULT, doff, &mask, f->bytes + c->pos) < 0)
+            CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "read failed at row %llu: chunk %s (%s)",
+                        (unsigned long long)doff[0], chunk_where(g, c->offset, at),
+                        h5_cause(cause));
+        c->mask = mask;
+    }
+fail:
+    return rc;
+}
+
+/* probe (fetch NULL) or read_begin: open and validate, then fetch the data. */
 static int open_grid(const char *file, const char *dataset, int64_t height, int64_t width,
-                     int with_data, cuplas_h5grid *g, cuplas_error *err)
+                     cuplas_h5_fetch **fetch, cuplas_h5grid *g, cuplas_error *err)
 {
     hid_t fid = H5I_INVALID_HID, did = H5I_INVALID_HID;
+    cuplas_h5_fetch *f = NULL;
     int rc = 0;
 
     memset(g, 0, sizeof *g);
     g->file_type = H5I_INVALID_HID;
+    if (fetch)
+        *fetch = NULL;
     g->file = strdup(file);
     g->dataset = dataset_path(dataset);
     if (!g->file || !g->dataset)
         CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
     CUPLAS_TRY(open_input(file, &fid, err));
     CUPLAS_TRY(probe_open(fid, height, width, g, &did, err));
-    if (with_data)
-        CUPLAS_TRY(read_raw(did, g, err));
+    if (fetch) {
+        if (!(f = calloc(1, sizeof *f)))
+            CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
+        CUPLAS_TRY(plan_fetch(did, g, f, err));
+        if (f->whole)
+            CUPLAS_TRY(read_raw(did, g, err));
+        else
+            CUPLAS_TRY(fetch_chunks(did, g, f, err));
+        *fetch = f;
+        f = NULL;
+    }
 fail:
+    fetch_free(f);
     if (did >= 0) H5Dclose(did);
     if (fid >= 0) H5Fclose(fid);
     if (rc) {
@@ -509,19 +941,18 @@ int64_t cuplas_h5_chunk_rows(int64_t H, size_t row_bytes, int64_t chunk_rows)
 }
 
 /* Chunked dataset creation properties: chunk, then shuffle, then deflate. */
-static int make_dcpl(int rank, const hsize_t *chunk, const cuplas_output_opts *opts,
-                     hid_t *dcpl_out, cuplas_error *err)
+static int make_dcpl(int rank, const hsize_t *chunk, int shuffle, int deflate, hid_t *dcpl_out,
+                     cuplas_error *err)
 {
     hid_t dcpl = H5I_INVALID_HID;
     int rc = 0;
-    int shuffle = opts ? opts->shuffle : 0, deflate = opts ? opts->deflate : 0;
 
     if ((dcpl = H5Pcreate(H5P_DATASET_CREATE)) < 0 || H5Pset_chunk(dcpl, rank, chunk) < 0)
         CUPLAS_FAIL(err, CUPLAS_ERR_OUTPUT, "cannot set up chunking");
     if (shuffle && (H5Zfilter_avail(H5Z_FILTER_SHUFFLE) <= 0 || H5Pset_shuffle(dcpl) < 0))
         CUPLAS_FAIL(err, CUPLAS_ERR_OUTPUT, "shuffle filter not available in this HDF5");
     if (deflate > 0 && (H5Zfilter_avail(H5Z_FILTER_DEFLATE) <= 0 ||
-                        H5Pset_deflate(dcpl, (unsigned)(deflate > 9 ? 9 : deflate)) < 0))
+                        H5Pset_deflate(dcpl, (unsigned)deflate) < 0))
         CUPLAS_FAIL(err, CUPLAS_ERR_OUTPUT, "deflate filter not available in this HDF5");
     *dcpl_out = dcpl;
     dcpl = H5I_INVALID_HID;
@@ -530,102 +961,105 @@ fail:
     return rc;
 }
 
-static int write_index(hid_t gid, const cuplas_h5grid *in, const int64_t *index,
-                       int64_t chunk_rows, const cuplas_output_opts *opts, cuplas_error *err)
+/* Create dataset `name` (rank 2 or 3, chunk_rows rows a chunk) and store the
+ * encoded chunks as they are: the dcpl names the filters they went through. */
+static int write_chunks(hid_t gid, const char *name, hid_t type, int rank, const hsize_t *dims,
+                        const hsize_t *chunk, const encoded_chunk *c,
+                        const cuplas_h5_encoded *e, cuplas_error *err)
 {
     hid_t sid = H5I_INVALID_HID, dcpl = H5I_INVALID_HID, did = H5I_INVALID_HID;
-    hid_t msp = H5I_INVALID_HID;
-    int64_t n = in->H * in->W;
-    int wide = n > INT32_MAX;
-    hsize_t dims[2] = {(hsize_t)in->H, (hsize_t)in->W};
-    hsize_t chunk[2] = {(hsize_t)chunk_rows, (hsize_t)in->W};
-    size_t slab_rows = (size_t)chunk_rows;
-    int32_t *buf = NULL;
     int rc = 0;
     char cause[CAUSE_LEN];
 
-    CUPLAS_TRY(make_dcpl(2, chunk, opts, &dcpl, err));
-    if ((sid = H5Screate_simple(2, dims, NULL)) < 0 ||
-        (did = H5Dcreate2(gid, "index", wide ? H5T_STD_I64LE : H5T_STD_I32LE, sid,
-                          H5P_DEFAULT, dcpl, H5P_DEFAULT)) < 0)
-        CUPLAS_FAIL(err, CUPLAS_ERR_OUTPUT, "cannot create dataset index (%s)", h5_cause(cause));
-    if (wide) {
-        if (H5Dwrite(did, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, index) < 0)
-            CUPLAS_FAIL(err, CUPLAS_ERR_OUTPUT, "cannot write index (%s)", h5_cause(cause));
-        goto fail;
-    }
-    /* narrow to int32 a slab at a time rather than a second N-sized copy */
-    if (!(buf = malloc(slab_rows * (size_t)in->W * sizeof *buf)))
-        CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory writing the index");
-    for (hsize_t r0 = 0; r0 < dims[0]; r0 += slab_rows) {
-        hsize_t start[2] = {r0, 0};
-        hsize_t count[2] = {dims[0] - r0 < slab_rows ? dims[0] - r0 : slab_rows, dims[1]};
-        size_t m = (size_t)(count[0] * count[1]);
-        for (size_t i = 0; i < m; i++)
-            buf[i] = (int32_t)index[(size_t)r0 * (size_t)in->W + i];
-        if ((msp = H5Screate_simple(2, count, NULL)) < 0 ||
-            H5Sselect_hyperslab(sid, H5S_SELECT_SET, start, NULL, count, NULL) < 0 ||
-            H5Dwrite(did, H5T_NATIVE_INT32, msp, sid, H5P_DEFAULT, buf) < 0)
-            CUPLAS_FAIL(err, CUPLAS_ERR_OUTPUT, "cannot write index (%s)", h5_cause(cause));
-        H5Sclose(msp);
-        msp = H5I_INVALID_HID;
+    CUPLAS_TRY(make_dcpl(rank, chunk, e->shuffle, e->deflate, &dcpl, err));
+    if ((sid = H5Screate_simple(rank, dims, NULL)) < 0 ||
+        (did = H5Dcreate2(gid, name, type, sid, H5P_DEFAULT, dcpl, H5P_DEFAULT)) < 0)
+        CUPLAS_FAIL(err, CUPLAS_ERR_OUTPUT, "cannot create dataset %s (%s)", name,
+                    h5_cause(cause));
+    for (size_t ci = 0; ci < e->nchunks; ci++) {
+        hsize_t offset[3] = {(hsize_t)ci * (hsize_t)e->chunk_rows, 0, 0};
+        if (H5Dwrite_chunk(did, H5P_DEFAULT, 0, offset, c[ci].size, c[ci].data) < 0)
+            CUPLAS_FAIL(err, CUPLAS_ERR_OUTPUT, "cannot write %s at row %llu (%s)", name,
+                        (unsigned long long)offset[0], h5_cause(cause));
     }
 fail:
-    free(buf);
-    if (msp >= 0) H5Sclose(msp);
     if (did >= 0 && H5Dclose(did) < 0 && !rc)
-        rc = cuplas_error_set(err, CUPLAS_ERR_OUTPUT, "cannot close index (%s)", h5_cause(cause));
+        rc = cuplas_error_set(err, CUPLAS_ERR_OUTPUT, "cannot close %s (%s)", name,
+                              h5_cause(cause));
     if (dcpl >= 0) H5Pclose(dcpl);
     if (sid >= 0) H5Sclose(sid);
     return rc;
 }
 
-/* sorted[c] = raw[index[c]], gathered into a bounded slab of whole chunks. */
-static int write_sorted(hid_t gid, const cuplas_h5grid *in, const int64_t *index,
-                        int64_t chunk_rows, const cuplas_output_opts *opts, cuplas_error *err)
+/* encode_result without the error context (write_result adds its own). */
+static int encode_result(const cuplas_h5grid *in, const int64_t *index,
+                         const cuplas_output_opts *opts, cuplas_h5_encoded **enc_out,
+                         cuplas_error *err)
 {
-    hid_t sid = H5I_INVALID_HID, dcpl = H5I_INVALID_HID, did = H5I_INVALID_HID;
-    hid_t msp = H5I_INVALID_HID;
-    hsize_t dims[3] = {(hsize_t)in->H, (hsize_t)in->W, (hsize_t)in->C};
-    hsize_t chunk[3] = {(hsize_t)chunk_rows, (hsize_t)in->W, (hsize_t)in->C};
-    size_t cell = in->elem_size * (size_t)in->C, row = cell * (size_t)in->W;
-    size_t chunk_bytes = row * (size_t)chunk_rows;
-    size_t per_slab = WRITE_SLAB_BYTES / chunk_bytes ? WRITE_SLAB_BYTES / chunk_bytes : 1;
-    size_t slab_rows = per_slab * (size_t)chunk_rows;
-    unsigned char *buf = NULL;
-    const unsigned char *raw = in->raw;
-    int rc = 0;
-    char cause[CAUSE_LEN];
+    cuplas_h5_encoded *e = NULL;
+    size_t row_bytes = in->elem_size * (size_t)in->C * (size_t)in->W;
+    size_t sorted_bytes, index_bytes, scratch, first_bad;
+    int rc = 0, bad_code = 0;
 
-    CUPLAS_TRY(make_dcpl(3, chunk, opts, &dcpl, err));
-    if ((sid = H5Screate_simple(3, dims, NULL)) < 0 ||
-        (did = H5Dcreate2(gid, "sorted", (hid_t)in->file_type, sid, H5P_DEFAULT, dcpl,
-                          H5P_DEFAULT)) < 0)
-        CUPLAS_FAIL(err, CUPLAS_ERR_OUTPUT, "cannot create dataset sorted (%s)", h5_cause(cause));
-    if (slab_rows > (size_t)in->H)
-        slab_rows = (size_t)in->H;
-    if (!(buf = malloc(slab_rows * row)))
-        CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory writing sorted");
-    for (hsize_t r0 = 0; r0 < dims[0]; r0 += slab_rows) {
-        hsize_t start[3] = {r0, 0, 0};
-        hsize_t count[3] = {dims[0] - r0 < slab_rows ? dims[0] - r0 : slab_rows, dims[1], dims[2]};
-        size_t first = (size_t)r0 * (size_t)in->W, m = (size_t)(count[0] * count[1]);
-        for (size_t i = 0; i < m; i++)
-            memcpy(buf + i * cell, raw + (size_t)index[first + i] * cell, cell);
-        if ((msp = H5Screate_simple(3, count, NULL)) < 0 ||
-            H5Sselect_hyperslab(sid, H5S_SELECT_SET, start, NULL, count, NULL) < 0 ||
-            H5Dwrite(did, (hid_t)in->file_type, msp, sid, H5P_DEFAULT, buf) < 0)
-            CUPLAS_FAIL(err, CUPLAS_ERR_OUTPUT, "cannot write sorted (%s)", h5_cause(cause));
-        H5Sclose(msp);
-        msp = H5I_INVALID_HID;
+    *enc_out = NULL;
+    if (!in->raw)
+        CUPLAS_FAIL(err, CUPLAS_ERR_INTERNAL, "write_result needs a grid read with its data");
+    CUPLAS_TRY(check_permutation(index, in->H * in->W, err));
+    if (!(e = calloc(1, sizeof *e)))
+        CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
+    e->H = in->H;
+    e->W = in->W;
+    e->C = in->C;
+    e->elem_size = in->elem_size;
+    e->wide = in->H * in->W > INT32_MAX;
+    e->shuffle = opts && opts->shuffle;
+    e->deflate = !opts || opts->deflate <= 0 ? 0 : opts->deflate > 9 ? 9 : opts->deflate;
+    e->chunk_rows = cuplas_h5_chunk_rows(in->H, row_bytes, opts ? opts->chunk_rows : 0);
+    e->nchunks = (size_t)((in->H + e->chunk_rows - 1) / e->chunk_rows);
+    sorted_bytes = (size_t)e->chunk_rows * row_bytes;
+    index_bytes = (size_t)e->chunk_rows * (size_t)in->W * (e->wide ? 8 : 4);
+    if (sorted_bytes > UINT32_MAX)   /* HDF5's limit on one chunk */
+        CUPLAS_FAIL(err, CUPLAS_ERR_OUTPUT, "a chunk of %lld rows is %zu bytes; HDF5 chunks "
+                    "stay under 4 GiB (lower output.chunk_rows)", (long long)e->chunk_rows,
+                    sorted_bytes);
+    scratch = sorted_bytes > index_bytes ? sorted_bytes : index_bytes;
+    if (!(e->sorted = calloc(e->nchunks, sizeof *e->sorted)) ||
+        !(e->index = calloc(e->nchunks, sizeof *e->index)))
+        CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
+
+    /* one iteration per chunk of either dataset; the lowest failing one is
+     * reported, so the outcome does not depend on the schedule */
+    first_bad = 2 * e->nchunks;
+    #pragma omp parallel if (e->nchunks > 1)
+    {
+        unsigned char *a = malloc(scratch), *b = e->shuffle ? malloc(scratch) : NULL;
+        #pragma omp for schedule(dynamic, 1)
+        for (size_t j = 0; j < 2 * e->nchunks; j++) {
+            int which = j >= e->nchunks;
+            int r = a && (b || !e->shuffle)
+                        ? encode_chunk(in, index, e, which, which ? j - e->nchunks : j, a, b)
+                        : -1;
+            if (r) {
+                #pragma omp critical(cuplas_h5_encode_fail)
+                if (j < first_bad) {
+                    first_bad = j;
+                    bad_code = r;
+                }
+            }
+        }
+        free(a);
+        free(b);
     }
+    if (first_bad < 2 * e->nchunks) {
+        if (bad_code == -1)
+            CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory compressing the output");
+        CUPLAS_FAIL(err, CUPLAS_ERR_INTERNAL, "zlib compress2 failed on a %s chunk",
+                    first_bad < e->nchunks ? "sorted" : "index");
+    }
+    *enc_out = e;
+    e = NULL;
 fail:
-    free(buf);
-    if (msp >= 0) H5Sclose(msp);
-    if (did >= 0 && H5Dclose(did) < 0 && !rc)
-        rc = cuplas_error_set(err, CUPLAS_ERR_OUTPUT, "cannot close sorted (%s)", h5_cause(cause));
-    if (dcpl >= 0) H5Pclose(dcpl);
-    if (sid >= 0) H5Sclose(sid);
+    cuplas_h5_encoded_free(e);
     return rc;
 }
 
@@ -754,16 +1188,83 @@ fail:
     return rc;
 }
 
+int cuplas_h5_read_begin(const char *file, const char *dataset, int64_t height, int64_t width,
+                         cuplas_h5grid *g, cuplas_h5_fetch **fetch, cuplas_error *err)
+{
+    return open_grid(file, dataset, height, width, fetch, g, err);
+}
+
+int cuplas_h5_read_finish(cuplas_h5grid *g, cuplas_h5_fetch *f, cuplas_error *err)
+{
+    size_t bytes, first_bad;
+    int rc = 0, bad_nomem = 0;
+    char why[MSG_LEN] = "", at[80];
+
+    if (!f)   /* g is the caller's, untouched */
+        return cuplas_error_set(err, CUPLAS_ERR_INTERNAL, "read_finish without a fetch");
+    if (f->whole)
+        goto fail;   /* begin read the data already */
+    if (g->raw)
+        CUPLAS_FAIL(err, CUPLAS_ERR_INTERNAL, "read_finish on a grid that has data");
+    bytes = (size_t)(f->dims[0] * f->dims[1] * f->dims[2]) * g->elem_size;
+    if (!(g->raw = malloc(bytes ? bytes : 1)))
+        CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "cannot allocate %zu bytes for the input", bytes);
+
+    /* the lowest failing chunk is reported: the same error for any thread count */
+    first_bad = f->nchunks;
+    #pragma omp parallel if (f->nchunks > 1)
+    {
+        unsigned char *a = malloc(f->chunk_bytes), *b = malloc(f->chunk_bytes);
+        char msg[MSG_LEN];
+        #pragma omp for schedule(dynamic, 1)
+        for (size_t i = 0; i < f->nchunks; i++) {
+            int r = a && b ? decode_chunk(f, &f->c[i], g->elem_size, g->raw, a, b, msg) : -2;
+            if (r) {
+                #pragma omp critical(cuplas_h5_decode_fail)
+                if (i < first_bad) {
+                    first_bad = i;
+                    bad_nomem = r == -2;
+                    memcpy(why, msg, sizeof why);
+                }
+            }
+        }
+        free(a);
+        free(b);
+    }
+    if (first_bad < f->nchunks) {
+        const fetched_chunk *c = &f->c[first_bad];
+        if (bad_nomem)
+            CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory decompressing chunks");
+        CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "read failed at row %llu: chunk %s is corrupt (%s)",
+                    (unsigned long long)c->offset[g->in_rank == 3 ? 0 : 1],
+                    chunk_where(g, c->offset, at), why);
+    }
+fail:
+    if (rc) {
+        free(g->raw);
+        g->raw = NULL;
+        if (g->file)
+            cuplas_error_where(err, "%s:%s", g->file, g->dataset);
+    }
+    fetch_free(f);
+    return rc;
+}
+
 int cuplas_h5_read_grid(const char *file, const char *dataset, int64_t height, int64_t width,
                         cuplas_h5grid *g, cuplas_error *err)
 {
-    return open_grid(file, dataset, height, width, 1, g, err);
+    cuplas_h5_fetch *f = NULL;
+    int rc = cuplas_h5_read_begin(file, dataset, height, width, g, &f, err);
+
+    if (rc == 0 && (rc = cuplas_h5_read_finish(g, f, err)) != 0)
+        cuplas_h5grid_free(g);
+    return rc;
 }
 
 int cuplas_h5_probe_grid(const char *file, const char *dataset, int64_t height, int64_t width,
                          cuplas_h5grid *g, cuplas_error *err)
 {
-    return open_grid(file, dataset, height, width, 0, g, err);
+    return open_grid(file, dataset, height, width, NULL, g, err);
 }
 
 void cuplas_h5grid_free(cuplas_h5grid *g)
@@ -822,20 +1323,44 @@ fail:
     return rc;
 }
 
-int cuplas_h5_write_result(const char *out_path, const cuplas_h5grid *in, const int64_t *index,
-                           const cuplas_output_opts *opts, const cuplas_result_meta *meta,
-                           cuplas_error *err)
+int cuplas_h5_encode_result(const cuplas_h5grid *in, const int64_t *index,
+                            const cuplas_output_opts *opts, cuplas_h5_encoded **enc,
+                            cuplas_error *err)
+{
+    int rc = encode_result(in, index, opts, enc, err);
+    if (rc && in->file)
+        cuplas_error_where(err, "%s:%s", in->file, in->dataset);
+    return rc;
+}
+
+void cuplas_h5_encoded_free(cuplas_h5_encoded *enc)
+{
+    if (!enc)
+        return;
+    for (size_t i = 0; i < enc->nchunks; i++) {
+        if (enc->sorted)
+            free(enc->sorted[i].data);
+        if (enc->index)
+            free(enc->index[i].data);
+    }
+    free(enc->sorted);
+    free(enc->index);
+    free(enc);
+}
+
+int cuplas_h5_write_encoded(const char *out_path, const cuplas_h5grid *in,
+                            const cuplas_h5_encoded *enc, const cuplas_result_meta *meta,
+                            cuplas_error *err)
 {
     hid_t fapl = H5I_INVALID_HID, lcpl = H5I_INVALID_HID, fid = H5I_INVALID_HID;
     hid_t gid = H5I_INVALID_HID;
     char *dir = NULL, *tmp = NULL, cause[CAUSE_LEN];
-    size_t row_bytes = in->elem_size * (size_t)in->C * (size_t)in->W;
-    int64_t chunk_rows;
     int rc = 0;
 
-    if (!in->raw || in->file_type < 0)
-        CUPLAS_FAIL(err, CUPLAS_ERR_INTERNAL, "write_result needs a grid read with its data");
-    CUPLAS_TRY(check_permutation(index, in->H * in->W, err));
+    if (!enc || in->file_type < 0 || enc->H != in->H || enc->W != in->W || enc->C != in->C ||
+        enc->elem_size != in->elem_size)
+        CUPLAS_FAIL(err, CUPLAS_ERR_INTERNAL,
+                    "write_encoded needs the grid (with its type) that was encoded");
     if (!(dir = dir_of(out_path)))
         CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
     CUPLAS_TRY(check_dir(dir, err));
@@ -855,9 +1380,16 @@ int cuplas_h5_write_result(const char *out_path, const cuplas_h5grid *in, const 
         CUPLAS_FAIL(err, CUPLAS_ERR_OUTPUT, "cannot create group %s (%s)", in->dataset,
                     h5_cause(cause));
 
-    chunk_rows = cuplas_h5_chunk_rows(in->H, row_bytes, opts ? opts->chunk_rows : 0);
-    CUPLAS_TRY(write_index(gid, in, index, chunk_rows, opts, err));
-    CUPLAS_TRY(write_sorted(gid, in, index, chunk_rows, opts, err));
+    {
+        hsize_t idims[2] = {(hsize_t)in->H, (hsize_t)in->W};
+        hsize_t ichunk[2] = {(hsize_t)enc->chunk_rows, (hsize_t)in->W};
+        hsize_t sdims[3] = {(hsize_t)in->H, (hsize_t)in->W, (hsize_t)in->C};
+        hsize_t schunk[3] = {(hsize_t)enc->chunk_rows, (hsize_t)in->W, (hsize_t)in->C};
+        CUPLAS_TRY(write_chunks(gid, "index", enc->wide ? H5T_STD_I64LE : H5T_STD_I32LE, 2,
+                                idims, ichunk, enc->index, enc, err));
+        CUPLAS_TRY(write_chunks(gid, "sorted", (hid_t)in->file_type, 3, sdims, schunk,
+                                enc->sorted, enc, err));
+    }
     CUPLAS_TRY(write_attrs(gid, in, meta, err));
 
     if (H5Gclose(gid) < 0)
@@ -879,6 +1411,21 @@ fail:
         free(tmp);
     }
     free(dir);
+    if (rc)
+        cuplas_error_where(err, "%s:%s", out_path, in->dataset);
+    return rc;
+}
+
+int cuplas_h5_write_result(const char *out_path, const cuplas_h5grid *in, const int64_t *index,
+                           const cuplas_output_opts *opts, const cuplas_result_meta *meta,
+                           cuplas_error *err)
+{
+    cuplas_h5_encoded *enc = NULL;
+    int rc = encode_result(in, index, opts, &enc, err);
+
+    if (rc == 0)
+        rc = cuplas_h5_write_encoded(out_path, in, enc, meta, err);
+    cuplas_h5_encoded_free(enc);
     if (rc)
         cuplas_error_where(err, "%s:%s", out_path, in->dataset);
     return rc;

@@ -9,6 +9,11 @@
  * renamed into place: a reader never sees a file that looks complete
  * but is not. All HDF5 calls must come from one thread at a time: the
  * caller serialises (pipeline I/O thread).
+ *
+ * Chunked + filtered data is moved through HDF5 as stored (compressed)
+ * chunk bytes only; the zlib and byte-shuffle work happens in the
+ * *_finish / *_encode_* phases, which make no HDF5 call and so run
+ * outside the caller's HDF5 lock, with OpenMP over chunks.
  */
 #ifndef CUPLAS_H5IO_H
 #define CUPLAS_H5IO_H
@@ -55,7 +60,8 @@ int cuplas_h5_list_datasets(const char *file, char ***names, int *count,
                             cuplas_error *err);
 void cuplas_h5_free_names(char **names, int count);
 
-/* Open `file`:`dataset`, check rank/shape/type, read it whole.
+/* Open `file`:`dataset`, check rank/shape/type, read it whole
+ * (read_begin + read_finish).
  * height/width: for rank-2 (N, C) data, 0 = from the dataset's "height"
  * and "width" attributes, else a square N; one of them alone fixes the
  * other. Rank-3 data keeps its own (H, W) and ignores them. Errors name
@@ -79,12 +85,62 @@ int cuplas_h5grid_to_double(const cuplas_h5grid *g, const int *use, int nuse,
 /* Write `out_path` atomically: group named after the input dataset with
  * `index` (H x W, int32 or int64 when N > 2^31-1), `sorted` (H x W x C,
  * input dtype, sorted[c] = input[index[c]]) and the attributes of `meta`.
- * index values are validated (a permutation) before anything is written. */
+ * index values are validated (a permutation) before anything is written.
+ * (encode_result + write_encoded.) */
 int cuplas_h5_write_result(const char *out_path, const cuplas_h5grid *in,
                            const int64_t *index,
                            const cuplas_output_opts *opts,
                            const cuplas_result_meta *meta,
                            cuplas_error *err);
+
+/*
+ * Two-phase I/O: the HDF5 lock is held only for the *_begin / *_write_*
+ * phases, which move stored chunk bytes; the other phases make no HDF5 call.
+ *
+ * The parallel phases run `#pragma omp parallel for` over chunks with the
+ * calling thread's OpenMP settings: omp_set_num_threads() in the calling
+ * thread picks the team size. Called from inside a parallel region (a
+ * runner worker), the loop only gets more than one thread when nested
+ * parallelism is on (omp_set_max_active_levels(2) or more); otherwise it
+ * runs serially, correctly. Results never depend on the thread count.
+ */
+
+/* Under the HDF5 lock: open, validate (same checks and messages as
+ * read_grid) and fetch every chunk's stored bytes and filter mask. Data
+ * that the hand decoder does not cover (contiguous/compact layout, filters
+ * other than shuffle and deflate) is read whole here instead. On success
+ * *fetch owns the fetched bytes (pass it to read_finish); on failure
+ * *fetch is NULL and g is freed, as with read_grid. */
+typedef struct cuplas_h5_fetch cuplas_h5_fetch;
+int cuplas_h5_read_begin(const char *file, const char *dataset,
+                         int64_t height, int64_t width,
+                         cuplas_h5grid *g, cuplas_h5_fetch **fetch,
+                         cuplas_error *err);
+
+/* No HDF5 calls: inflate, unshuffle and place every chunk into g->raw (in
+ * parallel). Never-written chunks become the dataset's fill value. Always
+ * frees fetch. On failure (a corrupt chunk: CUPLAS_ERR_INPUT naming the
+ * chunk) g->raw is NULL; free g with cuplas_h5grid_free (an HDF5 call). */
+int cuplas_h5_read_finish(cuplas_h5grid *g, cuplas_h5_fetch *fetch,
+                          cuplas_error *err);
+
+/* No HDF5 calls: check that index is a permutation, then build the stored
+ * chunks of `index` and `sorted` (chunk_rows x W [x C], the layout of
+ * write_result) with the filters of opts (shuffle, then deflate at its
+ * level), in parallel. The bytes are what HDF5's own filters store.
+ * Errors carry "in-file:dataset" as their where. */
+typedef struct cuplas_h5_encoded cuplas_h5_encoded;
+int cuplas_h5_encode_result(const cuplas_h5grid *in, const int64_t *index,
+                            const cuplas_output_opts *opts,
+                            cuplas_h5_encoded **enc, cuplas_error *err);
+
+/* Under the HDF5 lock: write_result's file (temp name, same datasets,
+ * creation properties and attributes, `complete` last, fsync, rename)
+ * from encoded chunks, with H5Dwrite_chunk. Does not free enc. */
+int cuplas_h5_write_encoded(const char *out_path, const cuplas_h5grid *in,
+                            const cuplas_h5_encoded *enc,
+                            const cuplas_result_meta *meta, cuplas_error *err);
+void cuplas_h5_encoded_free(cuplas_h5_encoded *enc);
 
 /* Is `out_path` a complete cuplas output for this identity?  1 yes, 0 no. */
 int cuplas_h5_output_complete(const char *out_path, const char *dataset,

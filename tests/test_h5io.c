@@ -22,6 +22,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "h5io.h"
 
@@ -738,6 +741,530 @@ static void test_h5io_list_datasets(void **state)
     assert_int_equal(count, 0);
 }
 
+/* ------------------------------------------------ two-phase (chunk) I/O */
+
+typedef struct filter_case {
+    const char *name;
+    int shuffle, deflate;
+} filter_case;
+
+static const filter_case FILTER_CASES[] = {
+    {"none", 0, 0}, {"shuffle", 1, 0}, {"deflate", 0, 6}, {"shuffle+deflate", 1, 4},
+};
+
+static void set_threads(int n)
+{
+#ifdef _OPENMP
+    omp_set_num_threads(n);
+#else
+    (void)n;
+#endif
+}
+
+/* A chunked dataset written by HDF5 itself (H5Dwrite through its filters);
+ * fill: a user fill value or NULL; data NULL leaves every chunk unwritten. */
+static void put_chunked(const char *file, int create, const char *name, hid_t type, int rank,
+                        const hsize_t *dims, const hsize_t *chunk, int shuffle, int deflate,
+                        int fletcher, const void *fill, const void *data)
+{
+    hid_t fid = create ? H5Fcreate(file, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT)
+                       : H5Fopen(file, H5F_ACC_RDWR, H5P_DEFAULT);
+    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE), sid = H5Screate_simple(rank, dims, NULL);
+    assert_true(fid >= 0);
+    assert_true(H5Pset_chunk(dcpl, rank, chunk) >= 0);
+    if (fletcher)
+        assert_true(H5Pset_fletcher32(dcpl) >= 0);
+    if (shuffle)
+        assert_true(H5Pset_shuffle(dcpl) >= 0);
+    if (deflate)
+        assert_true(H5Pset_deflate(dcpl, (unsigned)deflate) >= 0);
+    if (fill)
+        assert_true(H5Pset_fill_value(dcpl, type, fill) >= 0);
+    hid_t lcpl = H5Pcreate(H5P_LINK_CREATE);
+    H5Pset_create_intermediate_group(lcpl, 1);
+    hid_t did = H5Dcreate2(fid, name, type, sid, lcpl, dcpl, H5P_DEFAULT);
+    assert_true(did >= 0);
+    if (data)
+        assert_true(H5Dwrite(did, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) >= 0);
+    H5Dclose(did);
+    H5Sclose(sid);
+    H5Pclose(lcpl);
+    H5Pclose(dcpl);
+    assert_true(H5Fclose(fid) >= 0);
+}
+
+/* The dataset's bytes in its file type, by plain H5Dread (malloc'd). */
+static unsigned char *plain_read(const char *file, const char *dset, size_t *nbytes)
+{
+    hid_t fid = H5Fopen(file, H5F_ACC_RDONLY, H5P_DEFAULT);
+    hid_t did = H5Dopen2(fid, dset, H5P_DEFAULT);
+    hid_t tid = H5Dget_type(did), sid = H5Dget_space(did);
+    assert_true(fid >= 0 && did >= 0);
+    size_t n = (size_t)H5Sget_simple_extent_npoints(sid) * H5Tget_size(tid);
+    unsigned char *buf = malloc(n);
+    assert_non_null(buf);
+    assert_true(H5Dread(did, tid, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) >= 0);
+    H5Sclose(sid);
+    H5Tclose(tid);
+    H5Dclose(did);
+    H5Fclose(fid);
+    *nbytes = n;
+    return buf;
+}
+
+/* read_begin + read_finish (with `threads` threads) gives H5Dread's bytes. */
+static void expect_same_as_h5dread(const char *file, const char *dset, int64_t h, int64_t w,
+                                   int threads)
+{
+    cuplas_h5grid g;
+    cuplas_h5_fetch *fetch = NULL;
+    cuplas_error err;
+    size_t n;
+    unsigned char *want = plain_read(file, dset, &n);
+
+    cuplas_error_clear(&err);
+    if (cuplas_h5_read_begin(file, dset, h, w, &g, &fetch, &err) != 0)
+        fail_msg("read_begin %s:%s: %s", file, dset, err.msg);
+    assert_non_null(fetch);
+    set_threads(threads);
+    if (cuplas_h5_read_finish(&g, fetch, &err) != 0)
+        fail_msg("read_finish %s:%s: %s", file, dset, err.msg);
+    set_threads(2);
+    assert_non_null(g.raw);
+    assert_int_equal((size_t)(g.H * g.W * g.C) * g.elem_size, n);
+    assert_memory_equal(g.raw, want, n);
+    cuplas_h5grid_free(&g);
+    free(want);
+}
+
+/* stored bytes are never converted, so big-endian data takes the same path */
+static const dtype_case CHUNK_DTYPES[] = {
+    {"uint8", t_u8}, {"float16", make_f16}, {"float32", t_f32}, {"float64", t_f64},
+    {"int64", t_i64}, {"int32", t_i32be},
+};
+
+/* Every filter combination x dtype x chunk shape (edge chunks in every
+ * dimension, chunks split along channels, rank 2): same bytes as H5Dread. */
+static void test_h5io_chunk_read_filters(void **state)
+{
+    enum { H = 13, W = 11, C = 3, N2 = 36, C2 = 3 };
+    static const hsize_t chunks3[][3] = {{4, 5, 2}, {13, 11, 3}, {1, 11, 3}, {5, 3, 1}, {2, 1, 1}};
+    static const hsize_t chunks2[][2] = {{7, 2}, {36, 3}, {5, 3}};
+    const hsize_t dims3[3] = {H, W, C}, dims2[2] = {N2, C2};
+    char file[PATH_MAX];
+    unsigned char raw[H * W * C * 8];
+
+    fpath(*state, "chunks.h5", file);
+    for (size_t t = 0; t < sizeof CHUNK_DTYPES / sizeof CHUNK_DTYPES[0]; t++) {
+        hid_t type = CHUNK_DTYPES[t].type();
+        fill_values(type, H * W * C, raw);
+        for (size_t fc = 0; fc < sizeof FILTER_CASES / sizeof FILTER_CASES[0]; fc++) {
+            const filter_case *c = &FILTER_CASES[fc];
+            for (size_t k = 0; k < sizeof chunks3 / sizeof chunks3[0]; k++) {
+                put_chunked(file, 1, "/g", type, 3, dims3, chunks3[k], c->shuffle, c->deflate,
+                            0, NULL, raw);
+                expect_same_as_h5dread(file, "/g", 0, 0, 2);
+            }
+            for (size_t k = 0; k < sizeof chunks2 / sizeof chunks2[0]; k++) {
+                put_chunked(file, 1, "/nc", type, 2, dims2, chunks2[k], c->shuffle, c->deflate,
+                            0, NULL, raw);
+                expect_same_as_h5dread(file, "/nc", 0, 0, 2);
+            }
+        }
+        H5Tclose(type);
+    }
+}
+
+/* Never-written chunks read as the fill value (default 0, or the file's),
+ * and layouts/filters the decoder leaves to HDF5 still read correctly. */
+static void test_h5io_chunk_read_fill_and_fallback(void **state)
+{
+    enum { H = 10, W = 9, C = 2 };
+    const hsize_t dims[3] = {H, W, C}, chunk[3] = {3, 4, 2};
+    const float fill = -7.5f;
+    char file[PATH_MAX];
+    float v[H * W * C];
+
+    for (int i = 0; i < H * W * C; i++)
+        v[i] = (float)i * 0.25f;
+    fpath(*state, "fill.h5", file);
+    put_chunked(file, 1, "/empty", H5T_IEEE_F32LE, 3, dims, chunk, 1, 5, 0, NULL, NULL);
+    put_chunked(file, 0, "/emptyfill", H5T_IEEE_F32LE, 3, dims, chunk, 1, 5, 0, &fill, NULL);
+    put_chunked(file, 0, "/partial", H5T_IEEE_F32LE, 3, dims, chunk, 0, 5, 0, &fill, NULL);
+    put_chunked(file, 0, "/fletcher", H5T_IEEE_F32LE, 3, dims, chunk, 1, 5, 1, NULL, v);
+    put_dataset(file, 0, "/contiguous", H5T_IEEE_F32LE, 3, dims, v, NULL);
+
+    /* write rows 3..5, columns 4..7 only: some chunks stay unallocated */
+    hid_t fid = H5Fopen(file, H5F_ACC_RDWR, H5P_DEFAULT);
+    hid_t did = H5Dopen2(fid, "/partial", H5P_DEFAULT), fsp = H5Dget_space(did);
+    hsize_t start[3] = {3, 4, 0}, count[3] = {3, 4, 2};
+    hid_t msp = H5Screate_simple(3, count, NULL);
+    H5Sselect_hyperslab(fsp, H5S_SELECT_SET, start, NULL, count, NULL);
+    assert_true(H5Dwrite(did, H5T_NATIVE_FLOAT, msp, fsp, H5P_DEFAULT, v) >= 0);
+    H5Sclose(msp);
+    H5Sclose(fsp);
+    H5Dclose(did);
+    H5Fclose(fid);
+
+    const char *names[] = {"/empty", "/emptyfill", "/partial", "/fletcher", "/contiguous"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        expect_same_as_h5dread(file, names[i], 0, 0, 2);
+
+    cuplas_h5grid g;
+    cuplas_error err;
+    cuplas_error_clear(&err);
+    assert_int_equal(cuplas_h5_read_grid(file, "/emptyfill", 0, 0, &g, &err), 0);
+    assert_true(((float *)g.raw)[0] == fill && ((float *)g.raw)[H * W * C - 1] == fill);
+    cuplas_h5grid_free(&g);
+    cuplas_error_clear(&err);
+    assert_int_equal(cuplas_h5_read_grid(file, "/partial", 0, 0, &g, &err), 0);
+    assert_true(((float *)g.raw)[(3 * W + 4) * C] == v[0]);
+    assert_true(((float *)g.raw)[0] == fill);
+    cuplas_h5grid_free(&g);
+}
+
+/* A chunk stored with the deflate bit of its filter mask set (HDF5 skipped
+ * that optional filter) is read without inflating, as HDF5 does. */
+static void test_h5io_chunk_filter_mask(void **state)
+{
+    enum { H = 8, W = 4, C = 1, CH = 4 };
+    const hsize_t dims[3] = {H, W, C}, chunk[3] = {CH, W, C};
+    char file[PATH_MAX];
+    float v[H * W * C];
+    unsigned char shuffled[CH * W * C * 4];
+
+    for (int i = 0; i < H * W * C; i++)
+        v[i] = (float)i - 2.5f;
+    fpath(*state, "mask.h5", file);
+    put_chunked(file, 1, "/g", H5T_IEEE_F32LE, 3, dims, chunk, 1, 6, 0, NULL, v);
+    /* rewrite chunk 1 as shuffled but not deflated: mask bit 1 (deflate) */
+    const unsigned char *src = (const unsigned char *)(v + CH * W * C);
+    size_t m = CH * W * C;
+    for (size_t i = 0; i < m; i++)
+        for (size_t k = 0; k < 4; k++)
+            shuffled[k * m + i] = src[i * 4 + k];
+    hid_t fid = H5Fopen(file, H5F_ACC_RDWR, H5P_DEFAULT);
+    hid_t did = H5Dopen2(fid, "/g", H5P_DEFAULT);
+    hsize_t off[3] = {CH, 0, 0};
+    assert_true(H5Dwrite_chunk(did, H5P_DEFAULT, 0x2, off, sizeof shuffled, shuffled) >= 0);
+    H5Dclose(did);
+    H5Fclose(fid);
+    expect_same_as_h5dread(file, "/g", 0, 0, 2);
+
+    cuplas_h5grid g;
+    cuplas_error err;
+    cuplas_error_clear(&err);
+    assert_int_equal(cuplas_h5_read_grid(file, "/g", 0, 0, &g, &err), 0);
+    assert_memory_equal(g.raw, v, sizeof v);
+    cuplas_h5grid_free(&g);
+}
+
+/* Chunk-by-chunk equality of two datasets' stored bytes and filter masks. */
+static void expect_same_chunks(const char *fa, const char *fb, const char *dset)
+{
+    hid_t a = H5Fopen(fa, H5F_ACC_RDONLY, H5P_DEFAULT), b = H5Fopen(fb, H5F_ACC_RDONLY, H5P_DEFAULT);
+    hid_t da = H5Dopen2(a, dset, H5P_DEFAULT), db = H5Dopen2(b, dset, H5P_DEFAULT);
+    hid_t sa = H5Dget_space(da), sb = H5Dget_space(db);
+    hsize_t na = 0, nb = 0;
+    assert_true(da >= 0 && db >= 0);
+    assert_true(H5Dget_num_chunks(da, sa, &na) >= 0 && H5Dget_num_chunks(db, sb, &nb) >= 0);
+    assert_true(na == nb && na > 0);
+    for (hsize_t i = 0; i < na; i++) {
+        hsize_t off[3], size_a = 0, size_b = 0;
+        haddr_t addr;
+        unsigned mask_a = 9;
+        uint32_t rm_a = 9, rm_b = 9;
+        assert_true(H5Dget_chunk_info(da, sa, i, off, &mask_a, &addr, &size_a) >= 0);
+        assert_true(H5Dget_chunk_storage_size(db, off, &size_b) >= 0);
+        if (size_a != size_b)
+            fail_msg("%s chunk %llu: %llu bytes vs %llu", dset, (unsigned long long)i,
+                     (unsigned long long)size_a, (unsigned long long)size_b);
+        unsigned char *ba = malloc(size_a), *bb = malloc(size_b);
+        assert_true(H5Dread_chunk(da, H5P_DEFAULT, off, &rm_a, ba) >= 0);
+        assert_true(H5Dread_chunk(db, H5P_DEFAULT, off, &rm_b, bb) >= 0);
+        assert_int_equal(rm_a, rm_b);
+        assert_memory_equal(ba, bb, size_a);
+        free(ba);
+        free(bb);
+    }
+    H5Sclose(sa);
+    H5Sclose(sb);
+    H5Dclose(da);
+    H5Dclose(db);
+    H5Fclose(a);
+    H5Fclose(b);
+}
+
+/* The reference writer: what H5Dwrite through HDF5's own filters stores. */
+static void reference_output(const char *file, const char *group, hid_t type, const hsize_t *dims,
+                             int64_t chunk_rows, const filter_case *fc, const int32_t *index,
+                             const void *sorted)
+{
+    hid_t fid = H5Fcreate(file, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    hid_t lcpl = H5Pcreate(H5P_LINK_CREATE);
+    H5Pset_create_intermediate_group(lcpl, 1);
+    hid_t gid = H5Gcreate2(fid, group, lcpl, H5P_DEFAULT, H5P_DEFAULT);
+    H5Pclose(lcpl);
+    for (int k = 0; k < 2; k++) {
+        int rank = k ? 3 : 2;
+        hsize_t chunk[3] = {(hsize_t)chunk_rows, dims[1], dims[2]};
+        hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE), sid = H5Screate_simple(rank, dims, NULL);
+        H5Pset_chunk(dcpl, rank, chunk);
+        if (fc->shuffle)
+            H5Pset_shuffle(dcpl);
+        if (fc->deflate)
+            H5Pset_deflate(dcpl, (unsigned)fc->deflate);
+        hid_t t = k ? type : H5T_STD_I32LE;
+        hid_t did = H5Dcreate2(gid, k ? "sorted" : "index", t, sid, H5P_DEFAULT, dcpl,
+                               H5P_DEFAULT);
+        assert_true(did >= 0);
+        assert_true(H5Dwrite(did, k ? type : H5T_NATIVE_INT32, H5S_ALL, H5S_ALL, H5P_DEFAULT,
+                             k ? sorted : (const void *)index) >= 0);
+        H5Dclose(did);
+        H5Sclose(sid);
+        H5Pclose(dcpl);
+    }
+    H5Gclose(gid);
+    H5Fclose(fid);
+}
+
+/* Filters of `name` in pipeline order must be exactly `want` (n of them). */
+static void expect_filters(hid_t gid, const char *name, const filter_case *fc, hsize_t chunk0)
+{
+    hid_t did = H5Dopen2(gid, name, H5P_DEFAULT), dcpl = H5Dget_create_plist(did);
+    hsize_t chunk[3] = {0, 0, 0};
+    int n = 0;
+    assert_int_equal(H5Pget_layout(dcpl), H5D_CHUNKED);
+    assert_true(H5Pget_chunk(dcpl, 3, chunk) >= 2);
+    assert_true(chunk[0] == chunk0);
+    assert_int_equal(H5Pget_nfilters(dcpl), fc->shuffle + (fc->deflate > 0));
+    if (fc->shuffle) {
+        unsigned flags, cd[4];
+        size_t ncd = 4;
+        assert_int_equal(H5Pget_filter2(dcpl, (unsigned)n++, &flags, &ncd, cd, 0, NULL, NULL),
+                         H5Z_FILTER_SHUFFLE);
+    }
+    if (fc->deflate) {
+        unsigned flags, cd[4];
+        size_t ncd = 4;
+        assert_int_equal(H5Pget_filter2(dcpl, (unsigned)n++, &flags, &ncd, cd, 0, NULL, NULL),
+                         H5Z_FILTER_DEFLATE);
+        assert_int_equal(ncd, 1);
+        assert_int_equal(cd[0], fc->deflate);
+    }
+    H5Pclose(dcpl);
+    H5Dclose(did);
+}
+
+/* encode + write_encoded, read back with plain H5Dread: right data, right
+ * filters, and the very chunk bytes HDF5's own H5Dwrite stores. */
+static void test_h5io_chunk_write_round_trip(void **state)
+{
+    enum { H = 13, W = 7, C = 3, N = H * W, CR = 4 };
+    const hsize_t dims[3] = {H, W, C};
+    char in[PATH_MAX], out[PATH_MAX], ref[PATH_MAX];
+    unsigned char raw[N * C * 8], got[N * C * 8], want[N * C * 8];
+    int64_t index[N], back[N];
+    int32_t index32[N];
+
+    fpath(*state, "in.h5", in);
+    fpath(*state, "out.h5", out);
+    fpath(*state, "ref.h5", ref);
+    for (int i = 0; i < N; i++)
+        index32[i] = (int32_t)(index[i] = (i * 31 + 7) % N);
+    for (size_t t = 0; t < sizeof CHUNK_DTYPES / sizeof CHUNK_DTYPES[0]; t++) {
+        hid_t type = CHUNK_DTYPES[t].type();
+        size_t es = H5Tget_size(type);
+        fill_values(type, N * C, raw);
+        for (int i = 0; i < N; i++)
+            memcpy(want + (size_t)i * C * es, raw + (size_t)index[i] * C * es, C * es);
+        put_chunked(in, 1, "/s/g", type, 3, dims, dims, 1, 3, 0, NULL, raw);
+        for (size_t fc = 0; fc < sizeof FILTER_CASES / sizeof FILTER_CASES[0]; fc++) {
+            const filter_case *c = &FILTER_CASES[fc];
+            cuplas_output_opts opts = {.chunk_rows = CR, .deflate = c->deflate,
+                                       .shuffle = c->shuffle};
+            cuplas_h5grid g;
+            cuplas_h5_encoded *enc = NULL;
+            cuplas_error err;
+            print_message("write %s %s\n", CHUNK_DTYPES[t].name, c->name);
+            cuplas_error_clear(&err);
+            assert_int_equal(cuplas_h5_read_grid(in, "/s/g", 0, 0, &g, &err), 0);
+            assert_int_equal(cuplas_h5_encode_result(&g, index, &opts, &enc, &err), 0);
+            assert_int_equal(cuplas_h5_write_encoded(out, &g, enc, NULL, &err), 0);
+            cuplas_h5_encoded_free(enc);
+            cuplas_h5grid_free(&g);
+
+            hid_t fid = H5Fopen(out, H5F_ACC_RDONLY, H5P_DEFAULT);
+            hid_t gid = H5Gopen2(fid, "/s/g", H5P_DEFAULT);
+            hid_t ix = H5Dopen2(gid, "index", H5P_DEFAULT), so = H5Dopen2(gid, "sorted", H5P_DEFAULT);
+            assert_true(H5Dread(ix, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, back) >= 0);
+            assert_memory_equal(back, index, sizeof index);
+            assert_true(H5Dread(so, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, got) >= 0);
+            assert_memory_equal(got, want, N * C * es);
+            expect_filters(gid, "index", c, CR);
+            expect_filters(gid, "sorted", c, CR);
+            assert_int_equal(read_int_attr(gid, "complete"), 1);
+            H5Dclose(so);
+            H5Dclose(ix);
+            H5Gclose(gid);
+            H5Fclose(fid);
+
+            reference_output(ref, "/s/g", type, dims, CR, c, index32, want);
+            expect_same_chunks(out, ref, "/s/g/index");
+            expect_same_chunks(out, ref, "/s/g/sorted");
+            /* and the two-phase reader reads HDF5's own chunks back */
+            expect_same_as_h5dread(out, "/s/g/sorted", 0, 0, 2);
+        }
+        H5Tclose(type);
+    }
+}
+
+/* The stored bytes do not depend on the thread count (encode and decode). */
+static void test_h5io_chunk_threads(void **state)
+{
+    enum { H = 64, W = 48, C = 4, N = H * W };
+    const hsize_t dims[3] = {H, W, C};
+    char in[PATH_MAX], out1[PATH_MAX], out4[PATH_MAX];
+    float *v = malloc(N * C * sizeof *v);
+    int64_t *index = malloc(N * sizeof *index);
+    cuplas_output_opts opts = {.chunk_rows = 5, .deflate = 6, .shuffle = true};
+    cuplas_h5grid g;
+    cuplas_error err;
+
+    for (int i = 0; i < N * C; i++)
+        v[i] = sinf((float)i * 0.01f) * 100.0f;
+    for (int i = 0; i < N; i++)
+        index[i] = ((int64_t)i * 1237 + 11) % N;
+    fpath(*state, "in.h5", in);
+    fpath(*state, "out1.h5", out1);
+    fpath(*state, "out4.h5", out4);
+    put_chunked(in, 1, "/g", H5T_IEEE_F32LE, 3, dims, (const hsize_t[3]){7, 16, 4}, 1, 6, 0,
+                NULL, v);
+    expect_same_as_h5dread(in, "/g", 0, 0, 1);
+    expect_same_as_h5dread(in, "/g", 0, 0, 4);
+
+    cuplas_error_clear(&err);
+    assert_int_equal(cuplas_h5_read_grid(in, "/g", 0, 0, &g, &err), 0);
+    const char *outs[2] = {out1, out4};
+    const int threads[2] = {1, 4};
+    for (int k = 0; k < 2; k++) {
+        cuplas_h5_encoded *enc = NULL;
+        set_threads(threads[k]);
+        assert_int_equal(cuplas_h5_encode_result(&g, index, &opts, &enc, &err), 0);
+        set_threads(2);
+        assert_int_equal(cuplas_h5_write_encoded(outs[k], &g, enc, NULL, &err), 0);
+        cuplas_h5_encoded_free(enc);
+    }
+    expect_same_chunks(out1, out4, "/g/sorted");
+    expect_same_chunks(out1, out4, "/g/index");
+    cuplas_h5grid_free(&g);
+    free(index);
+    free(v);
+}
+
+/* A written output with bytes overwritten inside a compressed chunk: begin
+ * succeeds (it moves stored bytes only), finish reports the chunk cleanly. */
+static void test_h5io_chunk_corrupt(void **state)
+{
+    enum { H = 32, W = 32, C = 2, N = H * W };
+    const hsize_t dims[3] = {H, W, C};
+    char in[PATH_MAX], out[PATH_MAX];
+    float v[N * C];
+    int64_t index[N];
+    cuplas_output_opts opts = {.chunk_rows = 8, .deflate = 6, .shuffle = true};
+    cuplas_h5grid g;
+    cuplas_h5_fetch *fetch = NULL;
+    cuplas_error err;
+
+    for (int i = 0; i < N * C; i++)
+        v[i] = (float)(i % 101) * 0.5f;
+    for (int i = 0; i < N; i++)
+        index[i] = N - 1 - i;
+    fpath(*state, "in.h5", in);
+    fpath(*state, "out.h5", out);
+    put_dataset(in, 1, "/g", H5T_IEEE_F32LE, 3, dims, v, NULL);
+    cuplas_error_clear(&err);
+    assert_int_equal(cuplas_h5_read_grid(in, "/g", 0, 0, &g, &err), 0);
+    assert_int_equal(cuplas_h5_write_result(out, &g, index, &opts, NULL, &err), 0);
+    cuplas_h5grid_free(&g);
+
+    /* the middle of the stored chunk holding rows 16..23 */
+    hid_t fid = H5Fopen(out, H5F_ACC_RDONLY, H5P_DEFAULT);
+    hid_t did = H5Dopen2(fid, "/g/sorted", H5P_DEFAULT);
+    hsize_t off[3] = {16, 0, 0}, size = 0;
+    haddr_t addr = 0;
+    unsigned mask = 0;
+    assert_true(H5Dget_chunk_info_by_coord(did, off, &mask, &addr, &size) >= 0);
+    H5Dclose(did);
+    H5Fclose(fid);
+    assert_true(size > 64);
+    FILE *fp = fopen(out, "r+b");
+    assert_non_null(fp);
+    assert_int_equal(fseek(fp, (long)(addr + size / 2), SEEK_SET), 0);
+    for (int i = 0; i < 16; i++)
+        fputc(0x5a ^ i, fp);
+    fclose(fp);
+
+    for (int threads = 1; threads <= 4; threads += 3) {
+        cuplas_error_clear(&err);
+        assert_int_equal(cuplas_h5_read_begin(out, "/g/sorted", 0, 0, &g, &fetch, &err), 0);
+        set_threads(threads);
+        int rc = cuplas_h5_read_finish(&g, fetch, &err);
+        set_threads(2);
+        expect_error(&err, rc, CUPLAS_ERR_INPUT, "read failed at row 16: chunk (16, 0, 0) is corrupt",
+                     out, "/g/sorted");
+        assert_null(g.raw);
+        cuplas_h5grid_free(&g);
+    }
+    read_expect_error(out, "/g/sorted", 0, 0, CUPLAS_ERR_INPUT, "chunk (16, 0, 0) is corrupt");
+    /* the other chunks are intact */
+    hid_t f2 = H5Fopen(out, H5F_ACC_RDONLY, H5P_DEFAULT);
+    hid_t d2 = H5Dopen2(f2, "/g/sorted", H5P_DEFAULT), fs = H5Dget_space(d2);
+    hsize_t start[3] = {0, 0, 0}, count[3] = {16, W, C};
+    hid_t ms = H5Screate_simple(3, count, NULL);
+    H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL);
+    assert_true(H5Dread(d2, H5T_NATIVE_FLOAT, ms, fs, H5P_DEFAULT, v) >= 0);
+    H5Sclose(ms);
+    H5Sclose(fs);
+    H5Dclose(d2);
+    H5Fclose(f2);
+}
+
+/* Misuse is a clean internal error, not a crash. */
+static void test_h5io_chunk_misuse(void **state)
+{
+    const fixture *f = *state;
+    char out[PATH_MAX];
+    const int64_t index[4] = {3, 2, 1, 0}, dup[4] = {0, 0, 1, 2};
+    cuplas_h5grid g, other;
+    cuplas_h5_encoded *enc = NULL;
+    cuplas_error err;
+
+    read_small(f, &g);
+    fpath(f, "out.h5", out);
+    cuplas_error_clear(&err);
+    assert_int_equal(cuplas_h5_read_finish(&g, NULL, &err), CUPLAS_ERR_INTERNAL);
+    cuplas_error_clear(&err);
+    int rc = cuplas_h5_encode_result(&g, dup, NULL, &enc, &err);
+    expect_error(&err, rc, CUPLAS_ERR_INTERNAL, "0 appears twice", g.file, "/g");
+    assert_null(enc);
+    cuplas_error_clear(&err);
+    assert_int_equal(cuplas_h5_encode_result(&g, index, NULL, &enc, &err), 0);
+    other = g;
+    other.W = 1;
+    other.H = 4;
+    cuplas_error_clear(&err);
+    rc = cuplas_h5_write_encoded(out, &other, enc, NULL, &err);
+    expect_error(&err, rc, CUPLAS_ERR_INTERNAL, "write_encoded needs the grid", out, "/g");
+    assert_int_equal(access(out, F_OK), -1);
+    cuplas_error_clear(&err);
+    assert_int_equal(cuplas_h5_write_encoded(out, &g, enc, NULL, &err), 0);
+    assert_int_equal(hidden_files(f), 0);
+    cuplas_h5_encoded_free(enc);
+    cuplas_h5_encoded_free(NULL);
+    cuplas_h5grid_free(&g);
+}
+
 static void test_h5io_chunk_rows(void **state)
 {
     (void)state;
@@ -762,6 +1289,13 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_h5io_output_complete, setup, teardown),
         cmocka_unit_test_setup_teardown(test_h5io_list_datasets, setup, teardown),
         cmocka_unit_test(test_h5io_chunk_rows),
+        cmocka_unit_test_setup_teardown(test_h5io_chunk_read_filters, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_h5io_chunk_read_fill_and_fallback, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_h5io_chunk_filter_mask, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_h5io_chunk_write_round_trip, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_h5io_chunk_threads, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_h5io_chunk_corrupt, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_h5io_chunk_misuse, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
