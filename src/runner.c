@@ -295,6 +295,8 @@ static int job_body(cuplas_runner *r, cuplas_worker *w, struct cuplas_gpu_ctx *g
     int64_t *index = NULL, N;
     int *use = NULL, nuse = 0, skip = 0, rc = 0;
     char *params = NULL, device[256];
+    cuplas_h5_fetch *fetch = NULL;
+    cuplas_h5_encoded *enc = NULL;
 
     memset(&g, 0, sizeof g);
     g.file_type = -1;
@@ -307,8 +309,11 @@ static int job_body(cuplas_runner *r, cuplas_worker *w, struct cuplas_gpu_ctx *g
     cuplas_lock_take(&r->h5_lock);
     rc = check_output(r, job, &skip, e);
     if (rc == 0 && !skip)
-        rc = cuplas_h5_read_grid(job->file, job->dataset, job->height, job->width, &g, e);
+        rc = cuplas_h5_read_begin(job->file, job->dataset, job->height, job->width, &g, &fetch, e);
     cuplas_lock_give(&r->h5_lock);
+    /* inflating and unshuffling the chunks needs no HDF5 call: no lock */
+    if (rc == 0 && !skip)
+        rc = cuplas_h5_read_finish(&g, fetch, e);
     if (rc)
         goto fail;
     if (skip) {
@@ -389,14 +394,19 @@ static int job_body(cuplas_runner *r, cuplas_worker *w, struct cuplas_gpu_ctx *g
         .device_name = device,
         .identity = job->identity,
     };
+    /* gather, shuffle and deflate outside the lock; only stored bytes inside */
+    CUPLAS_TRY(cuplas_h5_encode_result(&g, index, &cfg->output, &enc, e));
     cuplas_lock_take(&r->h5_lock);
-    rc = cuplas_h5_write_result(job->output, &g, index, &cfg->output, &meta, e);
+    rc = cuplas_h5_write_encoded(job->output, &g, enc, &meta, e);
     cuplas_lock_give(&r->h5_lock);
-    if (rc)
+    if (rc) {
+        cuplas_error_where(e, "%s:%s", job->output, job->dataset);
         goto fail;
+    }
     res->write_s = now_s() - t;
     res->state = CUPLAS_JOB_DONE;
 fail:
+    cuplas_h5_encoded_free(enc);
     free(params);
     free(index);
     free(x);
