@@ -37,3 +37,8 @@ for f in sorted(glob.glob(sys.argv[1] + "/bench-*.jsonl")):
             d["passes"], d["bytes_per_cell"]))
 PY
 cat "$OUT/summary.txt"
+# where the time goes: a window of representative launches at 2048^2 x 3
+timeout 180 ncu --kernel-name regex:"level_kernel|window_kernel|prefix_kernel|seg_sum_kernel|seg_scan_kernel|shuffle_kernel" \
+    --launch-skip 300 --launch-count 24 --section SpeedOfLight --csv \
+    $B/bench_sort --runs 1 colors:2048x2048 > "$OUT/ncu-2048x3.csv" 2> "$OUT/ncu.err"
+echo "ncu rc=$?" | tee -a "$OUT/summary.txt"
