@@ -1352,6 +1352,20 @@ int cuplas_h5_write_encoded(const char *out_path, const cuplas_h5grid *in,
                             const cuplas_h5_encoded *enc, const cuplas_result_meta *meta,
                             cuplas_error *err)
 {
+    char *tmp = NULL;
+    int rc = cuplas_h5_write_encoded_tmp(out_path, in, enc, meta, &tmp, err);
+    if (rc == 0 && (rc = cuplas_tmp_publish(tmp, out_path, err)) != 0) {
+        unlink(tmp);
+        cuplas_error_where(err, "%s:%s", out_path, in->dataset);
+    }
+    free(tmp);
+    return rc;
+}
+
+int cuplas_h5_write_encoded_tmp(const char *out_path, const cuplas_h5grid *in,
+                                const cuplas_h5_encoded *enc, const cuplas_result_meta *meta,
+                                char **tmp_out, cuplas_error *err)
+{
     hid_t fapl = H5I_INVALID_HID, lcpl = H5I_INVALID_HID, fid = H5I_INVALID_HID;
     hid_t gid = H5I_INVALID_HID;
     char *dir = NULL, *tmp = NULL, cause[CAUSE_LEN];
@@ -1398,8 +1412,7 @@ int cuplas_h5_write_encoded(const char *out_path, const cuplas_h5grid *in,
     if (H5Fclose(fid) < 0)
         CUPLAS_FAIL(err, CUPLAS_ERR_OUTPUT, "cannot close %s (%s)", tmp, h5_cause(cause));
     fid = H5I_INVALID_HID;
-    CUPLAS_TRY(cuplas_tmp_publish(tmp, out_path, err));
-    free(tmp);
+    *tmp_out = tmp;
     tmp = NULL;
 fail:
     if (gid >= 0) H5Gclose(gid);

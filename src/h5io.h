@@ -157,6 +157,14 @@ int64_t cuplas_h5_chunk_rows(int64_t H, size_t row_bytes, int64_t chunk_rows);
 char *cuplas_tmp_create(const char *out_path, cuplas_error *err);
 int cuplas_tmp_publish(const char *tmp, const char *out_path, cuplas_error *err);
 
+/* write_encoded without the publish step: the closed, complete temp file
+ * is returned in *tmp_out (malloc'd). fsync and rename need no HDF5 call,
+ * so the pipeline publishes (cuplas_tmp_publish) outside the HDF5 lock;
+ * on failure to publish, the caller unlinks *tmp_out. */
+int cuplas_h5_write_encoded_tmp(const char *out_path, const cuplas_h5grid *in,
+                                const cuplas_h5_encoded *enc, const cuplas_result_meta *meta,
+                                char **tmp_out, cuplas_error *err);
+
 /* Silence HDF5's automatic error printing for the calling thread. */
 void cuplas_h5_quiet(void);
 

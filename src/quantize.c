@@ -9,47 +9,98 @@
 #include <math.h>
 #include <stdlib.h>
 
-static void channel_stats(const double *x, int64_t N, int C, int c,
-                          double *mean, double *sd, double *lo, double *hi)
+/* Rows per partial sum. Partials are added in block order, so the stats
+ * do not depend on the thread count, only on this constant. */
+#define STAT_BLOCK 4096
+
+/* Per-channel mean, standard deviation, min and max of x (N x C). */
+static int channel_stats(const double *x, int64_t N, int C, double *mean, double *sd,
+                         double *lo, double *hi)
 {
-    double s = 0, mn = x[c], mx = x[c];
-    for (int64_t i = 0; i < N; i++) {
-        double v = x[i * C + c];
-        s += v;
-        mn = v < mn ? v : mn;
-        mx = v > mx ? v : mx;
+    int64_t nb = (N + STAT_BLOCK - 1) / STAT_BLOCK;
+    double *part = malloc((size_t)(nb * C) * sizeof *part);
+    if (!part)
+        return -1;
+    #pragma omp parallel for schedule(static)
+    for (int64_t b = 0; b < nb; b++) {
+        double *s = part + b * C;
+        for (int c = 0; c < C; c++)
+            s[c] = 0;
+        for (int64_t i = b * STAT_BLOCK; i < N && i < (b + 1) * STAT_BLOCK; i++)
+            for (int c = 0; c < C; c++)
+                s[c] += x[i * C + c];
     }
-    double m = s / (double)N, ss = 0;
-    for (int64_t i = 0; i < N; i++) {
-        double d = x[i * C + c] - m;
-        ss += d * d;
+    for (int c = 0; c < C; c++) {
+        double t = 0;
+        for (int64_t b = 0; b < nb; b++)
+            t += part[b * C + c];
+        mean[c] = t / (double)N;
+        lo[c] = hi[c] = x[c];
     }
-    *mean = m;
-    *sd = sqrt(ss / (double)N);
-    *lo = mn;
-    *hi = mx;
+    #pragma omp parallel for schedule(static)
+    for (int64_t b = 0; b < nb; b++) {
+        double *s = part + b * C;
+        for (int c = 0; c < C; c++)
+            s[c] = 0;
+        for (int64_t i = b * STAT_BLOCK; i < N && i < (b + 1) * STAT_BLOCK; i++)
+            for (int c = 0; c < C; c++) {
+                double d = x[i * C + c] - mean[c];
+                s[c] += d * d;
+            }
+    }
+    for (int c = 0; c < C; c++) {
+        double t = 0;
+        for (int64_t b = 0; b < nb; b++)
+            t += part[b * C + c];
+        sd[c] = sqrt(t / (double)N);
+    }
+    /* min and max do not depend on the order */
+    for (int64_t i = 0; i < N; i++)
+        for (int c = 0; c < C; c++) {
+            double v = x[i * C + c];
+            lo[c] = v < lo[c] ? v : lo[c];
+            hi[c] = v > hi[c] ? v : hi[c];
+        }
+    free(part);
+    return 0;
 }
 
-void cuplas_features_normalize(double *x, int64_t N, int C, cuplas_norm norm,
-                               const double *weights)
+int cuplas_features_normalize(double *x, int64_t N, int C, cuplas_norm norm,
+                              const double *weights)
 {
+    double *st = NULL, *scale, *shift;
+    if (!(st = malloc((size_t)(6 * C) * sizeof *st)))
+        return CUPLAS_ERR_NOMEM;
+    double *mean = st, *sd = st + C, *lo = st + 2 * C, *hi = st + 3 * C;
+    scale = st + 4 * C;
+    shift = st + 5 * C;
+    if (norm != CUPLAS_NORM_NONE && channel_stats(x, N, C, mean, sd, lo, hi) != 0) {
+        free(st);
+        return CUPLAS_ERR_NOMEM;
+    }
+    int any = 0;
     for (int c = 0; c < C; c++) {
-        double mean, sd, lo, hi, shift = 0, scale = 1;
-        channel_stats(x, N, C, c, &mean, &sd, &lo, &hi);
+        shift[c] = 0;
+        scale[c] = 1;
         if (norm == CUPLAS_NORM_STANDARDIZE) {
-            shift = mean;
-            scale = sd > 0 ? 1.0 / sd : 0.0;   /* a constant channel is all 0 */
+            shift[c] = mean[c];
+            scale[c] = sd[c] > 0 ? 1.0 / sd[c] : 0.0; /* a constant channel is all 0 */
         } else if (norm == CUPLAS_NORM_MINMAX) {
-            shift = lo;
-            scale = hi > lo ? 1.0 / (hi - lo) : 0.0;
+            shift[c] = lo[c];
+            scale[c] = hi[c] > lo[c] ? 1.0 / (hi[c] - lo[c]) : 0.0;
         }
         if (weights)
-            scale *= weights[c];
-        if (shift == 0 && scale == 1)
-            continue;
-        for (int64_t i = 0; i < N; i++)
-            x[i * C + c] = (x[i * C + c] - shift) * scale;
+            scale[c] *= weights[c];
+        any |= shift[c] != 0 || scale[c] != 1;
     }
+    if (any) {
+        #pragma omp parallel for schedule(static)
+        for (int64_t i = 0; i < N; i++)
+            for (int c = 0; c < C; c++)
+                x[i * C + c] = (x[i * C + c] - shift[c]) * scale[c];
+    }
+    free(st);
+    return 0;
 }
 
 int cuplas_qgrid_build(const double *x, int64_t H, int64_t W, int C, int16_t *dst,
@@ -67,6 +118,7 @@ int cuplas_qgrid_build(const double *x, int64_t H, int64_t W, int C, int16_t *ds
         CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory for %lld x %d features",
                     (long long)N, g->Cp);
     double amax = 0;
+    #pragma omp parallel for reduction(max : amax) schedule(static)
     for (int64_t i = 0; i < N * C; i++)
         amax = fabs(x[i]) > amax ? fabs(x[i]) : amax;
     double s = amax > 0 ? CUPLAS_QMAX_D / amax : 1.0;

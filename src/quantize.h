@@ -1,8 +1,8 @@
 /*
  * quantize.h - from input values to the sorter's integer features.
  *
- * Selected channels are normalised and weighted in double (sequential sums,
- * so the result never depends on the thread count), then quantised onto
+ * Selected channels are normalised and weighted in double (block sums in a
+ * fixed order, so the result never depends on the thread count), then quantised onto
  * one common integer scale, |q| <= CUPLAS_QMAX. The sorter only ever sees
  * the integers: that is what makes CPU and GPU results bit-identical.
  */
@@ -33,9 +33,11 @@ typedef struct cuplas_qgrid {
 static inline int cuplas_padded_channels(int C) { return (C + 3) & ~3; }
 
 /* In place on x (N x C, row-major): normalise per channel, then scale
- * channel c by weights[c] (weights may be NULL = all 1). */
-void cuplas_features_normalize(double *x, int64_t N, int C, cuplas_norm norm,
-                               const double *weights);
+ * channel c by weights[c] (weights may be NULL = all 1). Sums run in
+ * fixed blocks added in order: the result is the same for any thread
+ * count. Returns 0 or CUPLAS_ERR_NOMEM. */
+int cuplas_features_normalize(double *x, int64_t N, int C, cuplas_norm norm,
+                              const double *weights);
 
 /* Quantise x (N x C) into g. dst: N*Cp int16 owned by the caller (e.g. a
  * GPU's pinned upload buffer), or NULL to allocate (cuplas_qgrid_free). */

@@ -308,6 +308,30 @@ static void test_sort_shapes_and_permuters(void **state)
         }
 }
 
+/* Standardised features are the same bytes for 1 and 4 threads. */
+static void test_normalize_thread_count_invariant(void **state)
+{
+    (void)state;
+    int64_t N = 10007;
+    double *a = tu_normals(N, 7, 21), *b = malloc(N * 7 * sizeof *b);
+    for (int64_t i = 0; i < N * 7; i++)
+        a[i] = a[i] * (1 + i % 7) + 1000.0;
+    memcpy(b, a, N * 7 * sizeof *b);
+    double w[7] = {1, 2, 0.5, 1, 1, 3, 1};
+    set_threads(1);
+    assert_int_equal(cuplas_features_normalize(a, N, 7, CUPLAS_NORM_STANDARDIZE, w), 0);
+    set_threads(4);
+    assert_int_equal(cuplas_features_normalize(b, N, 7, CUPLAS_NORM_STANDARDIZE, w), 0);
+    set_threads(2);
+    assert_memory_equal(a, b, N * 7 * sizeof *a);
+    double m = 0;
+    for (int64_t i = 0; i < N; i++)
+        m += a[i * 7 + 1];
+    assert_true(fabs(m / N) < 1e-9);
+    free(a);
+    free(b);
+}
+
 static void test_sort_tiny_is_optimal(void **state)
 {
     (void)state;
@@ -353,6 +377,7 @@ int main(void)
         cmocka_unit_test(test_sort_quality_colors_128),
         cmocka_unit_test(test_sort_thread_count_invariant),
         cmocka_unit_test(test_sort_shapes_and_permuters),
+        cmocka_unit_test(test_normalize_thread_count_invariant),
         cmocka_unit_test(test_sort_tiny_is_optimal),
         cmocka_unit_test(test_sort_seed_changes_result),
     };
