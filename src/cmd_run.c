@@ -62,7 +62,7 @@ static const char run_help[] =
     "manifest are written and cuplas exits 75, so a rerun (or SLURM requeue,\n"
     "scripts/cuplas-requeue.sbatch) resumes. A second signal kills at once.\n"
     "\n" CUPLAS_HELP_EXIT_CODES
-    "  (3 also when the jobs ran but the manifest could not be written)\n";
+    "  (3 also when every job succeeded but the manifest could not be written)\n";
 
 /* A fatal error goes to the log; also to stderr when the log is a file. */
 static void report(cuplas_log *lg, const cuplas_error *e)
@@ -277,9 +277,9 @@ static int cmd_run(int argc, char **argv)
     }
     if (err.code) {
         report(&lg, &err);
-        /* a task without a manifest looks lost to `report`: say so in the exit code,
-           unless it must be requeued anyway */
-        if (rc != CUPLAS_EXIT_INTERRUPTED)
+        /* a task without a manifest looks lost to `report`: a clean run must not
+           exit 0 then; 1 and 75 already say "look at this" (75: requeue) */
+        if (rc == CUPLAS_EXIT_OK)
             rc = CUPLAS_EXIT_FATAL;
     }
 done:
