@@ -254,7 +254,10 @@ static int cmd_run(int argc, char **argv)
         goto done;
     }
     clean_stale(&mine, man_path, (time_t)man.start_unix, &lg);
-    cuplas_cli_catch_signals(&runner.cancel);
+    /* after a signal while planning, keep that handler (reset: a second
+       signal kills) and just pass the request on */
+    if (!early_stop)
+        cuplas_cli_catch_signals(&runner.cancel);
     if (early_stop)
         runner.cancel = 1;
     if (cuplas_runner_run(&runner, &err) != 0) {

@@ -404,9 +404,8 @@ int cuplas_manifest_read(const char *path, cuplas_manifest *m, cuplas_error *err
 
     memset(m, 0, sizeof *m);
     if (!(text = slurp(path, &len, err)))
-        goto fail_code;
-    if (cuplas_json_parse(text, len, &doc, err) != 0)
-        goto fail_code;
+        CUPLAS_TRY(err->code ? (int)err->code : CUPLAS_ERR_INPUT);
+    CUPLAS_TRY(cuplas_json_parse(text, len, &doc, err));
     if (strcmp(cuplas_json_get_str(doc, "format", ""), "cuplas-manifest"))
         CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "not a cuplas manifest (no \"format\": "
                     "\"cuplas-manifest\")");
@@ -453,8 +452,6 @@ int cuplas_manifest_read(const char *path, cuplas_manifest *m, cuplas_error *err
     cuplas_json_free(doc);
     free(text);
     return 0;
-fail_code:
-    rc = err->code ? (int)err->code : CUPLAS_ERR_INPUT;
 fail:
     cuplas_json_free(doc);
     free(text);

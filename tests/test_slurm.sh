@@ -103,6 +103,18 @@ config() {   # config FILE DATA_DIR OUT_DIR
 
 cd "$W" || exit 1
 
+# ------------------------------------------- the templates fail loudly
+for t in cpu gpu1 node requeue; do
+    bash -n "$SRC/scripts/cuplas-$t.sbatch" || fail "cuplas-$t.sbatch: syntax"
+    if bash "$SRC/scripts/cuplas-$t.sbatch" >"logs/noarg-$t.txt" 2>&1; then
+        fail "cuplas-$t.sbatch without a config exited 0"
+    fi
+    grep -q usage "logs/noarg-$t.txt" || fail "cuplas-$t.sbatch without a config: no usage message"
+    bash "$SRC/scripts/cuplas-$t.sbatch" no-such.yaml >"logs/noarg-$t.txt" 2>&1 &&
+        fail "cuplas-$t.sbatch with a missing config exited 0"
+done
+ok "templates: syntax, usage errors"
+
 # ------------------------------------------------------------------ inputs
 mkdir -p a/data b/data
 for i in $(seq 0 11); do
