@@ -23,7 +23,7 @@ typedef struct cuplas_cmd {
 } cuplas_cmd;
 
 extern const cuplas_cmd cuplas_cmd_run_def, cuplas_cmd_check_def, cuplas_cmd_sort_def,
-    cuplas_cmd_gen_def;
+    cuplas_cmd_gen_def, cuplas_cmd_report_def;
 
 /* The exit-code paragraph every help text ends with. */
 #define CUPLAS_HELP_EXIT_CODES                                                    \
@@ -33,7 +33,7 @@ extern const cuplas_cmd cuplas_cmd_run_def, cuplas_cmd_check_def, cuplas_cmd_sor
     "  2   usage or config error: nothing was run\n"                             \
     "  3   environment error (no usable GPU for backend.device: gpu, no memory)\n" \
     "  75  interrupted by SIGINT/SIGTERM/SIGUSR1: stopped cleanly; a rerun with\n" \
-    "      output.overwrite: skip resumes\n"
+    "      output.overwrite: skip resumes (EX_TEMPFAIL: requeue the SLURM task)\n"
 
 /* --set values collected in order (later ones win in cuplas_config_load). */
 typedef struct cuplas_overrides {

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "h5io.h"
+#include "shard.h"
 #ifdef HAVE_CUDA
 #include "sort_gpu.h"
 #endif
@@ -26,7 +27,7 @@
 #define LINE_LEN 2048
 
 static const char check_help[] =
-    "Usage: cuplas check CONFIG [--set KEY=VALUE ...]\n"
+    "Usage: cuplas check CONFIG [--set KEY=VALUE ...] [--shard I/N]\n"
     "\n"
     "Validate CONFIG, open and probe every input (shape and dtype), and print\n"
     "the job plan: one line per job with its input, grid shape, dtype, output\n"
@@ -36,6 +37,9 @@ static const char check_help[] =
     "Options:\n"
     "  --set KEY=VALUE  override a config key (repeatable; YAML value, e.g.\n"
     "                   --set sort.seed=7 --set 'channels.use=[0,1,2]')\n"
+    "  --shard I/N      only the plan of shard I (0-based) of N: the jobs that\n"
+    "                   `cuplas run --shard I/N` (or array task I of N) runs.\n"
+    "                   SLURM array variables are not read here\n"
     "  -h, --help       this text\n"
     "\n"
     "Exit codes (check):\n"
@@ -157,12 +161,14 @@ static int cmd_check(int argc, char **argv)
 {
     static const struct option opts[] = {
         {"set", required_argument, NULL, 's'},
+        {"shard", required_argument, NULL, 'S'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     cuplas_overrides ov = {0};
     cuplas_config cfg;
-    cuplas_jobs jobs = {0};
+    cuplas_jobs jobs = {0}, mine = {0};
+    cuplas_shard shard = {0, 0};
     cuplas_error err;
     int c, rc = CUPLAS_EXIT_OK, loaded = 0;
 
@@ -172,6 +178,13 @@ static int cmd_check(int argc, char **argv)
         if (c == 'h') {
             fputs(check_help, stdout);
             goto done;
+        }
+        if (c == 'S') {
+            if (cuplas_shard_parse(optarg, &shard, &err) != 0) {
+                rc = cuplas_cli_usage("check", "%s", err.msg);
+                goto done;
+            }
+            continue;
         }
         if (c != 's') {
             rc = cuplas_cli_usage("check", "bad option");
@@ -193,16 +206,20 @@ static int cmd_check(int argc, char **argv)
         goto done;
     }
     loaded = 1;
-    if (cuplas_jobs_build(&jobs, &cfg, &err) != 0) {
+    if (cuplas_jobs_build(&jobs, &cfg, &err) != 0 ||
+        cuplas_shard_select(&jobs, &shard, &mine, &err) != 0) {
         cuplas_cli_error(&err);
         rc = cuplas_cli_exit_for(err.code);
         goto done;
     }
     printf("config: %s (valid)\n", argv[optind]);
     print_backend(stdout, &cfg);
-    if (cuplas_cli_print_plan(stdout, &cfg, &jobs) > 0)
+    if (shard.count > 0)
+        printf("shard %d/%d: %d of %d jobs\n", shard.index, shard.count, mine.n, jobs.n);
+    if (cuplas_cli_print_plan(stdout, &cfg, &mine) > 0)
         rc = CUPLAS_EXIT_JOBS_FAILED;
 done:
+    cuplas_shard_release(&mine);
     cuplas_jobs_free(&jobs);
     if (loaded)
         cuplas_config_free(&cfg);

@@ -1142,6 +1142,23 @@ static int fsync_path(const char *path, int flags)
     return r;
 }
 
+/* The umask without changing it (umask(2) can only set it, and other
+ * threads create files meanwhile): /proc/self/status, Linux >= 4.7. */
+static mode_t process_umask(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    unsigned m = 022;
+
+    if (!f)
+        return 022;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "Umask: %o", &m) == 1)
+            break;
+    fclose(f);
+    return (mode_t)(m & 0777);
+}
+
 /* -------------------------------------------------------------- public API */
 
 char *cuplas_tmp_create(const char *out_path, cuplas_error *err)
@@ -1164,6 +1181,9 @@ char *cuplas_tmp_create(const char *out_path, cuplas_error *err)
         free(tmp);
         return NULL;
     }
+    /* mkstemp makes 0600; a published file gets the mode open() would give
+       (on a cluster the results are read by others than the batch user) */
+    fchmod(fd, 0666 & ~process_umask());
     close(fd);
     return tmp;
 }
@@ -1514,6 +1534,54 @@ int cuplas_h5_output_complete(const char *out_path, const char *dataset, const c
     free(have);
     free(path);
     return ok;
+}
+
+/* Read a scalar floating-point attribute; 1 found, 0 absent/unusable. */
+static int double_attr(hid_t obj, const char *name, double *v)
+{
+    hid_t aid = H5I_INVALID_HID, tid = H5I_INVALID_HID;
+    int found = 0;
+
+    if (H5Aexists(obj, name) <= 0 || (aid = H5Aopen(obj, name, H5P_DEFAULT)) < 0)
+        goto fail;
+    if ((tid = H5Aget_type(aid)) < 0 || H5Tget_class(tid) != H5T_FLOAT)
+        goto fail;
+    found = H5Aread(aid, H5T_NATIVE_DOUBLE, v) >= 0;
+fail:
+    if (tid >= 0) H5Tclose(tid);
+    if (aid >= 0) H5Aclose(aid);
+    return found;
+}
+
+int cuplas_h5_output_metrics(const char *out_path, const char *dataset, double *and_before,
+                             double *and_after, char *backend, size_t bsize, char *device,
+                             size_t dsize)
+{
+    hid_t fid = H5I_INVALID_HID, gid = H5I_INVALID_HID;
+    char *path = NULL;
+    int rc = -1;
+
+    if (!(path = dataset_path(dataset)))
+        return -1;
+    H5E_BEGIN_TRY {
+        if ((fid = H5Fopen(out_path, H5F_ACC_RDONLY, H5P_DEFAULT)) < 0 ||
+            H5Lexists(fid, path, H5P_DEFAULT) <= 0 ||
+            (gid = H5Gopen2(fid, path, H5P_DEFAULT)) < 0)
+            goto fail;
+        if (!double_attr(gid, "and_before", and_before) ||
+            !double_attr(gid, "and_after", and_after))
+            goto fail;
+        if (str_attr(gid, "backend", backend, bsize) != 0)
+            backend[0] = '\0';
+        if (str_attr(gid, "device", device, dsize) != 0)
+            device[0] = '\0';
+        rc = 0;
+    fail:
+        if (gid >= 0) H5Gclose(gid);
+        if (fid >= 0) H5Fclose(fid);
+    } H5E_END_TRY;
+    free(path);
+    return rc;
 }
 
 static int add_name(list_ctx *ctx, const char *name)

@@ -146,6 +146,12 @@ void cuplas_h5_encoded_free(cuplas_h5_encoded *enc);
 int cuplas_h5_output_complete(const char *out_path, const char *dataset,
                               const char *identity);
 
+/* The metrics attributes of a result (and_before, and_after, backend,
+ * device), e.g. to describe an output a rerun skipped. 0 on success. */
+int cuplas_h5_output_metrics(const char *out_path, const char *dataset, double *and_before,
+                             double *and_after, char *backend, size_t bsize, char *device,
+                             size_t dsize);
+
 /* Rows per output chunk: chunk_rows clamped to [1, H], or for 0 about
  * 1 MiB of row_bytes-sized rows (shared by result writing and `gen`). */
 int64_t cuplas_h5_chunk_rows(int64_t H, size_t row_bytes, int64_t chunk_rows);

@@ -5,6 +5,7 @@
  *   cuplas check CONFIG   plan, no writes  (cmd_check.c -> jobs.c)
  *   cuplas sort IN OUT    one-off sort     (cmd_sort.c  -> jobs.c, runner.c)
  *   cuplas gen ...        synthetic inputs (cmd_gen.c   -> gen.c)
+ *   cuplas report DIR     merge manifests  (cmd_report.c -> manifest.c)
  */
 #include "cuplas_build.h"
 
@@ -19,6 +20,7 @@
 
 static const cuplas_cmd *const commands[] = {
     &cuplas_cmd_run_def, &cuplas_cmd_check_def, &cuplas_cmd_sort_def, &cuplas_cmd_gen_def,
+    &cuplas_cmd_report_def,
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 

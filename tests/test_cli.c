@@ -635,9 +635,11 @@ static void test_cli_output_errors(void **state)
     write_text(f, "blocker", "a file where the output folder should be\n");
     assert_int_equal(sh(f, BIN " run cfg.yaml --log-format text --set output.dir=blocker"), 1);
     text = slurp(f, "err.txt", NULL);
-    assert_int_equal(count_str(text, "cuplas: error: "), 3);
+    /* one per job, and one for the run manifest that cannot go there either */
+    assert_int_equal(count_str(text, "cuplas: error: "), 4);
     assert_true(has_line(text, "cuplas: error: data/gauss.h5:/splats", "blocker",
                          "not a directory", "[cfg.yaml:3]", NULL));
+    assert_true(has_line(text, "cuplas: error: blocker/cuplas-manifest.json", NULL));
     free(text);
     assert_int_equal(sh(f, BIN " run cfg.yaml --log-format text --set output.dir=blocker/sub"),
                      1);
