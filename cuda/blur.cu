@@ -22,102 +22,141 @@
 
 /* ------------------------------------------------------------------ geometry */
 
-/* Lines cover the C real channels only: padding channels are zero in q
- * and stay zero in the target, as their blur would be. */
+/*
+ * Lines cover the C real channels only: padding channels are zero in q and
+ * stay zero in the target, as their blur would be. IT is the index type:
+ * 32-bit whenever the grid allows, because 64-bit division made the window
+ * kernel compute-bound.
+ *
+ * Segment order: in the column pass (axis 1) adjacent threads take
+ * adjacent lines of one segment, so every load is coalesced; in the row
+ * pass (axis 0) adjacent threads take adjacent segments of one line, so a
+ * warp sweeps one stretch of a row instead of 32 rows.
+ */
+template <typename IT>
 struct axis_geom {
-    int64_t lines, n;   /* number of lines, elements per line */
-    int64_t W;
+    IT lines, n, nseg;  /* lines, elements per line, segments per line */
+    IT W;
     int C, Cp, axis;
 };
 
-static __device__ __forceinline__ int64_t line_base(const axis_geom &g, int64_t l)
+template <typename IT>
+static __device__ __forceinline__ IT line_base(const axis_geom<IT> &g, IT l)
 {
-    return g.axis == 0 ? (l / g.C) * g.W * g.Cp + l % g.C : (l / g.C) * g.Cp + l % g.C;
+    IT cell = l / g.C, c = l - cell * g.C;
+    return g.axis == 0 ? cell * g.W * g.Cp + c : cell * g.Cp + c;
 }
 
-static __device__ __forceinline__ int64_t line_stride(const axis_geom &g)
+template <typename IT>
+static __device__ __forceinline__ IT line_stride(const axis_geom<IT> &g)
 {
-    return g.axis == 0 ? g.Cp : g.W * g.Cp;
+    return g.axis == 0 ? (IT)g.Cp : g.W * g.Cp;
+}
+
+/* Thread t of a per-segment kernel -> (line, segment); also the slot of
+ * that segment's sum. */
+template <typename IT>
+static __device__ __forceinline__ void seg_of(const axis_geom<IT> &g, IT t, IT &l, IT &s)
+{
+    if (g.axis == 0) {
+        l = t / g.nseg;
+        s = t - l * g.nseg;
+    } else {
+        s = t / g.lines;
+        l = t - s * g.lines;
+    }
+}
+
+template <typename IT>
+static __device__ __forceinline__ IT seg_slot(const axis_geom<IT> &g, IT l, IT s)
+{
+    return g.axis == 0 ? l * g.nseg + s : s * g.lines + l;
 }
 
 /* ------------------------------------------------------------------ kernels */
 
-template <typename PT>
-__global__ void seg_sum_kernel(PT *segs, const int16_t *in, axis_geom g)
+template <typename PT, typename IT>
+__global__ void seg_sum_kernel(PT *segs, const int16_t *in, axis_geom<IT> g)
 {
-    int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    int64_t nseg = (g.n + SEG - 1) / SEG;
-    if (t >= g.lines * nseg)
+    IT t = (IT)blockIdx.x * blockDim.x + threadIdx.x, l, s;
+    if (t >= g.lines * g.nseg)
         return;
-    int64_t l = t % g.lines, s = t / g.lines;
-    int64_t base = line_base(g, l), stride = line_stride(g);
-    int64_t k1 = min(g.n, (s + 1) * SEG);
+    seg_of(g, t, l, s);
+    IT base = line_base(g, l), stride = line_stride(g);
+    IT k1 = min(g.n, (s + 1) * SEG);
     PT sum = 0;
-    for (int64_t k = s * SEG; k < k1; k++)
+    for (IT k = s * SEG; k < k1; k++)
         sum += in[base + k * stride];
-    segs[t] = sum;
+    segs[seg_slot(g, l, s)] = sum;
 }
 
-/* Exclusive scan over the segments of each line, in place. */
-template <typename PT>
-__global__ void seg_scan_kernel(PT *segs, axis_geom g)
+/* Exclusive scan over the segments of each line, in place: one warp per
+ * line, 32 segments per step with a shuffle scan and a running carry. */
+template <typename PT, typename IT>
+__global__ void seg_scan_kernel(PT *segs, axis_geom<IT> g)
 {
-    int64_t l = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    IT l = ((IT)blockIdx.x * blockDim.x + threadIdx.x) / 32;
+    int lane = threadIdx.x & 31;
     if (l >= g.lines)
-        return;
-    int64_t nseg = (g.n + SEG - 1) / SEG;
-    PT run = 0;
-    for (int64_t s = 0; s < nseg; s++) {
-        PT v = segs[s * g.lines + l];
-        segs[s * g.lines + l] = run;
-        run += v;
+        return; /* whole warps leave together: lines are per warp */
+    PT carry = 0;
+    for (IT s0 = 0; s0 < g.nseg; s0 += 32) {
+        IT s = s0 + lane;
+        PT v = s < g.nseg ? segs[seg_slot(g, l, s)] : (PT)0, x = v;
+        for (int o = 1; o < 32; o <<= 1) {
+            PT y = __shfl_up_sync(0xffffffffu, x, o);
+            if (lane >= o)
+                x += y;
+        }
+        if (s < g.nseg)
+            segs[seg_slot(g, l, s)] = carry + x - v;
+        carry += __shfl_sync(0xffffffffu, x, 31);
     }
 }
 
-template <typename PT>
-__global__ void prefix_kernel(PT *P, const PT *segs, const int16_t *in, axis_geom g)
+template <typename PT, typename IT>
+__global__ void prefix_kernel(PT *P, const PT *segs, const int16_t *in, axis_geom<IT> g)
 {
-    int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    int64_t nseg = (g.n + SEG - 1) / SEG;
-    if (t >= g.lines * nseg)
+    IT t = (IT)blockIdx.x * blockDim.x + threadIdx.x, l, s;
+    if (t >= g.lines * g.nseg)
         return;
-    int64_t l = t % g.lines, s = t / g.lines;
-    int64_t base = line_base(g, l), stride = line_stride(g);
-    int64_t k1 = min(g.n, (s + 1) * SEG);
-    PT run = segs[t];
-    for (int64_t k = s * SEG; k < k1; k++) {
+    seg_of(g, t, l, s);
+    IT base = line_base(g, l), stride = line_stride(g);
+    IT k1 = min(g.n, (s + 1) * SEG);
+    PT run = segs[seg_slot(g, l, s)];
+    for (IT k = s * SEG; k < k1; k++) {
         run += in[base + k * stride];
         P[base + k * stride] = run;
     }
 }
 
-template <typename PT>
-static __device__ __forceinline__ PT range_sum(const PT *P, int64_t base, int64_t stride,
-                                               int64_t a, int64_t b)
+template <typename PT, typename IT>
+static __device__ __forceinline__ PT range_sum(const PT *P, IT base, IT stride, IT a, IT b)
 {
     return P[base + b * stride] - (a > 0 ? P[base + (a - 1) * stride] : (PT)0);
 }
 
-/* Sum of in[B(k)] for k in [j-r, j+r], r <= n-1, B the border map. */
-template <typename PT>
-static __device__ PT window_sum(const PT *P, int64_t base, int64_t stride, int64_t n,
-                                int64_t j, int64_t r, cuplas_border border)
+/* Sum of in[B(k)] for k in [j-r, j+r], r <= n-1, B the border map. Signed
+ * arithmetic for the window ends, which may lie outside [0, n). */
+template <typename PT, typename IT>
+static __device__ PT window_sum(const PT *P, IT base, IT stride, IT n, IT j, IT r,
+                                cuplas_border border)
 {
-    int64_t lo = j - r, hi = j + r;
-    PT s = range_sum(P, base, stride, max(lo, (int64_t)0), min(hi, n - 1));
+    int64_t lo = (int64_t)j - r, hi = (int64_t)j + r;
+    PT s = range_sum(P, base, stride, (IT)(lo > 0 ? lo : 0), (IT)(hi < n - 1 ? hi : n - 1));
     if (lo < 0) {
-        int64_t m = -lo;
+        IT m = (IT)-lo;
         if (border == CUPLAS_BORDER_CIRCULAR)
             s += range_sum(P, base, stride, n - m, n - 1);
         else if (border == CUPLAS_BORDER_REFLECT)
-            s += range_sum(P, base, stride, 1, m);
+            s += range_sum(P, base, stride, (IT)1, m);
         else
-            s += (PT)m * range_sum(P, base, stride, 0, 0);
+            s += (PT)m * range_sum(P, base, stride, (IT)0, (IT)0);
     }
-    if (hi > n - 1) {
-        int64_t m = hi - (n - 1);
+    if (hi > (int64_t)n - 1) {
+        IT m = (IT)(hi - ((int64_t)n - 1));
         if (border == CUPLAS_BORDER_CIRCULAR)
-            s += range_sum(P, base, stride, 0, m - 1);
+            s += range_sum(P, base, stride, (IT)0, m - 1);
         else if (border == CUPLAS_BORDER_REFLECT)
             s += range_sum(P, base, stride, n - 1 - m, n - 2);
         else
@@ -126,24 +165,24 @@ static __device__ PT window_sum(const PT *P, int64_t base, int64_t stride, int64
     return s;
 }
 
-template <typename PT>
-__global__ void window_kernel(int16_t *out, const PT *P, axis_geom g, cuplas_border border,
-                              int64_t r)
+template <typename PT, typename IT>
+__global__ void window_kernel(int16_t *out, const PT *P, axis_geom<IT> g, cuplas_border border,
+                              IT r)
 {
-    int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    int64_t total = g.lines * g.n;
-    if (e >= total)
+    IT e = (IT)blockIdx.x * blockDim.x + threadIdx.x;
+    if (e >= g.lines * g.n)
         return;
-    int64_t cell = e / g.C, c = e - cell * g.C, l, j;
+    IT cell = e / g.C, c = e - cell * g.C, l, j;
     if (g.axis == 0) {
-        j = cell % g.W;
-        l = (cell / g.W) * g.C + c;
+        IT y = cell / g.W;
+        j = cell - y * g.W;
+        l = y * g.C + c;
     } else {
-        l = (cell % g.W) * g.C + c;
         j = cell / g.W;
+        l = (cell - j * g.W) * g.C + c;
     }
     PT s = window_sum(P, line_base(g, l), line_stride(g), g.n, j, r, border);
-    out[cell * g.Cp + c] = (int16_t)cuplas_div_round((int64_t)s, 2 * r + 1);
+    out[(int64_t)cell * g.Cp + c] = (int16_t)cuplas_div_round((int64_t)s, 2 * (int64_t)r + 1);
 }
 
 /* ---------------------------------------------------------------- launchers */
@@ -163,32 +202,34 @@ size_t cuplas_blur_workspace(int64_t H, int64_t W, int Cp)
     return p_bytes + (size_t)(segs_x > segs_y ? segs_x : segs_y) * pt;
 }
 
-template <typename PT>
+template <typename PT, typename IT>
 static int blur_pass_t(int16_t *out, const int16_t *in, int64_t H, int64_t W, int C, int Cp,
                        int axis, int r, cuplas_border border, void *ws, cudaStream_t stream,
                        cuplas_error *err)
 {
     int rc = 0;
-    axis_geom g;
-    g.W = W;
+    axis_geom<IT> g;
+    g.W = (IT)W;
     g.C = C;
     g.Cp = Cp;
     g.axis = axis;
-    g.lines = axis == 0 ? H * C : W * C;
-    g.n = axis == 0 ? W : H;
-    int64_t nseg = (g.n + SEG - 1) / SEG;
+    g.lines = (IT)(axis == 0 ? H * C : W * C);
+    g.n = (IT)(axis == 0 ? W : H);
+    g.nseg = (g.n + SEG - 1) / SEG;
     size_t p_bytes = ((size_t)(H * W * Cp) * sizeof(PT) + 255) & ~(size_t)255;
     PT *P = (PT *)ws;
     PT *segs = (PT *)((char *)ws + p_bytes);
+    int64_t nsegs = (int64_t)g.lines * g.nseg;
 
-    seg_sum_kernel<PT><<<cuplas_blocks(g.lines * nseg, THREADS), THREADS, 0, stream>>>(segs, in, g);
+    seg_sum_kernel<PT, IT><<<cuplas_blocks(nsegs, THREADS), THREADS, 0, stream>>>(segs, in, g);
     CUPLAS_LAUNCH_CHECK(err, stream);
-    seg_scan_kernel<PT><<<cuplas_blocks(g.lines, THREADS), THREADS, 0, stream>>>(segs, g);
+    seg_scan_kernel<PT, IT><<<cuplas_blocks((int64_t)g.lines * 32, THREADS), THREADS, 0, stream>>>(
+        segs, g);
     CUPLAS_LAUNCH_CHECK(err, stream);
-    prefix_kernel<PT><<<cuplas_blocks(g.lines * nseg, THREADS), THREADS, 0, stream>>>(P, segs, in, g);
+    prefix_kernel<PT, IT><<<cuplas_blocks(nsegs, THREADS), THREADS, 0, stream>>>(P, segs, in, g);
     CUPLAS_LAUNCH_CHECK(err, stream);
-    window_kernel<PT><<<cuplas_blocks(g.lines * g.n, THREADS), THREADS, 0, stream>>>(
-        out, P, g, border, r);
+    window_kernel<PT, IT><<<cuplas_blocks((int64_t)g.lines * g.n, THREADS), THREADS, 0, stream>>>(
+        out, P, g, border, (IT)r);
     CUPLAS_LAUNCH_CHECK(err, stream);
 fail:
     return rc;
@@ -198,7 +239,15 @@ int cuplas_blur_pass(int16_t *out, const int16_t *in, int64_t H, int64_t W, int 
                      int axis, int r, cuplas_border border, void *workspace,
                      cudaStream_t stream, cuplas_error *err)
 {
+    /* 32-bit indices while every element index and thread id fits */
+    bool narrow = H * W * (int64_t)Cp < ((int64_t)1 << 31) - 32 * 256;
     if (wide_prefix(H, W))
-        return blur_pass_t<int64_t>(out, in, H, W, C, Cp, axis, r, border, workspace, stream, err);
-    return blur_pass_t<int32_t>(out, in, H, W, C, Cp, axis, r, border, workspace, stream, err);
+        return narrow ? blur_pass_t<int64_t, uint32_t>(out, in, H, W, C, Cp, axis, r, border,
+                                                       workspace, stream, err)
+                      : blur_pass_t<int64_t, int64_t>(out, in, H, W, C, Cp, axis, r, border,
+                                                      workspace, stream, err);
+    return narrow ? blur_pass_t<int32_t, uint32_t>(out, in, H, W, C, Cp, axis, r, border,
+                                                   workspace, stream, err)
+                  : blur_pass_t<int32_t, int64_t>(out, in, H, W, C, Cp, axis, r, border,
+                                                  workspace, stream, err);
 }
