@@ -30,8 +30,8 @@
  *
  * Segment order: in the column pass (axis 1) adjacent threads take
  * adjacent lines of one segment, so every load is coalesced; in the row
- * pass (axis 0) adjacent threads take adjacent segments of one line, so a
- * warp sweeps one stretch of a row instead of 32 rows.
+ * pass (axis 0) adjacent threads take the channels of one cell, then the
+ * next segments of the same row, so a warp stays inside one row.
  */
 template <typename IT>
 struct axis_geom {
@@ -54,13 +54,15 @@ static __device__ __forceinline__ IT line_stride(const axis_geom<IT> &g)
 }
 
 /* Thread t of a per-segment kernel -> (line, segment); also the slot of
- * that segment's sum. */
+ * that segment's sum. Row pass: channel fastest, then segment, then row,
+ * so a warp reads whole cells of a few neighbouring segments. */
 template <typename IT>
 static __device__ __forceinline__ void seg_of(const axis_geom<IT> &g, IT t, IT &l, IT &s)
 {
     if (g.axis == 0) {
-        l = t / g.nseg;
-        s = t - l * g.nseg;
+        IT c = t % g.C, rest = t / g.C, y = rest / g.nseg;
+        s = rest - y * g.nseg;
+        l = y * g.C + c;
     } else {
         s = t / g.lines;
         l = t - s * g.lines;
