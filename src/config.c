@@ -11,6 +11,7 @@
  * them, so there is exactly one copy of each.
  */
 #include "config.h"
+#include "fsutil.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -1241,16 +1242,6 @@ static int apply_overrides(struct loader *ld, const char *const *overrides, int 
     return 0;
 }
 
-static char *dir_of(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    if (!slash)
-        return strdup(".");
-    if (slash == path)
-        return strdup("/");
-    return strndup(path, (size_t)(slash - path));
-}
-
 /* ------------------------------------------------------------------------
  * YAML output
  * ------------------------------------------------------------------------ */
@@ -1468,7 +1459,7 @@ int cuplas_config_load(cuplas_config *cfg, const char *path,
         free(cfg->path);
         free(cfg->base_dir);
         cfg->path = strdup(path);
-        cfg->base_dir = dir_of(path);
+        cfg->base_dir = cuplas_path_dir(path);
     }
     if (!cfg->path || !cfg->base_dir || !cfg->output.dir || !cfg->output.name)
         CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");

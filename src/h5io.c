@@ -17,6 +17,7 @@
  * chunks; anything else (szip, fletcher32, contiguous, ...) is left to HDF5.
  */
 #include "h5io.h"
+#include "fsutil.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -884,17 +885,6 @@ fail:
 
 /* ------------------------------------------------------------- writing */
 
-/* Directory part of a path ("." for a bare name); malloc'd. */
-static char *dir_of(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    if (!slash)
-        return strdup(".");
-    if (slash == path)
-        return strdup("/");
-    return strndup(path, (size_t)(slash - path));
-}
-
 static int check_dir(const char *dir, cuplas_error *err)
 {
     struct stat st;
@@ -1190,7 +1180,7 @@ char *cuplas_tmp_create(const char *out_path, cuplas_error *err)
 
 int cuplas_tmp_publish(const char *tmp, const char *out_path, cuplas_error *err)
 {
-    char *dir = dir_of(out_path);
+    char *dir = cuplas_path_dir(out_path);
     int rc = 0;
 
     if (!dir)
@@ -1395,7 +1385,7 @@ int cuplas_h5_write_encoded_tmp(const char *out_path, const cuplas_h5grid *in,
         enc->elem_size != in->elem_size)
         CUPLAS_FAIL(err, CUPLAS_ERR_INTERNAL,
                     "write_encoded needs the grid (with its type) that was encoded");
-    if (!(dir = dir_of(out_path)))
+    if (!(dir = cuplas_path_dir(out_path)))
         CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
     CUPLAS_TRY(check_dir(dir, err));
     if (!(tmp = cuplas_tmp_create(out_path, err))) {

@@ -8,6 +8,7 @@
  */
 #define _GNU_SOURCE /* strdup, strndup */
 #include "cuplas_build.h"
+#include "fsutil.h"
 #include "manifest.h"
 
 #include <errno.h>
@@ -73,29 +74,6 @@ static cuplas_manifest_entry *new_entry(cuplas_manifest *m)
     return e;
 }
 
-/* mkdir -p (the manifest folder exists unless every job failed early). */
-static int make_dirs(const char *dir, cuplas_error *err)
-{
-    char *p = strdup(dir);
-    int rc = 0;
-
-    if (!p)
-        CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
-    for (char *s = p + 1; *s; s++) {
-        if (*s != '/')
-            continue;
-        *s = '\0';
-        if (mkdir(p, 0777) != 0 && errno != EEXIST)
-            CUPLAS_FAIL(err, CUPLAS_ERR_OUTPUT, "cannot create folder %s: %s", p,
-                        strerror(errno));
-        *s = '/';
-    }
-    if (mkdir(p, 0777) != 0 && errno != EEXIST)
-        CUPLAS_FAIL(err, CUPLAS_ERR_OUTPUT, "cannot create folder %s: %s", p, strerror(errno));
-fail:
-    free(p);
-    return rc;
-}
 
 /* ------------------------------------------------------------- building */
 
@@ -295,7 +273,7 @@ int cuplas_manifest_write(const cuplas_manifest *m, const char *path, cuplas_err
     if (slash && slash != path) {
         if (!(dir = strndup(path, (size_t)(slash - path))))
             CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
-        CUPLAS_TRY(make_dirs(dir, err));
+        CUPLAS_TRY(cuplas_mkdir_p(dir, err));
     }
     if (!(tmp = cuplas_tmp_create(path, err))) {
         rc = err->code ? (int)err->code : CUPLAS_ERR_OUTPUT;

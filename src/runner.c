@@ -27,6 +27,7 @@
 #include <omp.h>
 #endif
 
+#include "fsutil.h"
 #include "h5io.h"
 #include "metrics.h"
 #include "quantize.h"
@@ -82,42 +83,17 @@ static void cpu_model(char *buf, size_t size)
 /* mkdir -p, then check that files can be created there. */
 static int ensure_dir(const char *dir, cuplas_error *err)
 {
-    char *p = strdup(dir);
     struct stat st;
     int rc = 0;
 
-    if (!p)
-        CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
-    for (char *s = p + 1; *s; s++) {
-        if (*s != '/')
-            continue;
-        *s = '\0';
-        if (mkdir(p, 0777) != 0 && errno != EEXIST)
-            CUPLAS_FAIL(err, CUPLAS_ERR_OUTPUT, "cannot create output folder %s: %s", p,
-                        strerror(errno));
-        *s = '/';
-    }
-    if (mkdir(p, 0777) != 0 && errno != EEXIST)
-        CUPLAS_FAIL(err, CUPLAS_ERR_OUTPUT, "cannot create output folder %s: %s", p,
-                    strerror(errno));
-    if (stat(p, &st) != 0 || !S_ISDIR(st.st_mode))
-        CUPLAS_FAIL(err, CUPLAS_ERR_OUTPUT, "output folder %s is not a directory", p);
-    if (access(p, W_OK | X_OK) != 0)
-        CUPLAS_FAIL(err, CUPLAS_ERR_OUTPUT, "output folder %s is not writable: %s", p,
+    CUPLAS_TRY(cuplas_mkdir_p(dir, err));
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+        CUPLAS_FAIL(err, CUPLAS_ERR_OUTPUT, "output folder %s is not a directory", dir);
+    if (access(dir, W_OK | X_OK) != 0)
+        CUPLAS_FAIL(err, CUPLAS_ERR_OUTPUT, "output folder %s is not writable: %s", dir,
                     strerror(errno));
 fail:
-    free(p);
     return rc;
-}
-
-static char *dir_of(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    if (!slash)
-        return strdup(".");
-    if (slash == path)
-        return strdup("/");
-    return strndup(path, (size_t)(slash - path));
 }
 
 const char *cuplas_job_state_name(cuplas_job_state s)
@@ -234,7 +210,7 @@ static int check_output(cuplas_runner *r, const cuplas_job *job, int *skip, cupl
             CUPLAS_FAIL(e, CUPLAS_ERR_EXISTS, "output exists (overwrite: error)");
         }
     }
-    if (!(dir = dir_of(job->output)))
+    if (!(dir = cuplas_path_dir(job->output)))
         CUPLAS_FAIL(e, CUPLAS_ERR_NOMEM, "out of memory");
     CUPLAS_TRY(ensure_dir(dir, e));
 fail:
