@@ -231,10 +231,11 @@ int main(int argc, char **argv)
             printf("{\"case\":\"%s\",\"H\":%lld,\"W\":%lld,\"C\":%d,\"device\":\"%s\",\"runs\":%d,"
                    "\"wall_ms\":%.3f,\"device_ms\":%.3f,\"and_before\":%.4f,\"and_after\":%.4f,"
                    "\"levels\":%d,\"configs\":%lld,\"passes\":%lld,\"bytes_per_cell\":%.1f,"
-                   "\"cupas_limit_bytes_per_cell\":%d}\n",
+                   "\"cupas_limit_bytes_per_cell\":%d,\"floor_bytes\":%.0f,\"floor_tb_per_s\":%.3f}\n",
                    argv[a], (long long)H, (long long)W, C, device, runs, wall[runs / 2],
                    dev[runs / 2], cuplas_and(x, H, W, C, NULL), cuplas_and(x, H, W, C, first),
-                   st.levels, (long long)st.configs, (long long)st.passes, bpc, (36 * C + 20) / 2);
+                   st.levels, (long long)st.configs, (long long)st.passes, bpc, (36 * C + 20) / 2,
+                   floor, dev[runs / 2] > 0 ? floor / (dev[runs / 2] * 1e9) : 0.0);
         }
         fflush(stdout);
         free(x); free(first); free(index); free(wall); free(dev);
