@@ -224,18 +224,23 @@ int main(int argc, char **argv)
             qsort(wall, runs, sizeof *wall, cmp_double);
             qsort(dev, runs, sizeof *dev, cmp_double);
             double bpc = 0;
+            /* bandwidth floor (bench/RESULTS.md): per pass each cell's value,
+             * target and index in, value and index out; per level one blur
+             * read and one target write */
+            int Cp = cuplas_padded_channels(C);
+            double floor_b = (double)st.passes * N * (6.0 * Cp + 8) + (double)st.levels * N * 4.0 * Cp;
 #ifdef HAVE_CUDA
             if (target.gpu)
-                bpc = (double)cuplas_sort_gpu_bytes(H, W, cuplas_padded_channels(C)) / N;
+                bpc = (double)cuplas_sort_gpu_bytes(H, W, Cp) / N;
 #endif
             printf("{\"case\":\"%s\",\"H\":%lld,\"W\":%lld,\"C\":%d,\"device\":\"%s\",\"runs\":%d,"
                    "\"wall_ms\":%.3f,\"device_ms\":%.3f,\"and_before\":%.4f,\"and_after\":%.4f,"
                    "\"levels\":%d,\"configs\":%lld,\"passes\":%lld,\"bytes_per_cell\":%.1f,"
-                   "\"cupas_limit_bytes_per_cell\":%d,\"floor_bytes\":%.0f,\"floor_tb_per_s\":%.3f}\n",
+                   "\"half_cuplas_bytes_per_cell\":%d,\"floor_bytes\":%.0f,\"floor_tb_per_s\":%.3f}\n",
                    argv[a], (long long)H, (long long)W, C, device, runs, wall[runs / 2],
                    dev[runs / 2], cuplas_and(x, H, W, C, NULL), cuplas_and(x, H, W, C, first),
                    st.levels, (long long)st.configs, (long long)st.passes, bpc, (36 * C + 20) / 2,
-                   floor, dev[runs / 2] > 0 ? floor / (dev[runs / 2] * 1e9) : 0.0);
+                   floor_b, dev[runs / 2] > 0 ? floor_b / (dev[runs / 2] * 1e9) : 0.0);
         }
         fflush(stdout);
         free(x); free(first); free(index); free(wall); free(dev);
