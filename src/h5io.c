@@ -11,7 +11,7 @@
  * Chunked data with only shuffle/deflate filters never goes through HDF5's
  * filter pipeline: HDF5 holds one global lock, and inflating 64 MB inside it
  * serialises every I/O thread. Instead the locked phase moves stored chunk
- * bytes (H5Dread_chunk / H5Dwrite_chunk) and the codec below (zlib, byte
+ * bytes (chunk addresses + pread / H5Dwrite_chunk) and the codec below (zlib, byte
  * shuffle) runs outside it, one OpenMP iteration per chunk. The codec
  * reproduces HDF5's filters exactly, so either side can read the other's
  * chunks; anything else (szip, fletcher32, contiguous, ...) is left to HDF5.
@@ -70,6 +70,7 @@ typedef struct fetched_chunk {
     hsize_t offset[3];
     size_t pos, size;    /* at fetch->bytes + pos; size 0: never written   */
     unsigned mask;       /* bit k set: filter k was skipped for this chunk */
+    off_t at;            /* byte offset of the stored chunk in the file     */
 } fetched_chunk;
 
 struct cuplas_h5_fetch {
@@ -84,6 +85,7 @@ struct cuplas_h5_fetch {
     size_t nchunks;
     fetched_chunk *c;
     unsigned char *bytes;               /* every stored chunk, back to back */
+    char *path;                         /* the file, for pread outside HDF5 */
 };
 
 /* One stored chunk of an output dataset, ready for H5Dwrite_chunk. */
@@ -345,6 +347,7 @@ static void fetch_free(cuplas_h5_fetch *f)
         return;
     free(f->c);
     free(f->bytes);
+    free(f->path);
     free(f);
 }
 
@@ -711,22 +714,31 @@ fail:
     return rc;
 }
 
-/* Under the lock: every chunk's stored bytes and filter mask, in one buffer. */
-static int fetch_chunks(hid_t did, const cuplas_h5grid *g, cuplas_h5_fetch *f,
+/*
+ * Under the lock: where every chunk is stored (file offset, size, filter
+ * mask). The bytes themselves are read later with pread, outside the HDF5
+ * lock: HDF5 moving tens of MB per grid through its one lock was what kept
+ * several GPUs from scaling.
+ */
+static int fetch_chunks(hid_t fid, hid_t did, const cuplas_h5grid *g, cuplas_h5_fetch *f,
                         cuplas_error *err)
 {
-    hsize_t grid[3], doff[3];
+    hsize_t grid[3], doff[3], userblock = 0;
+    hid_t fcpl = H5I_INVALID_HID;
     size_t total = 0, cap = f->chunk_bytes;
     int rc = 0, r = g->in_rank;
     char cause[CAUSE_LEN], at[80];
 
+    /* chunk addresses are relative to the end of the user block */
+    if ((fcpl = H5Fget_create_plist(fid)) < 0 || H5Pget_userblock(fcpl, &userblock) < 0)
+        CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "cannot read the file's layout (%s)", h5_cause(cause));
     for (int i = 0; i < 3; i++)
         grid[i] = (f->dims[i] + f->chunk[i] - 1) / f->chunk[i];
     f->nchunks = (size_t)(grid[0] * grid[1] * grid[2]);
     for (int k = 0; k < f->nfilters; k++)
         if (f->filter[k] == H5Z_FILTER_DEFLATE)   /* worst-case zlib expansion */
             cap = (size_t)compressBound((uLong)cap) + 64;
-    if (!(f->c = calloc(f->nchunks ? f->nchunks : 1, sizeof *f->c)))
+    if (!(f->c = calloc(f->nchunks ? f->nchunks : 1, sizeof *f->c)) || !(f->path = strdup(g->file)))
         CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory for %zu chunk records", f->nchunks);
     for (size_t i = 0; i < f->nchunks; i++) {
         fetched_chunk *c = &f->c[i];
@@ -753,24 +765,55 @@ static int fetch_chunks(hid_t did, const cuplas_h5grid *g, cuplas_h5_fetch *f,
                         chunk_where(g, c->offset, at), (unsigned long long)size, cap);
         c->pos = total;
         c->size = (size_t)size;
+        c->mask = mask;
+        c->at = (off_t)(addr + userblock);
         total += (size_t)size;
     }
     if (!(f->bytes = malloc(total ? total : 1)))
         CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "cannot allocate %zu bytes for the stored chunks",
                     total);
+fail:
+    if (fcpl >= 0) H5Pclose(fcpl);
+    return rc;
+}
+
+/* Outside the lock: read every stored chunk with pread, in parallel. The
+ * lowest failing chunk is reported, whatever the thread count. */
+static int read_chunks(const cuplas_h5grid *g, cuplas_h5_fetch *f, cuplas_error *err)
+{
+    size_t first_bad = f->nchunks;
+    int rc = 0, fd = open(f->path, O_RDONLY), bad_errno = 0;
+    char at[80];
+
+    if (fd < 0)
+        CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "cannot reopen: %s", strerror(errno));
+    #pragma omp parallel for schedule(dynamic, 4) if (f->nchunks > 1)
     for (size_t i = 0; i < f->nchunks; i++) {
-        fetched_chunk *c = &f->c[i];
-        uint32_t mask = 0;
-        if (!c->size)
-            continue;
-        memcpy(doff, c->offset + (3 - r), (size_t)r * sizeof *doff);
-        if (H5Dread_chunk(did, H5P_DEFAULT, doff, &mask, f->bytes + c->pos) < 0)
-            CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "read failed at row %llu: chunk %s (%s)",
-                        (unsigned long long)doff[0], chunk_where(g, c->offset, at),
-                        h5_cause(cause));
-        c->mask = mask;
+        const fetched_chunk *c = &f->c[i];
+        size_t got = 0;
+        while (got < c->size) {
+            ssize_t n = pread(fd, f->bytes + c->pos + got, c->size - got, c->at + (off_t)got);
+            if (n <= 0) {
+                #pragma omp critical(cuplas_h5_pread_fail)
+                if (i < first_bad) {
+                    first_bad = i;
+                    bad_errno = n < 0 ? errno : 0;
+                }
+                break;
+            }
+            got += (size_t)n;
+        }
+    }
+    if (first_bad < f->nchunks) {
+        const fetched_chunk *c = &f->c[first_bad];
+        CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "read failed at row %llu: chunk %s: %s",
+                    (unsigned long long)c->offset[g->in_rank == 3 ? 0 : 1],
+                    chunk_where(g, c->offset, at),
+                    bad_errno ? strerror(bad_errno) : "file ends inside the chunk (truncated)");
     }
 fail:
+    if (fd >= 0)
+        close(fd);
     return rc;
 }
 
@@ -799,7 +842,7 @@ static int open_grid(const char *file, const char *dataset, int64_t height, int6
         if (f->whole)
             CUPLAS_TRY(read_raw(did, g, err));
         else
-            CUPLAS_TRY(fetch_chunks(did, g, f, err));
+            CUPLAS_TRY(fetch_chunks(fid, did, g, f, err));
         *fetch = f;
         f = NULL;
     }
@@ -1216,6 +1259,7 @@ int cuplas_h5_read_finish(cuplas_h5grid *g, cuplas_h5_fetch *f, cuplas_error *er
         goto fail;   /* begin read the data already */
     if (g->raw)
         CUPLAS_FAIL(err, CUPLAS_ERR_INTERNAL, "read_finish on a grid that has data");
+    CUPLAS_TRY(read_chunks(g, f, err));
     bytes = (size_t)(f->dims[0] * f->dims[1] * f->dims[2]) * g->elem_size;
     if (!(g->raw = malloc(bytes ? bytes : 1)))
         CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "cannot allocate %zu bytes for the input", bytes);

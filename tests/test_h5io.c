@@ -925,6 +925,39 @@ static void test_h5io_chunk_read_fill_and_fallback(void **state)
 
 /* A chunk stored with the deflate bit of its filter mask set (HDF5 skipped
  * that optional filter) is read without inflating, as HDF5 does. */
+/* Chunk bytes are read with pread at address + user block: a file with a
+ * 1 KiB user block must read exactly like H5Dread. */
+static void test_h5io_chunk_userblock(void **state)
+{
+    enum { H = 33, W = 17, C = 3 };
+    const hsize_t dims[3] = {H, W, C}, chunk[3] = {8, 17, 3};
+    char file[PATH_MAX];
+    uint16_t v[H * W * C], back[H * W * C];
+    for (int i = 0; i < H * W * C; i++)
+        v[i] = (uint16_t)(i * 2654435761u >> 7);
+    fpath(*state, "userblock.h5", file);
+    hid_t fcpl = H5Pcreate(H5P_FILE_CREATE);
+    assert_true(H5Pset_userblock(fcpl, 1024) >= 0);
+    hid_t fid = H5Fcreate(file, H5F_ACC_TRUNC, fcpl, H5P_DEFAULT);
+    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE), sp = H5Screate_simple(3, dims, NULL);
+    assert_true(H5Pset_chunk(dcpl, 3, chunk) >= 0 && H5Pset_shuffle(dcpl) >= 0 &&
+                H5Pset_deflate(dcpl, 3) >= 0);
+    hid_t did = H5Dcreate2(fid, "/u", H5T_STD_U16LE, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    assert_true(H5Dwrite(did, H5T_NATIVE_UINT16, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0);
+    H5Dclose(did);
+    H5Sclose(sp);
+    H5Pclose(dcpl);
+    H5Pclose(fcpl);
+    H5Fclose(fid);
+
+    cuplas_h5grid g;
+    cuplas_error err = {0};
+    assert_int_equal(cuplas_h5_read_grid(file, "/u", 0, 0, &g, &err), 0);
+    memcpy(back, g.raw, sizeof back);
+    assert_memory_equal(back, v, sizeof v);
+    cuplas_h5grid_free(&g);
+}
+
 static void test_h5io_chunk_filter_mask(void **state)
 {
     enum { H = 8, W = 4, C = 1, CH = 4 };
@@ -1292,6 +1325,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_h5io_chunk_read_filters, setup, teardown),
         cmocka_unit_test_setup_teardown(test_h5io_chunk_read_fill_and_fallback, setup, teardown),
         cmocka_unit_test_setup_teardown(test_h5io_chunk_filter_mask, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_h5io_chunk_userblock, setup, teardown),
         cmocka_unit_test_setup_teardown(test_h5io_chunk_write_round_trip, setup, teardown),
         cmocka_unit_test_setup_teardown(test_h5io_chunk_threads, setup, teardown),
         cmocka_unit_test_setup_teardown(test_h5io_chunk_corrupt, setup, teardown),
