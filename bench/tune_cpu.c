@@ -1,5 +1,10 @@
-/* tune_cpu.c - quality/work of the CPU sorter on random colours (dev tool).
- * usage: tune_cpu SIDE key=value... (keys of sort: as in the config) */
+/* tune_cpu.c - quality/work of the CPU sorter on random colours (dev tool,
+ * used to pick the default sort parameters; not built by make).
+ *   gcc -O2 -fopenmp -I. -Isrc -Icuda bench/tune_cpu.c libcuplas.a \
+ *       -L/usr/local/cuda/lib64 -lcudart_static -ldl -lrt -lpthread -lstdc++ -lm
+ *   (drop the CUDA libraries for a --without-cuda build)
+ * usage: tune_cpu SIDE key=value...  keys: decay ib minblock passes minc maxc
+ *        maxp lcg bx by minr seed */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
