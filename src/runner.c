@@ -3,14 +3,16 @@
  * read -> channels -> double -> normalise -> sort -> write.
  *
  * Design facts: h5io is not thread-safe by contract, so every cuplas_h5_*
- * call happens under h5_lock while conversion, normalisation, metrics and
- * the sort run outside it (a GPU worker sorts while another one writes).
+ * call that touches HDF5 happens under h5_lock, while chunk (de)compression,
+ * conversion, normalisation, metrics, the sort, fsync and rename run outside
+ * it (one lane sorts while another reads or writes).
  * A job's result record is written only by the worker that took the job;
  * the queue head is the only shared counter. Nothing here calls exit():
  * a failure ends its job, a signal ends the queue.
  *
  *   queue:  [ job0 | job1 | job2 | ... ]   next ->   (largest grid first)
- *              ^gpu0  ^gpu1  ^gpu0 ...      one host thread per worker
+ *              ^gpu0/lane1  ^gpu1/lane0 ...  one host thread per worker
+ *   workers: the CPU worker, or per GPU (one OpenMP thread) its lanes
  */
 #include "cuplas_build.h"
 #include "runner.h"
