@@ -6,6 +6,7 @@
  * here, seeds included, so the README's numbers can be reproduced.
  */
 #include "cli.h"
+#include "fsutil.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -68,8 +69,12 @@ static int parse_size(const char *s, int64_t *H, int64_t *W)
 static int write_one(const cuplas_gen_opts *o)
 {
     cuplas_error err;
+    char *dir = cuplas_path_dir(o->path);
     cuplas_error_clear(&err);
-    if (cuplas_gen_write(o, &err) != 0) {
+    /* like the output folder of `run`, the file's folder is created */
+    int rc = dir ? cuplas_mkdir_p(dir, &err) : cuplas_error_set(&err, CUPLAS_ERR_NOMEM, "out of memory");
+    free(dir);
+    if (rc != 0 || cuplas_gen_write(o, &err) != 0) {
         cuplas_cli_error(&err);
         return err.code == CUPLAS_ERR_USAGE ? CUPLAS_EXIT_USAGE : CUPLAS_EXIT_JOBS_FAILED;
     }

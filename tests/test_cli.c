@@ -840,7 +840,10 @@ static void test_cli_gen(void **state)
         assert_true(exists(f, demo[i]));
     assert_int_equal(sh(f, BIN " gen --kind nope x.h5"), 2);
     assert_int_equal(sh(f, BIN " gen --size 0x3 x.h5"), 2);
-    assert_int_equal(sh(f, BIN " gen --size 8x8 no/such/dir/x.h5"), 1);
+    /* the file's folder is created; a path through a regular file fails */
+    assert_int_equal(sh(f, BIN " gen --size 8x8 new/sub/x.h5"), 0);
+    assert_true(exists(f, "new/sub/x.h5"));
+    assert_int_equal(sh(f, BIN " gen --size 8x8 new/sub/x.h5/y.h5"), 1);
     assert_false(exists(f, "x.h5"));
 }
 
