@@ -62,9 +62,10 @@ static void test_json_read(void **state)
         assert_null(v);
     }
     /* deep nesting is refused, not a stack overflow */
-    char deep[400];
+    char deep[401];
     memset(deep, '[', 200);
     memset(deep + 200, ']', 200);
+    deep[400] = '\0';
     v = parse(deep, &rc);
     assert_int_not_equal(rc, 0);
 }
