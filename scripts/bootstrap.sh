@@ -36,15 +36,15 @@ run_tests() {
     echo "== make check"
     local rc=0
     make -j"$(nproc)" check >/dev/null 2>&1 || rc=$?
-    for log in tests/*.log; do
+    for log in tests/*.log examples/*.log; do
         [ "$log" = tests/test-suite.log ] && continue
         echo "---- $log"; cat "$log"
     done
     local pass fail skip
     # (grep exits 1 on no match: count with awk so pipefail stays quiet)
-    pass=$(cat tests/*.trs 2>/dev/null | awk '/^:test-result: PASS/ {n++} END {print n+0}')
-    fail=$(cat tests/*.trs 2>/dev/null | awk '/^:test-result: (FAIL|ERROR|XPASS)/ {n++} END {print n+0}')
-    skip=$(cat tests/*.trs 2>/dev/null | awk '/^:test-result: SKIP/ {n++} END {print n+0}')
+    pass=$(cat tests/*.trs examples/*.trs 2>/dev/null | awk '/^:test-result: PASS/ {n++} END {print n+0}')
+    fail=$(cat tests/*.trs examples/*.trs 2>/dev/null | awk '/^:test-result: (FAIL|ERROR|XPASS)/ {n++} END {print n+0}')
+    skip=$(cat tests/*.trs examples/*.trs 2>/dev/null | awk '/^:test-result: SKIP/ {n++} END {print n+0}')
     echo "programs: $pass passed, $fail failed, $skip skipped"
     # every cmocka test case, from each program's closing summary; a
     # program that died before its summary counts as one failure
