@@ -102,7 +102,6 @@ extern "C" void cuplas_gpu_ctx_free(cuplas_gpu_ctx *ctx)
 }
 
 extern "C" const char *cuplas_gpu_name(const cuplas_gpu_ctx *ctx) { return ctx->name; }
-extern "C" int cuplas_gpu_device(const cuplas_gpu_ctx *ctx) { return ctx->device; }
 
 extern "C" int cuplas_gpu_mem_info(cuplas_gpu_ctx *ctx, size_t *free_b, size_t *total_b)
 {
@@ -143,8 +142,6 @@ extern "C" void cuplas_gpu_release(cuplas_gpu_ctx *ctx)
     ctx->ws = NULL;
     ctx->ws_bytes = 0;
 }
-
-extern "C" size_t cuplas_gpu_held(const cuplas_gpu_ctx *ctx) { return ctx->ws_bytes; }
 
 extern "C" size_t cuplas_sort_gpu_bytes(int64_t H, int64_t W, int Cp)
 {

@@ -30,7 +30,6 @@ int cuplas_gpu_count(void);
 int cuplas_gpu_ctx_init(cuplas_gpu_ctx **ctx, int device, cuplas_error *err);
 void cuplas_gpu_ctx_free(cuplas_gpu_ctx *ctx);
 const char *cuplas_gpu_name(const cuplas_gpu_ctx *ctx);
-int cuplas_gpu_device(const cuplas_gpu_ctx *ctx);
 /* Free and total device memory now, in bytes. */
 int cuplas_gpu_mem_info(cuplas_gpu_ctx *ctx, size_t *free_b, size_t *total_b);
 /* Pinned host buffer of at least n int16 for the next sort's features
@@ -38,8 +37,6 @@ int cuplas_gpu_mem_info(cuplas_gpu_ctx *ctx, size_t *free_b, size_t *total_b);
 int16_t *cuplas_gpu_staging(cuplas_gpu_ctx *ctx, int64_t n);
 /* Release the device workspace (a lane hands memory back to others). */
 void cuplas_gpu_release(cuplas_gpu_ctx *ctx);
-/* Device bytes held now by ctx's workspace. */
-size_t cuplas_gpu_held(const cuplas_gpu_ctx *ctx);
 /* Peak device bytes cuplas_sort_gpu needs for this grid. */
 size_t cuplas_sort_gpu_bytes(int64_t H, int64_t W, int Cp);
 

@@ -65,6 +65,12 @@ void cuplas_cli_error(const cuplas_error *e)
     fprintf(stderr, "cuplas: error: %s\n", cuplas_error_format(e, buf, sizeof buf));
 }
 
+int cuplas_cli_fail(const cuplas_error *e)
+{
+    cuplas_cli_error(e);
+    return cuplas_cli_exit_for(e->code);
+}
+
 int cuplas_cli_exit_for(cuplas_status code)
 {
     switch (code) {

@@ -52,6 +52,9 @@ int cuplas_cli_usage(const char *cmd, const char *fmt, ...)
 /* "cuplas: error: where: msg" on stderr. */
 void cuplas_cli_error(const cuplas_error *e);
 
+/* cuplas_cli_error, then the exit code for e's class (cuplas_cli_exit_for). */
+int cuplas_cli_fail(const cuplas_error *e);
+
 /* Exit code for a failure that stopped a command before any job ran. */
 int cuplas_cli_exit_for(cuplas_status code);
 

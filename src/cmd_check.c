@@ -201,15 +201,13 @@ static int cmd_check(int argc, char **argv)
     }
     cuplas_h5_quiet();
     if (cuplas_config_load(&cfg, argv[optind], (const char *const *)ov.v, ov.n, &err) != 0) {
-        cuplas_cli_error(&err);
-        rc = cuplas_cli_exit_for(err.code);
+        rc = cuplas_cli_fail(&err);
         goto done;
     }
     loaded = 1;
     if (cuplas_jobs_build(&jobs, &cfg, &err) != 0 ||
         cuplas_shard_select(&jobs, &shard, &mine, &err) != 0) {
-        cuplas_cli_error(&err);
-        rc = cuplas_cli_exit_for(err.code);
+        rc = cuplas_cli_fail(&err);
         goto done;
     }
     printf("config: %s (valid)\n", argv[optind]);

@@ -208,14 +208,12 @@ static int cmd_run(int argc, char **argv)
     }
     cuplas_h5_quiet();
     if (cuplas_config_load(&cfg, argv[optind], (const char *const *)ov.v, ov.n, &err) != 0) {
-        cuplas_cli_error(&err);
-        rc = cuplas_cli_exit_for(err.code);
+        rc = cuplas_cli_fail(&err);
         goto done;
     }
     loaded = 1;
     if (cuplas_log_open(&lg, &cfg.log, log_format, &err) != 0) {
-        cuplas_cli_error(&err);
-        rc = cuplas_cli_exit_for(err.code);
+        rc = cuplas_cli_fail(&err);
         goto done;
     }
     /* the whole list, failed inputs included: every task must split the same list */

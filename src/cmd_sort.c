@@ -196,26 +196,22 @@ static int cmd_sort(int argc, char **argv)
     }
     cuplas_h5_quiet();
     if (cuplas_config_load(&cfg, NULL, (const char *const *)ov.v, ov.n, &err) != 0) {
-        cuplas_cli_error(&err);
-        rc = cuplas_cli_exit_for(err.code);
+        rc = cuplas_cli_fail(&err);
         goto done;
     }
     loaded = 1;
     if (cuplas_log_open(&lg, &cfg.log, log_format, &err) != 0) {
-        cuplas_cli_error(&err);
-        rc = cuplas_cli_exit_for(err.code);
+        rc = cuplas_cli_fail(&err);
         goto done;
     }
     if (split_input(argv[optind], &file, &dataset, &err) != 0) {
-        cuplas_cli_error(&err);
-        rc = cuplas_cli_exit_for(err.code);
+        rc = cuplas_cli_fail(&err);
         goto done;
     }
     if (cuplas_jobs_add_one(&jobs, &cfg, file, dataset, height, width, argv[optind + 1],
                             &err) != 0 ||
         cuplas_runner_init(&runner, &cfg, &jobs, &lg, &err) != 0) {
-        cuplas_cli_error(&err);
-        rc = cuplas_cli_exit_for(err.code);
+        rc = cuplas_cli_fail(&err);
         goto done;
     }
     have_runner = 1;
