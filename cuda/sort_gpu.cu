@@ -23,6 +23,7 @@ struct cuplas_gpu_ctx {
     char name[256];
     cudaStream_t stream;
     int sms;             /* multiprocessors: the level kernel's grid bound */
+    int occ_cp, occ_per_sm; /* level-kernel occupancy, cached for one Cp */
     void *ws;          /* device workspace, grown on demand */
     size_t ws_bytes;
     int16_t *h_q;      /* pinned: features to upload        */
@@ -249,7 +250,12 @@ extern "C" int cuplas_sort_gpu(cuplas_gpu_ctx *ctx, const cuplas_qgrid *g,
     b = carve(ctx->ws, g->H, g->W, g->Cp);
     if (!(ctx->h_idx = (int32_t *)grow_pinned(ctx->h_idx, &ctx->h_idx_n, N, sizeof(int32_t))))
         CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "cannot allocate pinned host memory for the index");
-    CUPLAS_TRY(cuplas_level_occupancy(g->Cp, &per_sm, err));
+    /* a lane sorts many grids of one shape: query the occupancy once */
+    if (ctx->occ_cp != g->Cp) {
+        CUPLAS_TRY(cuplas_level_occupancy(g->Cp, &ctx->occ_per_sm, err));
+        ctx->occ_cp = g->Cp;
+    }
+    per_sm = ctx->occ_per_sm;
     if (per_sm < 1)
         CUPLAS_FAIL(err, CUPLAS_ERR_CUDA, "the level kernel for %d channels does not fit an SM", g->C);
 
