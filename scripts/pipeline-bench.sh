@@ -72,10 +72,32 @@ for g in 1 2 $NG; do
     run_cfg A-g$g "A?.h5" $g 4
     run_cfg B-g$g Bc.h5 $g 8
 done
+# more lanes: more host threads per GPU (PIPE_LANES="A:8 B:16")
+for v in ${PIPE_LANES:-}; do
+    c=${v%%:*} l=${v##*:}; f=$( [ $c = A ] && echo "A?.h5" || echo Bc.h5 )
+    run_cfg $c-g1-l$l "$f" 1 $l
+    run_cfg $c-g$NG-l$l "$f" $NG $l
+done
 for c in A B; do for g in 2 $NG; do
     r=$($B/cmp_outputs out-$c-g1 out-$c-g$g | tail -1); note "bytes $c g1 vs g$g: $r"
     echo "{\"check\":\"bytes $c g1 vs g$g\",\"result\":\"$r\"}" >> "$J"
 done; done
 grep -h device_summary "$OUT"/run-A-g1.log "$OUT"/run-B-g1.log | cut -c1-400 > "$OUT/device-summaries.txt"
 grep -h job_done "$OUT/run-A-g1.log" | head -3 > "$OUT/stage-times-A.txt"
+# per-run stage medians (seconds per job, lock waits included)
+python3 - "$OUT" <<'PY' | tee "$OUT/stages.txt"
+import glob, json, os, statistics, sys
+for f in sorted(glob.glob(os.path.join(sys.argv[1], "run-*.log"))):
+    ev = []
+    for line in open(f):
+        try:
+            e = json.loads(line)
+        except ValueError:
+            continue
+        if e.get("event") == "job_done":
+            ev.append(e)
+    if ev:
+        med = {k: statistics.median(e[k] for e in ev) for k in ("read_s", "prep_s", "sort_s", "write_s", "gpu_sort_ms")}
+        print(os.path.basename(f), len(ev), " ".join("%s=%.4g" % kv for kv in med.items()))
+PY
 cat "$J"
