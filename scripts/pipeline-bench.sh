@@ -10,6 +10,10 @@ export LD_LIBRARY_PATH=$PWD/.dev/lib
 B=$PWD/.dev/bin; W=/tmp/cuplas-pipe; rm -rf $W; mkdir -p $W; cd $W
 NG=$(nvidia-smi -L | wc -l); nvidia-smi -L > "$OUT/gpus.txt"; nproc >> "$OUT/gpus.txt"
 J="$OUT/pipeline.jsonl"; : > "$J"
+L=$W/logs; mkdir -p $L   # logs go back as one archive (the device returns few files)
+# outputs: uncompressed, no per-file fsync (page cache, like the inputs) unless asked
+DEFLATE=${PIPE_DEFLATE:-0} FSYNC=${PIPE_FSYNC:-false}
+LA=${PIPE_LANES_A:-8} LB=${PIPE_LANES_B:-16}
 note() { echo "$*" | tee -a "$OUT/log.txt"; }
 gpulist() { seq -s, 0 $(($1 - 1)); }
 run_cfg() { # name file gpus lanes extra...
@@ -17,11 +21,23 @@ run_cfg() { # name file gpus lanes extra...
     local t0=$(date +%s.%N)
     $B/cuplas run cfg.yaml --set "inputs=[{files: $file}]" --set output.dir=out-$name \
         --set "backend.gpus=[$( [ "$g" = cpu ] || gpulist $g )]" --set backend.lanes=$lanes \
-        --set backend.device=$( [ "$g" = cpu ] && echo cpu || echo gpu ) "$@" \
-        --log-format json > "$OUT/run-$name.log" 2>&1
+        --set backend.device=$( [ "$g" = cpu ] && echo cpu || echo gpu ) \
+        --set output.deflate=$DEFLATE --set output.fsync=$FSYNC "$@" \
+        --log-format json > "$L/run-$name.log" 2>&1
     local rc=$? t1=$(date +%s.%N)
-    local n=$(grep -c '"event":"job_done"' "$OUT/run-$name.log")
-    python3 -c "import json; print(json.dumps({'run':'$name','gpus':'$g','lanes':$lanes,'rc':$rc,'jobs_done':$n,'wall_s':$t1-$t0,'grids_per_s':$n/($t1-$t0)}))" | tee -a "$J"
+    # wall_s: the whole process (start-up, CUDA init, planning); run_s: the
+    # runner from its start to the last job (lanes' CUDA set-up included)
+    python3 - "$L/run-$name.log" <<PY | tee -a "$J"
+import json, sys
+ev = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
+n = sum(e["event"] == "job_done" for e in ev)
+run = [e["seconds"] for e in ev if e["event"] == "summary"]
+run_s = run[0] if run else float("nan")
+print(json.dumps({"run": "$name", "gpus": "$g", "lanes": $lanes, "rc": $rc, "jobs_done": n,
+                  "wall_s": round($t1 - $t0, 3), "grids_per_s": round(n / ($t1 - $t0), 2),
+                  "run_s": run_s, "grids_per_s_run": round(n / run_s, 2) if run else None,
+                  "extra": "$*"}))
+PY
 }
 cat > cfg.yaml <<'YAML'
 inputs:
@@ -29,7 +45,6 @@ inputs:
 output:
   dir: out
   overwrite: overwrite
-  deflate: 1
 backend:
   device: gpu
 YAML
@@ -59,18 +74,18 @@ cat A?.h5 Bc.h5 > /dev/null
 for lanes in 1 4; do
     $B/bench_sort --throughput 64 --lanes $lanes normal:1024x1024x16 | tee -a "$J"
 done
-for lanes in 1 4 8; do
+for lanes in 1 8 16; do
     $B/bench_sort --throughput 512 --lanes $lanes colors:256x256 | tee -a "$J"
 done
 for g in 2 $NG; do
-    $B/bench_sort --throughput 128 --lanes 4 --gpus $g normal:1024x1024x16 | tee -a "$J"
-    $B/bench_sort --throughput 1024 --lanes 8 --gpus $g colors:256x256 | tee -a "$J"
+    $B/bench_sort --throughput $((64 * g)) --lanes 4 --gpus $g normal:1024x1024x16 | tee -a "$J"
+    $B/bench_sort --throughput $((512 * g)) --lanes 16 --gpus $g colors:256x256 | tee -a "$J"
 done
 }
 # 4. end to end, 1 / 2 / 4 GPUs
 for g in 1 2 $NG; do
-    run_cfg A-g$g "A?.h5" $g 4
-    run_cfg B-g$g Bc.h5 $g 8
+    run_cfg A-g$g "A?.h5" $g $LA
+    run_cfg B-g$g Bc.h5 $g $LB
 done
 # more lanes: more host threads per GPU (PIPE_LANES="A:8 B:16")
 for v in ${PIPE_LANES:-}; do
@@ -82,10 +97,14 @@ for c in A B; do for g in 2 $NG; do
     r=$($B/cmp_outputs out-$c-g1 out-$c-g$g | tail -1); note "bytes $c g1 vs g$g: $r"
     echo "{\"check\":\"bytes $c g1 vs g$g\",\"result\":\"$r\"}" >> "$J"
 done; done
-grep -h device_summary "$OUT"/run-A-g1.log "$OUT"/run-B-g1.log | cut -c1-400 > "$OUT/device-summaries.txt"
-grep -h job_done "$OUT/run-A-g1.log" | head -3 > "$OUT/stage-times-A.txt"
+# the cost of compressed, fsynced outputs (the config defaults: deflate 4)
+[ -n "${PIPE_QUICK:-}" ] || {
+    run_cfg A-g1-deflate1-fsync "A?.h5" 1 $LA --set output.deflate=1 --set output.fsync=true
+    run_cfg B-g1-deflate4-fsync Bc.h5 1 $LB --set output.deflate=4 --set output.fsync=true
+}
+grep -h device_summary "$L"/run-A-g1.log "$L"/run-B-g1.log | cut -c1-400 > "$OUT/device-summaries.txt"
 # per-run stage medians (seconds per job, lock waits included)
-python3 - "$OUT" <<'PY' | tee "$OUT/stages.txt"
+python3 - "$L" <<'PY' | tee "$OUT/stages.txt"
 import glob, json, os, statistics, sys
 for f in sorted(glob.glob(os.path.join(sys.argv[1], "run-*.log"))):
     ev = []
@@ -97,7 +116,10 @@ for f in sorted(glob.glob(os.path.join(sys.argv[1], "run-*.log"))):
         if e.get("event") == "job_done":
             ev.append(e)
     if ev:
-        med = {k: statistics.median(e[k] for e in ev) for k in ("read_s", "prep_s", "sort_s", "write_s", "gpu_sort_ms")}
+        med = {k: statistics.median(e.get(k, 0) for e in ev)
+               for k in ("read_s", "prep_s", "sort_s", "write_s", "encode_s", "lock_wait_s",
+                         "lock_hold_s", "gpu_sort_ms")}
         print(os.path.basename(f), len(ev), " ".join("%s=%.4g" % kv for kv in med.items()))
 PY
+tar czf "$OUT/logs.tgz" -C "$L" .
 cat "$J"

@@ -113,7 +113,12 @@ static const struct key config_keys[] = {
       .flags = F_MIN | F_MAX,
       .doc = "gzip level of the result datasets; 0 = uncompressed" },
     { "output.shuffle", K_BOOL, AT(output.shuffle),
-      .doc = "HDF5 byte shuffle before deflate (smaller files for numeric data)" },
+      .doc = "HDF5 byte shuffle before deflate (smaller files for numeric data); "
+             "no effect with deflate 0" },
+    { "output.fsync", K_BOOL, AT(output.fsync),
+      .doc = "fsync each result (and its folder) before it is published; false "
+             "leaves the flush to the OS: faster on slow or parallel file systems, "
+             "but a crash can then leave a published file incomplete" },
 
     { "sort.seed", K_U64, AT(sort.seed),
       .doc = "random seed; with the input and the other sort.* keys it fully "
@@ -1434,6 +1439,7 @@ void cuplas_config_defaults(cuplas_config *cfg)
     cfg->output.chunk_rows = 0;
     cfg->output.deflate = 4;
     cfg->output.shuffle = true;
+    cfg->output.fsync = true;
     cuplas_sort_params_default(&cfg->sort);
     cfg->channels.normalize = CUPLAS_NORM_NONE;
     cfg->backend.device = CUPLAS_DEVICE_AUTO;

@@ -45,6 +45,7 @@ typedef struct cuplas_output_opts {
     int64_t chunk_rows;        /* output.chunk_rows: 0 = auto (~1 MiB chunks)   */
     int deflate;               /* output.deflate: 0 (off) .. 9                  */
     bool shuffle;              /* output.shuffle: byte shuffle before deflate    */
+    bool fsync;                /* output.fsync: fsync each result before rename  */
 } cuplas_output_opts;
 
 typedef struct cuplas_channel_opts {

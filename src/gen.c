@@ -314,7 +314,7 @@ int cuplas_gen_write(const cuplas_gen_opts *o, cuplas_error *err)
         if (size < 0 || truncate(tmp, size / 2) != 0)
             CUPLAS_FAIL(err, CUPLAS_ERR_OUTPUT, "cannot truncate %s", tmp);
     }
-    CUPLAS_TRY(cuplas_tmp_publish(tmp, o->path, err));
+    CUPLAS_TRY(cuplas_tmp_publish(tmp, o->path, 1, err));
     free(tmp);
     tmp = NULL;
 fail:

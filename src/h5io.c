@@ -100,9 +100,15 @@ struct cuplas_h5_encoded {
     int64_t chunk_rows;
     size_t nchunks;          /* per dataset: ceil(H / chunk_rows)          */
     int wide;                /* index stored as int64 (N > INT32_MAX)      */
-    int shuffle, deflate;    /* the datasets' filters; deflate 0 = none    */
+    int shuffle, deflate;    /* the datasets' filters; deflate 0 = none:
+                                contiguous datasets, no filter at all      */
     encoded_chunk *sorted, *index;
+    /* set by write_encoded_tmp when write_raw must store the contiguous
+       data: file offsets of sorted's and index's first byte */
+    int raw_pending;
+    uint64_t raw_at[2];
 };
+
 
 /* ------------------------------------------------------------ HDF5 causes */
 
@@ -973,20 +979,33 @@ int64_t cuplas_h5_chunk_rows(int64_t H, size_t row_bytes, int64_t chunk_rows)
     return chunk_rows > H ? H : chunk_rows;
 }
 
-/* Chunked dataset creation properties: chunk, then shuffle, then deflate. */
+/* Dataset creation properties: chunk, then shuffle, then deflate; chunk
+ * NULL: contiguous, allocated early, no fill. */
 static int make_dcpl(int rank, const hsize_t *chunk, int shuffle, int deflate, hid_t *dcpl_out,
                      cuplas_error *err)
 {
     hid_t dcpl = H5I_INVALID_HID;
     int rc = 0;
 
-    if ((dcpl = H5Pcreate(H5P_DATASET_CREATE)) < 0 || H5Pset_chunk(dcpl, rank, chunk) < 0)
+    if ((dcpl = H5Pcreate(H5P_DATASET_CREATE)) < 0)
+        CUPLAS_FAIL(err, CUPLAS_ERR_OUTPUT, "cannot create dataset properties");
+    if (!chunk) {
+        /* space allocated at creation and never filled: the data goes
+           straight to its offset (write_raw), without a second pass */
+        if (H5Pset_layout(dcpl, H5D_CONTIGUOUS) < 0 ||
+            H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY) < 0 ||
+            H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER) < 0)
+            CUPLAS_FAIL(err, CUPLAS_ERR_OUTPUT, "cannot set up a contiguous layout");
+        goto done;
+    }
+    if (H5Pset_chunk(dcpl, rank, chunk) < 0)
         CUPLAS_FAIL(err, CUPLAS_ERR_OUTPUT, "cannot set up chunking");
     if (shuffle && (H5Zfilter_avail(H5Z_FILTER_SHUFFLE) <= 0 || H5Pset_shuffle(dcpl) < 0))
         CUPLAS_FAIL(err, CUPLAS_ERR_OUTPUT, "shuffle filter not available in this HDF5");
     if (deflate > 0 && (H5Zfilter_avail(H5Z_FILTER_DEFLATE) <= 0 ||
                         H5Pset_deflate(dcpl, (unsigned)deflate) < 0))
         CUPLAS_FAIL(err, CUPLAS_ERR_OUTPUT, "deflate filter not available in this HDF5");
+done:
     *dcpl_out = dcpl;
     dcpl = H5I_INVALID_HID;
 fail:
@@ -994,22 +1013,31 @@ fail:
     return rc;
 }
 
-/* Create dataset `name` (rank 2 or 3, chunk_rows rows a chunk) and store the
- * encoded chunks as they are: the dcpl names the filters they went through. */
-static int write_chunks(hid_t gid, const char *name, hid_t type, int rank, const hsize_t *dims,
-                        const hsize_t *chunk, const encoded_chunk *c,
-                        const cuplas_h5_encoded *e, cuplas_error *err)
+/* Create dataset `name` (rank 2 or 3) and store the encoded chunks.
+ * Compressed: chunked (chunk_rows rows a chunk), each chunk stored as it
+ * is with H5Dwrite_chunk; the dcpl names the filters it went through.
+ * Uncompressed: contiguous, and *raw_at gets the data's file offset: the
+ * bytes are left to write_raw, outside the HDF5 lock. */
+static int write_dataset(hid_t gid, const char *name, hid_t type, int rank, const hsize_t *dims,
+                         const hsize_t *chunk, const encoded_chunk *c,
+                         const cuplas_h5_encoded *e, uint64_t *raw_at, cuplas_error *err)
 {
     hid_t sid = H5I_INVALID_HID, dcpl = H5I_INVALID_HID, did = H5I_INVALID_HID;
     int rc = 0;
     char cause[CAUSE_LEN];
 
-    CUPLAS_TRY(make_dcpl(rank, chunk, e->shuffle, e->deflate, &dcpl, err));
+    CUPLAS_TRY(make_dcpl(rank, e->deflate ? chunk : NULL, e->shuffle, e->deflate, &dcpl, err));
     if ((sid = H5Screate_simple(rank, dims, NULL)) < 0 ||
         (did = H5Dcreate2(gid, name, type, sid, H5P_DEFAULT, dcpl, H5P_DEFAULT)) < 0)
         CUPLAS_FAIL(err, CUPLAS_ERR_OUTPUT, "cannot create dataset %s (%s)", name,
                     h5_cause(cause));
-    for (size_t ci = 0; ci < e->nchunks; ci++) {
+    if (!e->deflate) {
+        haddr_t at = H5Dget_offset(did);
+        if (at == HADDR_UNDEF)
+            CUPLAS_FAIL(err, CUPLAS_ERR_OUTPUT, "no storage allocated for %s", name);
+        *raw_at = (uint64_t)at;
+    }
+    for (size_t ci = 0; e->deflate && ci < e->nchunks; ci++) {
         hsize_t offset[3] = {(hsize_t)ci * (hsize_t)e->chunk_rows, 0, 0};
         if (H5Dwrite_chunk(did, H5P_DEFAULT, 0, offset, c[ci].size, c[ci].data) < 0)
             CUPLAS_FAIL(err, CUPLAS_ERR_OUTPUT, "cannot write %s at row %llu (%s)", name,
@@ -1045,8 +1073,9 @@ static int encode_result(const cuplas_h5grid *in, const int64_t *index,
     e->C = in->C;
     e->elem_size = in->elem_size;
     e->wide = in->H * in->W > INT32_MAX;
-    e->shuffle = opts && opts->shuffle;
     e->deflate = !opts || opts->deflate <= 0 ? 0 : opts->deflate > 9 ? 9 : opts->deflate;
+    /* shuffling only helps deflate; uncompressed data is stored contiguous */
+    e->shuffle = opts && opts->shuffle && e->deflate;
     e->chunk_rows = cuplas_h5_chunk_rows(in->H, row_bytes, opts ? opts->chunk_rows : 0);
     e->nchunks = (size_t)((in->H + e->chunk_rows - 1) / e->chunk_rows);
     sorted_bytes = (size_t)e->chunk_rows * row_bytes;
@@ -1221,7 +1250,7 @@ char *cuplas_tmp_create(const char *out_path, cuplas_error *err)
     return tmp;
 }
 
-int cuplas_tmp_publish(const char *tmp, const char *out_path, cuplas_error *err)
+int cuplas_tmp_publish(const char *tmp, const char *out_path, int sync, cuplas_error *err)
 {
     char *dir = cuplas_path_dir(out_path);
     int rc = 0;
@@ -1229,12 +1258,12 @@ int cuplas_tmp_publish(const char *tmp, const char *out_path, cuplas_error *err)
     if (!dir)
         CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
     /* HDF5 does not fsync: without this a crash after rename can publish zeros */
-    if (fsync_path(tmp, O_RDONLY) != 0)
+    if (sync && fsync_path(tmp, O_RDONLY) != 0)
         CUPLAS_FAIL(err, CUPLAS_ERR_OUTPUT, "fsync %s: %s", tmp, strerror(errno));
     if (rename(tmp, out_path) != 0)
         CUPLAS_FAIL(err, CUPLAS_ERR_OUTPUT, "cannot rename %s to %s: %s", tmp, out_path,
                     strerror(errno));
-    if (fsync_path(dir, O_RDONLY | O_DIRECTORY) != 0)
+    if (sync && fsync_path(dir, O_RDONLY | O_DIRECTORY) != 0)
         CUPLAS_FAIL(err, CUPLAS_ERR_OUTPUT, "fsync folder %s: %s", dir, strerror(errno));
 fail:
     free(dir);
@@ -1402,13 +1431,67 @@ void cuplas_h5_encoded_free(cuplas_h5_encoded *enc)
     free(enc);
 }
 
+/* pwrite all of buf at off, resuming after short writes and EINTR. */
+static int pwrite_all(int fd, const unsigned char *buf, size_t n, off_t off)
+{
+    while (n) {
+        ssize_t w = pwrite(fd, buf, n, off);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return w < 0 ? errno : EIO;
+        buf += w;
+        n -= (size_t)w;
+        off += w;
+    }
+    return 0;
+}
+
+int cuplas_h5_write_raw(const char *tmp, const cuplas_h5_encoded *enc, cuplas_error *err)
+{
+    size_t first_bad = 2 * enc->nchunks;
+    int fd, bad_errno = 0, rc = 0;
+
+    if (!enc->raw_pending)
+        return 0;
+    if ((fd = open(tmp, O_WRONLY)) < 0)
+        return cuplas_error_set(err, CUPLAS_ERR_OUTPUT, "cannot open %s: %s", tmp,
+                                strerror(errno));
+    /* page-cache copies of many MiB: in parallel, like the encoding */
+    #pragma omp parallel for schedule(dynamic, 1) if (enc->nchunks > 1)
+    for (size_t j = 0; j < 2 * enc->nchunks; j++) {
+        int which = j >= enc->nchunks;
+        size_t ci = which ? j - enc->nchunks : j;
+        size_t cell = which ? (enc->wide ? 8 : 4) : enc->elem_size * (size_t)enc->C;
+        size_t row = cell * (size_t)enc->W, r0 = ci * (size_t)enc->chunk_rows;
+        size_t rows = (size_t)enc->H - r0 < (size_t)enc->chunk_rows ? (size_t)enc->H - r0
+                                                                     : (size_t)enc->chunk_rows;
+        const encoded_chunk *c = which ? &enc->index[ci] : &enc->sorted[ci];
+        int e = pwrite_all(fd, c->data, rows * row, (off_t)(enc->raw_at[which] + r0 * row));
+        if (e) {
+            #pragma omp critical(cuplas_h5_write_raw_fail)
+            if (j < first_bad) {
+                first_bad = j;
+                bad_errno = e;
+            }
+        }
+    }
+    if (close(fd) != 0 && !bad_errno)
+        bad_errno = errno;
+    if (bad_errno)
+        rc = cuplas_error_set(err, CUPLAS_ERR_OUTPUT, "cannot write %s: %s", tmp,
+                              strerror(bad_errno));
+    return rc;
+}
+
 int cuplas_h5_write_encoded(const char *out_path, const cuplas_h5grid *in,
-                            const cuplas_h5_encoded *enc, const cuplas_result_meta *meta,
+                            cuplas_h5_encoded *enc, const cuplas_result_meta *meta,
                             cuplas_error *err)
 {
     char *tmp = NULL;
     int rc = cuplas_h5_write_encoded_tmp(out_path, in, enc, meta, &tmp, err);
-    if (rc == 0 && (rc = cuplas_tmp_publish(tmp, out_path, err)) != 0) {
+    if (rc == 0 && ((rc = cuplas_h5_write_raw(tmp, enc, err)) != 0 ||
+                    (rc = cuplas_tmp_publish(tmp, out_path, 1, err)) != 0)) {
         unlink(tmp);
         cuplas_error_where(err, "%s:%s", out_path, in->dataset);
     }
@@ -1417,7 +1500,7 @@ int cuplas_h5_write_encoded(const char *out_path, const cuplas_h5grid *in,
 }
 
 int cuplas_h5_write_encoded_tmp(const char *out_path, const cuplas_h5grid *in,
-                                const cuplas_h5_encoded *enc, const cuplas_result_meta *meta,
+                                cuplas_h5_encoded *enc, const cuplas_result_meta *meta,
                                 char **tmp_out, cuplas_error *err)
 {
     hid_t fapl = H5I_INVALID_HID, lcpl = H5I_INVALID_HID, fid = H5I_INVALID_HID;
@@ -1438,6 +1521,7 @@ int cuplas_h5_write_encoded_tmp(const char *out_path, const cuplas_h5grid *in,
     }
 
     /* SEMI: H5Fclose fails (instead of silently deferring) if an id leaked */
+    enc->raw_pending = 0;
     if ((fapl = H5Pcreate(H5P_FILE_ACCESS)) < 0 ||
         H5Pset_fclose_degree(fapl, H5F_CLOSE_SEMI) < 0 ||
         (fid = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)) < 0)
@@ -1453,10 +1537,10 @@ int cuplas_h5_write_encoded_tmp(const char *out_path, const cuplas_h5grid *in,
         hsize_t ichunk[2] = {(hsize_t)enc->chunk_rows, (hsize_t)in->W};
         hsize_t sdims[3] = {(hsize_t)in->H, (hsize_t)in->W, (hsize_t)in->C};
         hsize_t schunk[3] = {(hsize_t)enc->chunk_rows, (hsize_t)in->W, (hsize_t)in->C};
-        CUPLAS_TRY(write_chunks(gid, "index", enc->wide ? H5T_STD_I64LE : H5T_STD_I32LE, 2,
-                                idims, ichunk, enc->index, enc, err));
-        CUPLAS_TRY(write_chunks(gid, "sorted", (hid_t)in->file_type, 3, sdims, schunk,
-                                enc->sorted, enc, err));
+        CUPLAS_TRY(write_dataset(gid, "index", enc->wide ? H5T_STD_I64LE : H5T_STD_I32LE, 2,
+                                 idims, ichunk, enc->index, enc, &enc->raw_at[1], err));
+        CUPLAS_TRY(write_dataset(gid, "sorted", (hid_t)in->file_type, 3, sdims, schunk,
+                                 enc->sorted, enc, &enc->raw_at[0], err));
     }
     CUPLAS_TRY(write_attrs(gid, in, meta, err));
 
@@ -1466,6 +1550,7 @@ int cuplas_h5_write_encoded_tmp(const char *out_path, const cuplas_h5grid *in,
     if (H5Fclose(fid) < 0)
         CUPLAS_FAIL(err, CUPLAS_ERR_OUTPUT, "cannot close %s (%s)", tmp, h5_cause(cause));
     fid = H5I_INVALID_HID;
+    enc->raw_pending = !enc->deflate;
     *tmp_out = tmp;
     tmp = NULL;
 fail:

@@ -136,9 +136,10 @@ int cuplas_h5_encode_result(const cuplas_h5grid *in, const int64_t *index,
 
 /* Under the HDF5 lock: write_result's file (temp name, same datasets,
  * creation properties and attributes, `complete` last, fsync, rename)
- * from encoded chunks, with H5Dwrite_chunk. Does not free enc. */
+ * from encoded chunks (write_encoded_tmp + write_raw + publish). Does not
+ * free enc. */
 int cuplas_h5_write_encoded(const char *out_path, const cuplas_h5grid *in,
-                            const cuplas_h5_encoded *enc,
+                            cuplas_h5_encoded *enc,
                             const cuplas_result_meta *meta, cuplas_error *err);
 void cuplas_h5_encoded_free(cuplas_h5_encoded *enc);
 
@@ -158,18 +159,25 @@ int64_t cuplas_h5_chunk_rows(int64_t H, size_t row_bytes, int64_t chunk_rows);
 
 /* Atomic publication, shared with `gen`: create a unique empty temp file
  * ".<name>.tmp.<pid>.XXXXXX" next to out_path (malloc'd path, NULL on
- * error); after the writer closed it, fsync it, rename it onto out_path
- * and fsync the folder. The caller unlinks the temp file on failure. */
+ * error); after the writer closed it, rename it onto out_path, with sync
+ * (output.fsync) fsyncing the file before and the folder after. The caller
+ * unlinks the temp file on failure. */
 char *cuplas_tmp_create(const char *out_path, cuplas_error *err);
-int cuplas_tmp_publish(const char *tmp, const char *out_path, cuplas_error *err);
+int cuplas_tmp_publish(const char *tmp, const char *out_path, int sync, cuplas_error *err);
 
-/* write_encoded without the publish step: the closed, complete temp file
- * is returned in *tmp_out (malloc'd). fsync and rename need no HDF5 call,
- * so the pipeline publishes (cuplas_tmp_publish) outside the HDF5 lock;
- * on failure to publish, the caller unlinks *tmp_out. */
+/* Under the HDF5 lock: write_encoded's temp file, closed, in *tmp_out
+ * (malloc'd); the caller then calls write_raw and cuplas_tmp_publish,
+ * which make no HDF5 call, outside the lock, and unlinks *tmp_out if
+ * either fails. Datasets are compressed and chunked (H5Dwrite_chunk) or,
+ * with deflate 0, contiguous: space allocated here, data left to
+ * write_raw. */
 int cuplas_h5_write_encoded_tmp(const char *out_path, const cuplas_h5grid *in,
-                                const cuplas_h5_encoded *enc, const cuplas_result_meta *meta,
+                                cuplas_h5_encoded *enc, const cuplas_result_meta *meta,
                                 char **tmp_out, cuplas_error *err);
+
+/* No HDF5 calls: store the contiguous data that write_encoded_tmp left
+ * (pwrite at the datasets' offsets, in parallel); a no-op otherwise. */
+int cuplas_h5_write_raw(const char *tmp, const cuplas_h5_encoded *enc, cuplas_error *err);
 
 /* Silence HDF5's automatic error printing for the calling thread. */
 void cuplas_h5_quiet(void);

@@ -288,7 +288,7 @@ int cuplas_manifest_write(const cuplas_manifest *m, const char *path, cuplas_err
         CUPLAS_FAIL(err, CUPLAS_ERR_OUTPUT, "cannot write %s: %s", tmp, strerror(errno));
     }
     f = NULL;
-    CUPLAS_TRY(cuplas_tmp_publish(tmp, path, err));
+    CUPLAS_TRY(cuplas_tmp_publish(tmp, path, 1, err));
     free(tmp);
     tmp = NULL;
 fail:

@@ -142,6 +142,9 @@ static void log_result(cuplas_runner *r, const cuplas_job *job, const cuplas_job
                          CUPLAS_LF_D("seconds", res->total_s),
                          CUPLAS_LF_D("read_s", res->read_s), CUPLAS_LF_D("prep_s", res->prep_s),
                          CUPLAS_LF_D("sort_s", res->sort_s), CUPLAS_LF_D("write_s", res->write_s),
+                         CUPLAS_LF_D("encode_s", res->encode_s),
+                         CUPLAS_LF_D("lock_wait_s", res->lock_wait_s),
+                         CUPLAS_LF_D("lock_hold_s", res->lock_hold_s),
                          CUPLAS_LF_D("and_before", res->and_before),
                          CUPLAS_LF_D("and_after", res->and_after),
                          CUPLAS_LF_I("levels", res->stats.levels),
@@ -170,6 +173,21 @@ static void log_result(cuplas_runner *r, const cuplas_job *job, const cuplas_job
     case CUPLAS_JOB_PENDING:
         break;
     }
+}
+
+/* The HDF5 lock, with the job's time waiting for it and holding it. */
+static void h5_enter(cuplas_runner *r, cuplas_job_result *res, double *t_held)
+{
+    double t = now_s();
+    cuplas_lock_take(&r->h5_lock);
+    *t_held = now_s();
+    res->lock_wait_s += *t_held - t;
+}
+
+static void h5_leave(cuplas_runner *r, cuplas_job_result *res, double t_held)
+{
+    res->lock_hold_s += now_s() - t_held;
+    cuplas_lock_give(&r->h5_lock);
 }
 
 /* ----------------------------------------------------------------- a job */
@@ -276,6 +294,7 @@ static int job_body(cuplas_runner *r, cuplas_worker *w, struct cuplas_gpu_ctx *g
     cuplas_h5_fetch *fetch = NULL;
     cuplas_h5_encoded *enc = NULL;
     char *tmp = NULL;
+    double held;
 
     memset(&g, 0, sizeof g);
     g.file_type = -1;
@@ -285,11 +304,11 @@ static int job_body(cuplas_runner *r, cuplas_worker *w, struct cuplas_gpu_ctx *g
     }
 
     t = now_s();
-    cuplas_lock_take(&r->h5_lock);
+    h5_enter(r, res, &held);
     rc = check_output(r, job, &skip, e);
     if (rc == 0 && !skip)
         rc = cuplas_h5_read_begin(job->file, job->dataset, job->height, job->width, &g, &fetch, e);
-    cuplas_lock_give(&r->h5_lock);
+    h5_leave(r, res, held);
     /* inflating and unshuffling the chunks needs no HDF5 call: no lock */
     if (rc == 0 && !skip)
         rc = cuplas_h5_read_finish(&g, fetch, e);
@@ -313,10 +332,10 @@ static int job_body(cuplas_runner *r, cuplas_worker *w, struct cuplas_gpu_ctx *g
                     (long long)g.W);
     /* non-native types are converted by HDF5 itself: that needs the lock */
     if (!g.native)
-        cuplas_lock_take(&r->h5_lock);
+        h5_enter(r, res, &held);
     rc = cuplas_h5grid_to_double(&g, use, nuse, x, e);
     if (!g.native)
-        cuplas_lock_give(&r->h5_lock);
+        h5_leave(r, res, held);
     if (rc)
         goto fail;
     if (cuplas_features_normalize(x, N, nuse, cfg->channels.normalize, cfg->channels.weights))
@@ -375,13 +394,16 @@ static int job_body(cuplas_runner *r, cuplas_worker *w, struct cuplas_gpu_ctx *g
         .device_name = device,
         .identity = job->identity,
     };
-    /* gather, shuffle and deflate outside the lock; only stored bytes inside */
+    /* gather, shuffle and deflate outside the lock; inside, the file's
+       metadata and (compressed) chunks; uncompressed data and fsync +
+       rename outside again */
     CUPLAS_TRY(cuplas_h5_encode_result(&g, index, &cfg->output, &enc, e));
-    cuplas_lock_take(&r->h5_lock);
+    res->encode_s = now_s() - t;
+    h5_enter(r, res, &held);
     rc = cuplas_h5_write_encoded_tmp(job->output, &g, enc, &meta, &tmp, e);
-    cuplas_lock_give(&r->h5_lock);
-    /* fsync + rename: slow on real disks, and no HDF5 call */
-    if (rc == 0 && (rc = cuplas_tmp_publish(tmp, job->output, e)) != 0)
+    h5_leave(r, res, held);
+    if (rc == 0 && ((rc = cuplas_h5_write_raw(tmp, enc, e)) != 0 ||
+                    (rc = cuplas_tmp_publish(tmp, job->output, cfg->output.fsync, e)) != 0))
         unlink(tmp);
     if (rc) {
         cuplas_error_where(e, "%s:%s", job->output, job->dataset);
@@ -398,9 +420,9 @@ fail:
     free(use);
     if (g.file || g.raw) {
         /* H5Tclose of the grid's copied type is an HDF5 call */
-        cuplas_lock_take(&r->h5_lock);
+        h5_enter(r, res, &held);
         cuplas_h5grid_free(&g);
-        cuplas_lock_give(&r->h5_lock);
+        h5_leave(r, res, held);
     }
     return rc;
 }

@@ -43,6 +43,9 @@ typedef struct cuplas_job_result {
     int gpu;                   /* device id, -1 = CPU                        */
     double and_before, and_after;
     double read_s, prep_s, sort_s, write_s, total_s;
+    double encode_s;           /* part of write_s: gather + filters, no lock */
+    double lock_wait_s;        /* waiting for the HDF5 lock, all stages      */
+    double lock_hold_s;        /* holding it                                 */
     cuplas_sort_stats stats;
 } cuplas_job_result;
 

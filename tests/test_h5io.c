@@ -1067,6 +1067,13 @@ static void expect_filters(hid_t gid, const char *name, const filter_case *fc, h
     hid_t did = H5Dopen2(gid, name, H5P_DEFAULT), dcpl = H5Dget_create_plist(did);
     hsize_t chunk[3] = {0, 0, 0};
     int n = 0;
+    if (!fc->deflate) {   /* uncompressed results are contiguous, unfiltered */
+        assert_int_equal(H5Pget_layout(dcpl), H5D_CONTIGUOUS);
+        assert_int_equal(H5Pget_nfilters(dcpl), 0);
+        H5Pclose(dcpl);
+        H5Dclose(did);
+        return;
+    }
     assert_int_equal(H5Pget_layout(dcpl), H5D_CHUNKED);
     assert_true(H5Pget_chunk(dcpl, 3, chunk) >= 2);
     assert_true(chunk[0] == chunk0);
@@ -1142,14 +1149,73 @@ static void test_h5io_chunk_write_round_trip(void **state)
             H5Gclose(gid);
             H5Fclose(fid);
 
-            reference_output(ref, "/s/g", type, dims, CR, c, index32, want);
-            expect_same_chunks(out, ref, "/s/g/index");
-            expect_same_chunks(out, ref, "/s/g/sorted");
+            if (c->deflate) {   /* chunked: the very bytes HDF5 would store */
+                reference_output(ref, "/s/g", type, dims, CR, c, index32, want);
+                expect_same_chunks(out, ref, "/s/g/index");
+                expect_same_chunks(out, ref, "/s/g/sorted");
+            }
             /* and the two-phase reader reads HDF5's own chunks back */
             expect_same_as_h5dread(out, "/s/g/sorted", 0, 0, 2);
         }
         H5Tclose(type);
     }
+}
+
+/* Outputs over the 4 MiB in-memory limit: uncompressed data goes to its
+ * contiguous offsets outside HDF5 (write_raw), compressed data through
+ * H5Dwrite_chunk; both read back exactly, for several chunk heights. */
+static void test_h5io_large_outputs(void **state)
+{
+    enum { H = 1100, W = 1000, C = 2, N = H * W };
+    const hsize_t dims[3] = {H, W, C};
+    char in[PATH_MAX], out[PATH_MAX];
+    float *v = malloc((size_t)N * C * sizeof *v), *got = malloc((size_t)N * C * sizeof *got);
+    int64_t *index = malloc((size_t)N * sizeof *index), *back = malloc((size_t)N * sizeof *back);
+    const struct { int deflate; int64_t rows; } cases[] = {{0, 0}, {0, 300}, {0, 1100}, {1, 0}};
+    cuplas_h5grid g;
+    cuplas_error err;
+
+    assert_non_null(v);
+    assert_non_null(got);
+    assert_non_null(index);
+    assert_non_null(back);
+    for (int i = 0; i < N * C; i++)
+        v[i] = (float)((i * 7919) % 10007) * 0.25f;
+    for (int i = 0; i < N; i++)
+        index[i] = ((int64_t)i * 104729 + 17) % N;
+    fpath(*state, "in.h5", in);
+    fpath(*state, "out.h5", out);
+    put_dataset(in, 1, "/g", H5T_IEEE_F32LE, 3, dims, v, NULL);
+    cuplas_error_clear(&err);
+    assert_int_equal(cuplas_h5_read_grid(in, "/g", 0, 0, &g, &err), 0);
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        cuplas_output_opts opts = {.chunk_rows = cases[k].rows, .deflate = cases[k].deflate,
+                                   .shuffle = true};
+        print_message("deflate %d, chunk_rows %lld\n", cases[k].deflate,
+                      (long long)cases[k].rows);
+        assert_int_equal(cuplas_h5_write_result(out, &g, index, &opts, NULL, &err), 0);
+        hid_t fid = H5Fopen(out, H5F_ACC_RDONLY, H5P_DEFAULT);
+        hid_t ix = H5Dopen2(fid, "/g/index", H5P_DEFAULT), so = H5Dopen2(fid, "/g/sorted", H5P_DEFAULT);
+        hid_t dcpl = H5Dget_create_plist(so);
+        assert_int_equal(H5Pget_layout(dcpl), cases[k].deflate ? H5D_CHUNKED : H5D_CONTIGUOUS);
+        assert_true(H5Dread(ix, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, back) >= 0);
+        assert_true(H5Dread(so, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, got) >= 0);
+        assert_memory_equal(back, index, (size_t)N * sizeof *index);
+        for (int i = 0; i < N; i++)
+            if (memcmp(got + (size_t)i * C, v + (size_t)index[i] * C, C * sizeof *v))
+                fail_msg("cell %d differs", i);
+        H5Pclose(dcpl);
+        H5Dclose(so);
+        H5Dclose(ix);
+        H5Fclose(fid);
+        /* and the pipeline's reader takes the contiguous layout too */
+        expect_same_as_h5dread(out, "/g/sorted", 0, 0, 2);
+    }
+    cuplas_h5grid_free(&g);
+    free(back);
+    free(index);
+    free(got);
+    free(v);
 }
 
 /* The stored bytes do not depend on the thread count (encode and decode). */
@@ -1327,6 +1393,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_h5io_chunk_filter_mask, setup, teardown),
         cmocka_unit_test_setup_teardown(test_h5io_chunk_userblock, setup, teardown),
         cmocka_unit_test_setup_teardown(test_h5io_chunk_write_round_trip, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_h5io_large_outputs, setup, teardown),
         cmocka_unit_test_setup_teardown(test_h5io_chunk_threads, setup, teardown),
         cmocka_unit_test_setup_teardown(test_h5io_chunk_corrupt, setup, teardown),
         cmocka_unit_test_setup_teardown(test_h5io_chunk_misuse, setup, teardown),
