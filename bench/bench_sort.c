@@ -199,7 +199,7 @@ int main(int argc, char **argv)
         snprintf(device, sizeof device, "%s", cuplas_gpu_name(ctx));
         {
             /* the solve mode (CUPLAS_GPU_SOLVE), for A/B runs */
-            static const char *const modes[] = {"legacy", "lazy", "packed"};
+            static const char *const modes[] = {"legacy", "lazy", "packed", "auto"};
             snprintf(solve, sizeof solve, "%s", modes[cuplas_gpu_solve_mode(ctx)]);
         }
     }

@@ -82,7 +82,7 @@ extern "C" int cuplas_gpu_ctx_init(cuplas_gpu_ctx **out, int device, cuplas_erro
     if (!prop.cooperativeLaunch)
         CUPLAS_FAIL(err, CUPLAS_ERR_NODEVICE, "%s cannot run cooperative kernels", prop.name);
     ctx->sms = prop.multiProcessorCount;
-    ctx->mode = CUPLAS_SOLVE_PACKED;
+    ctx->mode = CUPLAS_SOLVE_AUTO;
     {
         /* developer A/B switch: the modes give identical results */
         const char *m = getenv("CUPLAS_GPU_SOLVE");
@@ -90,6 +90,8 @@ extern "C" int cuplas_gpu_ctx_init(cuplas_gpu_ctx **out, int device, cuplas_erro
             ctx->mode = CUPLAS_SOLVE_LEGACY;
         else if (m && !strcmp(m, "lazy"))
             ctx->mode = CUPLAS_SOLVE_LAZY;
+        else if (m && !strcmp(m, "packed"))
+            ctx->mode = CUPLAS_SOLVE_PACKED;
     }
     *out = ctx;
     return 0;
@@ -126,6 +128,16 @@ extern "C" void cuplas_gpu_set_solve_mode(cuplas_gpu_ctx *ctx, cuplas_solve_mode
 }
 
 extern "C" cuplas_solve_mode cuplas_gpu_solve_mode(const cuplas_gpu_ctx *ctx) { return ctx->mode; }
+
+/* The mode a sort with Cp channels runs in. H200, 2026-11-21: PACKED wins at
+ * Cp = 4 (2048^2 x 3: 142 vs 145 ms LAZY), LAZY at Cp = 16 (1024^2 x 16:
+ * 74 vs 78 ms), where a record no longer fits one 32-byte sector. */
+static cuplas_solve_mode mode_for(const cuplas_gpu_ctx *ctx, int Cp)
+{
+    if (ctx->mode != CUPLAS_SOLVE_AUTO)
+        return ctx->mode;
+    return Cp <= 4 ? CUPLAS_SOLVE_PACKED : CUPLAS_SOLVE_LAZY;
+}
 
 extern "C" int cuplas_gpu_mem_info(cuplas_gpu_ctx *ctx, size_t *free_b, size_t *total_b)
 {
@@ -273,20 +285,21 @@ extern "C" int cuplas_sort_gpu(cuplas_gpu_ctx *ctx, const cuplas_qgrid *g,
     cuplas_loop_state hs;
     gpu_buffers b;
     cudaStream_t str = ctx->stream;
+    const cuplas_solve_mode mode = mode_for(ctx, g->Cp);
     (void)cancel; /* a GPU sort always completes its grid (README) */
     memset(st, 0, sizeof *st);
     if (N > INT32_MAX)
         CUPLAS_FAIL(err, CUPLAS_ERR_USAGE, "%lld cells: the GPU backend takes at most 2^31-1", (long long)N);
     CUPLAS_CUDA_TRY(err, cudaSetDevice(ctx->device));
     CUPLAS_TRY(ensure_workspace(ctx, cuplas_sort_gpu_bytes(g->H, g->W, g->Cp), err));
-    b = carve(ctx->ws, g->H, g->W, g->Cp, ctx->mode);
+    b = carve(ctx->ws, g->H, g->W, g->Cp, mode);
     if (!(ctx->h_idx = (int32_t *)grow_pinned(ctx->h_idx, &ctx->h_idx_n, N, sizeof(int32_t))))
         CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "cannot allocate pinned host memory for the index");
     /* a lane sorts many grids of one shape: query the occupancy once */
-    if (ctx->occ_cp != g->Cp || ctx->occ_mode != ctx->mode) {
-        CUPLAS_TRY(cuplas_level_occupancy(g->Cp, ctx->mode, &ctx->occ_per_sm, err));
+    if (ctx->occ_cp != g->Cp || ctx->occ_mode != mode) {
+        CUPLAS_TRY(cuplas_level_occupancy(g->Cp, mode, &ctx->occ_per_sm, err));
         ctx->occ_cp = g->Cp;
-        ctx->occ_mode = ctx->mode;
+        ctx->occ_mode = mode;
     }
     per_sm = ctx->occ_per_sm;
     if (per_sm < 1)
@@ -310,7 +323,7 @@ extern "C" int cuplas_sort_gpu(cuplas_gpu_ctx *ctx, const cuplas_qgrid *g,
         const cuplas_level *lv = &s->levels[L];
         CUPLAS_TRY(launch_blur(&b, g->H, g->W, g->C, g->Cp, lv->rx, lv->ry, p->blur_passes,
                                p->border_x, p->border_y, str, err));
-        CUPLAS_TRY(cuplas_level_launch(b.q, b.idx, b.t, g->Cp, ctx->mode, level_args(g, p, lv, L),
+        CUPLAS_TRY(cuplas_level_launch(b.q, b.idx, b.t, g->Cp, mode, level_args(g, p, lv, L),
                                        b.state, per_sm * ctx->sms, str, err));
     }
     CUPLAS_CUDA_TRY(err, cudaEventRecord(ctx->ev[2], str));
@@ -346,7 +359,7 @@ extern "C" int cuplas_gpu_blur(cuplas_gpu_ctx *ctx, const int16_t *q, int16_t *t
     CUPLAS_CUDA_TRY(err, cudaSetDevice(ctx->device));
     CUPLAS_TRY(ensure_workspace(ctx, cuplas_sort_gpu_bytes(H, W, Cp), err));
     {
-        gpu_buffers b = carve(ctx->ws, H, W, Cp, ctx->mode);
+        gpu_buffers b = carve(ctx->ws, H, W, Cp, mode_for(ctx, Cp));
         const size_t pitch = (size_t)b.cs * sizeof(int16_t);
         CUPLAS_CUDA_TRY(err, cudaMemcpy2DAsync(b.q, pitch, q, row, row, n, cudaMemcpyHostToDevice,
                                                ctx->stream));
@@ -378,14 +391,14 @@ extern "C" int cuplas_gpu_pass(cuplas_gpu_ctx *ctx, int16_t *q, int64_t *idx,
     CUPLAS_CUDA_TRY(err, cudaSetDevice(ctx->device));
     CUPLAS_TRY(ensure_workspace(ctx, cuplas_sort_gpu_bytes(g->H, g->W, Cp), err));
     {
-        gpu_buffers b = carve(ctx->ws, g->H, g->W, Cp, ctx->mode);
+        gpu_buffers b = carve(ctx->ws, g->H, g->W, Cp, mode_for(ctx, Cp));
         const size_t pitch = (size_t)b.cs * sizeof(int16_t);
         CUPLAS_CUDA_TRY(err, cudaMemcpy2DAsync(b.q, pitch, q, row, row, (size_t)N,
                                                cudaMemcpyHostToDevice, ctx->stream));
         CUPLAS_CUDA_TRY(err, cudaMemcpy2DAsync(b.t, pitch, target, row, row, (size_t)N,
                                                cudaMemcpyHostToDevice, ctx->stream));
         CUPLAS_CUDA_TRY(err, cudaMemcpyAsync(b.idx, h_idx, N * sizeof *h_idx, cudaMemcpyHostToDevice, ctx->stream));
-        CUPLAS_TRY(cuplas_pass_launch(b.q, b.idx, b.t, Cp, ctx->mode, g, perm, b.state,
+        CUPLAS_TRY(cuplas_pass_launch(b.q, b.idx, b.t, Cp, mode_for(ctx, Cp), g, perm, b.state,
                                       ctx->stream, err));
         CUPLAS_CUDA_TRY(err, cudaMemcpy2DAsync(q, row, b.q, pitch, row, (size_t)N,
                                                cudaMemcpyDeviceToHost, ctx->stream));

@@ -27,13 +27,14 @@ typedef struct cuplas_gpu_ctx cuplas_gpu_ctx;
 /* How the solve lays out and touches memory; every mode gives the same
  * bytes (A/B switch, cuda/assign.cu). LEGACY: q and target apart, the index
  * of every cell read. LAZY: only cells that move are read and written
- * back. PACKED (default): LAZY with q and target in one record per cell.
- * A context starts in the mode named by CUPLAS_GPU_SOLVE (legacy, lazy,
- * packed), else PACKED. */
+ * back. PACKED: LAZY with q and target in one record per cell. AUTO (the
+ * default): PACKED for Cp <= 4, else LAZY. A context starts in the mode
+ * named by CUPLAS_GPU_SOLVE (legacy, lazy, packed), else AUTO. */
 typedef enum cuplas_solve_mode {
     CUPLAS_SOLVE_LEGACY = 0,
     CUPLAS_SOLVE_LAZY = 1,
-    CUPLAS_SOLVE_PACKED = 2
+    CUPLAS_SOLVE_PACKED = 2,
+    CUPLAS_SOLVE_AUTO = 3     /* PACKED for C <= 4, LAZY above (measured) */
 } cuplas_solve_mode;
 
 /* Usable devices; 0 on any error (no driver gives error 35, not 100). */
