@@ -153,7 +153,7 @@ int main(int argc, char **argv)
     cuplas_config cfg;
     cuplas_error err = {0};
     cuplas_sort_target target = {NULL, NULL};
-    char device[256] = "cpu";
+    char device[256] = "cpu", solve[16] = "cpu";
     int a = 1;
     for (; a < argc && argv[a][0] == '-'; a++) {
         if (!strcmp(argv[a], "--cpu"))
@@ -197,6 +197,11 @@ int main(int argc, char **argv)
         }
         target.gpu = ctx;
         snprintf(device, sizeof device, "%s", cuplas_gpu_name(ctx));
+        {
+            /* the solve mode (CUPLAS_GPU_SOLVE), for A/B runs */
+            static const char *const modes[] = {"legacy", "lazy", "packed", "auto"};
+            snprintf(solve, sizeof solve, "%s", modes[cuplas_gpu_solve_mode(ctx)]);
+        }
     }
 #endif
     for (; a < argc; a++) {
@@ -233,11 +238,12 @@ int main(int argc, char **argv)
             if (target.gpu)
                 bpc = (double)cuplas_sort_gpu_bytes(H, W, Cp) / N;
 #endif
-            printf("{\"case\":\"%s\",\"H\":%lld,\"W\":%lld,\"C\":%d,\"device\":\"%s\",\"runs\":%d,"
+            printf("{\"case\":\"%s\",\"H\":%lld,\"W\":%lld,\"C\":%d,\"device\":\"%s\","
+                   "\"solve\":\"%s\",\"runs\":%d,"
                    "\"wall_ms\":%.3f,\"device_ms\":%.3f,\"and_before\":%.4f,\"and_after\":%.4f,"
                    "\"levels\":%d,\"configs\":%lld,\"passes\":%lld,\"bytes_per_cell\":%.1f,"
                    "\"half_cuplas_bytes_per_cell\":%d,\"floor_bytes\":%.0f,\"floor_tb_per_s\":%.3f}\n",
-                   argv[a], (long long)H, (long long)W, C, device, runs, wall[runs / 2],
+                   argv[a], (long long)H, (long long)W, C, device, solve, runs, wall[runs / 2],
                    dev[runs / 2], cuplas_and(x, H, W, C, NULL), cuplas_and(x, H, W, C, first),
                    st.levels, (long long)st.configs, (long long)st.passes, bpc, (36 * C + 20) / 2,
                    floor_b, dev[runs / 2] > 0 ? floor_b / (dev[runs / 2] * 1e9) : 0.0);

@@ -13,6 +13,13 @@
  * Cell arithmetic is 32-bit (N < 2^31): 64-bit division is an order of
  * magnitude slower on the GPU, and the torus wrap needs no division at all
  * because shifted coordinates stay below twice the side.
+ *
+ * Large blocks make the gathers random over the whole grid, so the solve is
+ * bound by L2 sector traffic (32 bytes fetched per access). The solve modes
+ * (cuplas_solve_mode) cut the sectors per cell: LAZY reads and writes the
+ * index and writes values only for cells that move (about 5 % of cells per
+ * pass after the first levels); PACKED also keeps q and target in one
+ * record per cell ([q | t], 2 Cp elements), one sector for both at Cp <= 8.
  */
 #include "assign.cuh"
 
@@ -63,13 +70,19 @@ static __device__ __forceinline__ unsigned long long warp_sum(unsigned long long
     return v;
 }
 
+/* q and t of one cell, one 16-byte load (PACKED, Cp = 4). */
+struct __align__(16) short4x2 {
+    short4 q, t;
+};
+
 /*
  * Solve group gi of the pass in place; add its identity and best costs.
  * NC = Cp/4 chunks known at compile time (1..4) keeps the four cells'
  * values in registers between scoring and writing; NC = 0 reads Cp at
- * run time and reloads them (wide feature vectors).
+ * run time and reloads them (wide feature vectors). MODE: a
+ * cuplas_solve_mode; PACKED requires t == q + Cp.
  */
-template <int NC>
+template <int NC, int MODE>
 static __device__ __forceinline__ void solve_quad(int16_t *q, int32_t *idx, const int16_t *t,
                                                   int Cp, const quad_geom &g,
                                                   const cuplas_perm &perm, uint32_t gi,
@@ -79,8 +92,9 @@ static __device__ __forceinline__ void solve_quad(int16_t *q, int32_t *idx, cons
     const uint32_t b = gi / g.quads, k = gi - b * g.quads;
     const uint32_t by = b / g.nbx, bx = b - by * g.nbx;
     const int nc = NC ? NC : Cp / 4;
+    const size_t cs = MODE == CUPLAS_SOLVE_PACKED ? 2 * (size_t)Cp : (size_t)Cp;
     uint32_t cell[4];
-    int32_t id[4];
+    int32_t id[4] = {0, 0, 0, 0};
     for (int j = 0; j < 4; j++) {
         uint32_t o = cuplas_perm_apply(&perm, 4 * k + j);
         uint32_t oy = o / g.bw, ox = o - oy * g.bw;
@@ -89,21 +103,29 @@ static __device__ __forceinline__ void solve_quad(int16_t *q, int32_t *idx, cons
         x = x >= g.W ? x - g.W : x;
         cell[j] = y * g.W + x;
     }
-    /* issue the index loads early: their latency hides behind the scoring */
-    for (int j = 0; j < 4; j++)
-        id[j] = idx[cell[j]];
+    /* LEGACY: issue the index loads early, their latency hides behind the
+     * scoring; the others load only the indices of cells that move */
+    if (MODE == CUPLAS_SOLVE_LEGACY)
+        for (int j = 0; j < 4; j++)
+            id[j] = idx[cell[j]];
     const short4 *qv[4], *tv[4];
     for (int j = 0; j < 4; j++) {
-        qv[j] = (const short4 *)(q + (size_t)cell[j] * Cp);
-        tv[j] = (const short4 *)(t + (size_t)cell[j] * Cp);
+        qv[j] = (const short4 *)(q + cell[j] * cs);
+        tv[j] = MODE == CUPLAS_SOLVE_PACKED ? qv[j] + nc : (const short4 *)(t + cell[j] * cs);
     }
     short4 keep[NC ? NC : 1][4];
     uint64_t D[4][4] = {{0}};
     for (int c = 0; c < nc; c++) {
         short4 a[4], tt[4];
         for (int i = 0; i < 4; i++) {
-            a[i] = qv[i][c];
-            tt[i] = tv[i][c];
+            if (MODE == CUPLAS_SOLVE_PACKED && NC == 1) {
+                short4x2 r = *(const short4x2 *)qv[i];
+                a[i] = r.q;
+                tt[i] = r.t;
+            } else {
+                a[i] = qv[i][c];
+                tt[i] = tv[i][c];
+            }
             if (NC)
                 keep[NC ? c : 0][i] = a[i];
         }
@@ -117,14 +139,36 @@ static __device__ __forceinline__ void solve_quad(int16_t *q, int32_t *idx, cons
     cbest += cb;
     if (cb == ci)
         return;
-    for (int j = 0; j < 4; j++)
-        idx[cell[j]] = id[(code >> (2 * j)) & 3];
-    for (int c = 0; c < nc; c++) {
-        short4 a[4];
-        for (int i = 0; i < 4; i++)
-            a[i] = NC ? keep[NC ? c : 0][i] : qv[i][c];
+    if (MODE == CUPLAS_SOLVE_LEGACY) {
         for (int j = 0; j < 4; j++)
-            ((short4 *)qv[j])[c] = a[(code >> (2 * j)) & 3];
+            idx[cell[j]] = id[(code >> (2 * j)) & 3];
+        for (int c = 0; c < nc; c++) {
+            short4 a[4];
+            for (int i = 0; i < 4; i++)
+                a[i] = NC ? keep[NC ? c : 0][i] : qv[i][c];
+            for (int j = 0; j < 4; j++)
+                ((short4 *)qv[j])[c] = a[(code >> (2 * j)) & 3];
+        }
+    } else {
+        /* Only cells with src != j change. They are closed under the
+         * arrangement (its non-fixed points), so every id[src] read is loaded. */
+        uint32_t src[4];
+        for (int j = 0; j < 4; j++)
+            src[j] = (code >> (2 * j)) & 3;
+        for (int j = 0; j < 4; j++)
+            if (src[j] != (uint32_t)j)
+                id[j] = idx[cell[j]];
+        for (int j = 0; j < 4; j++)
+            if (src[j] != (uint32_t)j)
+                idx[cell[j]] = id[src[j]];
+        for (int c = 0; c < nc; c++) {
+            short4 a[4];
+            for (int i = 0; i < 4; i++)
+                a[i] = NC ? keep[NC ? c : 0][i] : qv[i][c];
+            for (int j = 0; j < 4; j++)
+                if (src[j] != (uint32_t)j)
+                    ((short4 *)qv[j])[c] = a[src[j]];
+        }
     }
 }
 
@@ -144,7 +188,7 @@ static __device__ __forceinline__ void add_sums(unsigned long long *slot,
 /* ------------------------------------------------------------------ kernels */
 
 __global__ void shuffle_kernel(int16_t *q, int32_t *idx, const int16_t *q_in, int64_t N,
-                               int Cp, uint64_t seed, int shuffle)
+                               int Cp, int cs, uint64_t seed, int shuffle)
 {
     int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= N)
@@ -154,7 +198,7 @@ __global__ void shuffle_kernel(int16_t *q, int32_t *idx, const int16_t *q_in, in
     int64_t src = shuffle ? (int64_t)cuplas_perm_apply(&perm, (uint32_t)i) : i;
     idx[i] = (int32_t)src;
     const short4 *from = (const short4 *)(q_in + src * Cp);
-    short4 *to = (short4 *)(q + i * Cp);
+    short4 *to = (short4 *)(q + i * cs);
     for (int c = 0; c < Cp / 4; c++)
         to[c] = from[c];
 }
@@ -165,7 +209,7 @@ __global__ void shuffle_kernel(int16_t *q, int32_t *idx, const int16_t *q_in, in
  * sums it reads after the barrier. Sum slots rotate over three so that a
  * slot is cleared (by one thread, after barrier k) two passes before reuse.
  */
-template <int NC>
+template <int NC, int MODE>
 __global__ void __launch_bounds__(SOLVE_THREADS)
 level_kernel(int16_t *q, int32_t *idx, const int16_t *t, int Cp, cuplas_level_args a,
              cuplas_loop_state *st)
@@ -188,7 +232,7 @@ level_kernel(int16_t *q, int32_t *idx, const int16_t *t, int Cp, cuplas_level_ar
         const cuplas_perm perm = s_perm;
         unsigned long long cid = 0, cbest = 0;
         for (uint32_t gi = blockIdx.x * blockDim.x + threadIdx.x; gi < g.total; gi += stride)
-            solve_quad<NC>(q, idx, t, Cp, g, perm, gi, cid, cbest);
+            solve_quad<NC, MODE>(q, idx, t, Cp, g, perm, gi, cid, cbest);
         unsigned long long *slot = st->sums + 2 * (k % 3);
         add_sums(slot, cid, cbest);
         grid.sync();
@@ -224,25 +268,26 @@ level_kernel(int16_t *q, int32_t *idx, const int16_t *t, int Cp, cuplas_level_ar
     }
 }
 
-template <int NC>
+template <int NC, int MODE>
 __global__ void pass_kernel(int16_t *q, int32_t *idx, const int16_t *t, int Cp, quad_geom g,
                             cuplas_perm perm, cuplas_loop_state *st)
 {
     uint32_t gi = blockIdx.x * blockDim.x + threadIdx.x;
     unsigned long long cid = 0, cbest = 0;
     if (gi < g.total)
-        solve_quad<NC>(q, idx, t, Cp, g, perm, gi, cid, cbest);
+        solve_quad<NC, MODE>(q, idx, t, Cp, g, perm, gi, cid, cbest);
     add_sums(st->sums, cid, cbest);
 }
 
 /* ---------------------------------------------------------------- launchers */
 
 int cuplas_shuffle_launch(int16_t *q, int32_t *idx, const int16_t *q_in, int64_t N, int Cp,
-                          uint64_t seed, int shuffle, cudaStream_t stream, cuplas_error *err)
+                          int cs, uint64_t seed, int shuffle, cudaStream_t stream,
+                          cuplas_error *err)
 {
     int rc = 0;
     shuffle_kernel<<<cuplas_blocks(N, COPY_THREADS), COPY_THREADS, 0, stream>>>(
-        q, idx, q_in, N, Cp, seed, shuffle);
+        q, idx, q_in, N, Cp, cs, seed, shuffle);
     CUPLAS_LAUNCH_CHECK(err, stream);
 fail:
     return rc;
@@ -252,29 +297,41 @@ fail:
 typedef void (*level_fn)(int16_t *, int32_t *, const int16_t *, int, cuplas_level_args,
                          cuplas_loop_state *);
 
-static level_fn level_kernel_for(int Cp)
+template <int MODE>
+static level_fn level_kernel_nc(int Cp)
 {
     switch (Cp / 4) {
-    case 1: return level_kernel<1>;
-    case 2: return level_kernel<2>;
-    case 3: return level_kernel<3>;
-    case 4: return level_kernel<4>;
+    case 1: return level_kernel<1, MODE>;
+    case 2: return level_kernel<2, MODE>;
+    case 3: return level_kernel<3, MODE>;
+    case 4: return level_kernel<4, MODE>;
     }
-    return level_kernel<0>;
+    return level_kernel<0, MODE>;
 }
 
-int cuplas_level_occupancy(int Cp, int *blocks_per_sm, cuplas_error *err)
+static level_fn level_kernel_for(int Cp, cuplas_solve_mode mode)
+{
+    switch (mode) {
+    case CUPLAS_SOLVE_LEGACY: return level_kernel_nc<CUPLAS_SOLVE_LEGACY>(Cp);
+    case CUPLAS_SOLVE_LAZY: return level_kernel_nc<CUPLAS_SOLVE_LAZY>(Cp);
+    case CUPLAS_SOLVE_PACKED: break;
+    }
+    return level_kernel_nc<CUPLAS_SOLVE_PACKED>(Cp);
+}
+
+int cuplas_level_occupancy(int Cp, cuplas_solve_mode mode, int *blocks_per_sm,
+                           cuplas_error *err)
 {
     int rc = 0;
     CUPLAS_CUDA_TRY(err, cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                             blocks_per_sm, level_kernel_for(Cp), SOLVE_THREADS, 0));
+                             blocks_per_sm, level_kernel_for(Cp, mode), SOLVE_THREADS, 0));
 fail:
     return rc;
 }
 
 int cuplas_level_launch(int16_t *q, int32_t *idx, const int16_t *t, int Cp,
-                        cuplas_level_args a, cuplas_loop_state *st, int max_blocks,
-                        cudaStream_t stream, cuplas_error *err)
+                        cuplas_solve_mode mode, cuplas_level_args a, cuplas_loop_state *st,
+                        int max_blocks, cudaStream_t stream, cuplas_error *err)
 {
     int rc = 0;
     /* one quad per thread where the grid allows; a grid-stride loop beyond */
@@ -283,15 +340,28 @@ int cuplas_level_launch(int16_t *q, int32_t *idx, const int16_t *t, int Cp,
     blocks = blocks < (unsigned)max_blocks ? blocks : (unsigned)max_blocks;
     void *args[] = {&q, &idx, &t, &Cp, &a, &st};
     CUPLAS_CUDA_TRY(err, cudaMemsetAsync(st->sums, 0, sizeof st->sums, stream));
-    CUPLAS_CUDA_TRY(err, cudaLaunchCooperativeKernel((const void *)level_kernel_for(Cp), dim3(blocks),
+    CUPLAS_CUDA_TRY(err, cudaLaunchCooperativeKernel((const void *)level_kernel_for(Cp, mode), dim3(blocks),
                                                      dim3(SOLVE_THREADS), args, 0, stream));
     CUPLAS_LAUNCH_CHECK(err, stream);
 fail:
     return rc;
 }
 
+/* The single-pass kernels for Cp channels in mode M (Cp = 4 in registers). */
+template <int M>
+static void pass_kernel_launch(int16_t *q, int32_t *idx, const int16_t *t, int Cp, quad_geom g,
+                               cuplas_perm perm, cuplas_loop_state *st, cudaStream_t stream)
+{
+    if (Cp == 4)
+        pass_kernel<1, M><<<cuplas_blocks(g.total, SOLVE_THREADS), SOLVE_THREADS, 0, stream>>>(
+            q, idx, t, Cp, g, perm, st);
+    else
+        pass_kernel<0, M><<<cuplas_blocks(g.total, SOLVE_THREADS), SOLVE_THREADS, 0, stream>>>(
+            q, idx, t, Cp, g, perm, st);
+}
+
 int cuplas_pass_launch(int16_t *q, int32_t *idx, const int16_t *t, int Cp,
-                       const cuplas_pass_geom *pg, cuplas_perm perm,
+                       cuplas_solve_mode mode, const cuplas_pass_geom *pg, cuplas_perm perm,
                        cuplas_loop_state *st, cudaStream_t stream, cuplas_error *err)
 {
     int rc = 0;
@@ -306,12 +376,12 @@ int cuplas_pass_launch(int16_t *q, int32_t *idx, const int16_t *t, int Cp,
     g.sy = (uint32_t)pg->sy;
     g.sx = (uint32_t)pg->sx;
     CUPLAS_CUDA_TRY(err, cudaMemsetAsync(st->sums, 0, sizeof st->sums, stream));
-    if (Cp == 4)
-        pass_kernel<1><<<cuplas_blocks(g.total, SOLVE_THREADS), SOLVE_THREADS, 0, stream>>>(
-            q, idx, t, Cp, g, perm, st);
+    if (mode == CUPLAS_SOLVE_LEGACY)
+        pass_kernel_launch<CUPLAS_SOLVE_LEGACY>(q, idx, t, Cp, g, perm, st, stream);
+    else if (mode == CUPLAS_SOLVE_LAZY)
+        pass_kernel_launch<CUPLAS_SOLVE_LAZY>(q, idx, t, Cp, g, perm, st, stream);
     else
-        pass_kernel<0><<<cuplas_blocks(g.total, SOLVE_THREADS), SOLVE_THREADS, 0, stream>>>(
-            q, idx, t, Cp, g, perm, st);
+        pass_kernel_launch<CUPLAS_SOLVE_PACKED>(q, idx, t, Cp, g, perm, st, stream);
     CUPLAS_LAUNCH_CHECK(err, stream);
 fail:
     return rc;

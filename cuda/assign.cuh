@@ -19,6 +19,7 @@
 #include "params.h"
 #include "schedule.h"
 #include "sort_cpu.h"
+#include "sort_gpu.h"
 
 /* Device-resident counters of one sort. */
 typedef struct cuplas_loop_state {
@@ -35,22 +36,26 @@ typedef struct cuplas_level_args {
     uint32_t min_configs, max_configs, max_passes;
 } cuplas_level_args;
 
-/* idx[i] = shuffle(i) (or i), q[i] = q_in[idx[i]]. */
+/* idx[i] = shuffle(i) (or i), q[i] = q_in[idx[i]]; cells of q lie cs
+ * elements apart, of q_in Cp. */
 int cuplas_shuffle_launch(int16_t *q, int32_t *idx, const int16_t *q_in, int64_t N, int Cp,
-                          uint64_t seed, int shuffle, cudaStream_t stream, cuplas_error *err);
+                          int cs, uint64_t seed, int shuffle, cudaStream_t stream,
+                          cuplas_error *err);
 
-/* Blocks per SM the level kernel for Cp channels keeps resident. */
-int cuplas_level_occupancy(int Cp, int *blocks_per_sm, cuplas_error *err);
+/* Blocks per SM the level kernel for Cp channels and mode keeps resident. */
+int cuplas_level_occupancy(int Cp, cuplas_solve_mode mode, int *blocks_per_sm,
+                           cuplas_error *err);
 
 /* All configurations and passes of one level, in place on q and idx.
+ * PACKED: t == q + Cp and cells 2 Cp elements apart; else Cp apart.
  * max_blocks: the co-resident block count for this Cp (occupancy x SMs). */
 int cuplas_level_launch(int16_t *q, int32_t *idx, const int16_t *t, int Cp,
-                        cuplas_level_args a, cuplas_loop_state *st, int max_blocks,
-                        cudaStream_t stream, cuplas_error *err);
+                        cuplas_solve_mode mode, cuplas_level_args a, cuplas_loop_state *st,
+                        int max_blocks, cudaStream_t stream, cuplas_error *err);
 
 /* A single pass with explicit geometry (kernel parity tests). */
 int cuplas_pass_launch(int16_t *q, int32_t *idx, const int16_t *t, int Cp,
-                       const cuplas_pass_geom *g, cuplas_perm perm,
+                       cuplas_solve_mode mode, const cuplas_pass_geom *g, cuplas_perm perm,
                        cuplas_loop_state *st, cudaStream_t stream, cuplas_error *err);
 
 #endif

@@ -1,9 +1,11 @@
 /*
  * blur.cu - exact integer box blur along one axis, any H x W x Cp.
  *
- * The grid is row-major [y][x][c] int16. A "line" is one channel of one row
- * (axis 0) or of one column (axis 1); lines are numbered so that adjacent
- * threads touch adjacent addresses in the column pass. Per pass:
+ * The grid is row-major [y][x][c] int16 with cells cs elements apart (Cp,
+ * or 2 Cp when q and the target share one record per cell); the prefix
+ * sums P always use Cp. A "line" is one channel of one row (axis 0) or of
+ * one column (axis 1); lines are numbered so that adjacent threads touch
+ * adjacent addresses in the column pass. Per pass:
  *
  *   seg_sum -> seg_scan -> prefix   P[l][k] = in[l][0] + ... + in[l][k]
  *   window                          out[l][k] = round(window sum / (2r+1))
@@ -38,19 +40,21 @@ struct axis_geom {
     IT lines, n, nseg;  /* lines, elements per line, segments per line */
     IT W;
     int C, Cp, axis;
+    IT cs;              /* cell stride of in/out; P always uses Cp */
 };
 
+/* Start and step of line l in an array whose cells are cs elements apart. */
 template <typename IT>
-static __device__ __forceinline__ IT line_base(const axis_geom<IT> &g, IT l)
+static __device__ __forceinline__ IT line_base(const axis_geom<IT> &g, IT l, IT cs)
 {
     IT cell = l / g.C, c = l - cell * g.C;
-    return g.axis == 0 ? cell * g.W * g.Cp + c : cell * g.Cp + c;
+    return g.axis == 0 ? cell * g.W * cs + c : cell * cs + c;
 }
 
 template <typename IT>
-static __device__ __forceinline__ IT line_stride(const axis_geom<IT> &g)
+static __device__ __forceinline__ IT line_stride(const axis_geom<IT> &g, IT cs)
 {
-    return g.axis == 0 ? (IT)g.Cp : g.W * g.Cp;
+    return g.axis == 0 ? cs : g.W * cs;
 }
 
 /* Thread t of a per-segment kernel -> (line, segment); also the slot of
@@ -84,7 +88,7 @@ __global__ void seg_sum_kernel(PT *segs, const int16_t *in, axis_geom<IT> g)
     if (t >= g.lines * g.nseg)
         return;
     seg_of(g, t, l, s);
-    IT base = line_base(g, l), stride = line_stride(g);
+    IT base = line_base(g, l, g.cs), stride = line_stride(g, g.cs);
     IT k1 = min(g.n, (s + 1) * SEG);
     PT sum = 0;
     for (IT k = s * SEG; k < k1; k++)
@@ -123,12 +127,13 @@ __global__ void prefix_kernel(PT *P, const PT *segs, const int16_t *in, axis_geo
     if (t >= g.lines * g.nseg)
         return;
     seg_of(g, t, l, s);
-    IT base = line_base(g, l), stride = line_stride(g);
+    IT base = line_base(g, l, g.cs), stride = line_stride(g, g.cs);
+    IT pbase = line_base(g, l, (IT)g.Cp), pstride = line_stride(g, (IT)g.Cp);
     IT k1 = min(g.n, (s + 1) * SEG);
     PT run = segs[seg_slot(g, l, s)];
     for (IT k = s * SEG; k < k1; k++) {
         run += in[base + k * stride];
-        P[base + k * stride] = run;
+        P[pbase + k * pstride] = run;
     }
 }
 
@@ -167,7 +172,19 @@ static __device__ PT window_sum(const PT *P, IT base, IT stride, IT n, IT j, IT 
     return s;
 }
 
-template <typename PT, typename IT>
+/* cuplas_div_round in 32 bits: the same formula, so the same result while
+ * |2s + w| < 2^31 (the launcher checks); 64-bit division is a slow
+ * software routine on the GPU and dominated this kernel. */
+static __device__ __forceinline__ int32_t div_round32(int32_t s, int32_t w)
+{
+    int32_t num = 2 * s + w, den = 2 * w;
+    int32_t q = num / den;
+    if (num % den != 0 && num < 0)
+        q -= 1;
+    return q;
+}
+
+template <typename PT, typename IT, bool R32>
 __global__ void window_kernel(int16_t *out, const PT *P, axis_geom<IT> g, cuplas_border border,
                               IT r)
 {
@@ -183,8 +200,10 @@ __global__ void window_kernel(int16_t *out, const PT *P, axis_geom<IT> g, cuplas
         j = cell / g.W;
         l = (cell - j * g.W) * g.C + c;
     }
-    PT s = window_sum(P, line_base(g, l), line_stride(g), g.n, j, r, border);
-    out[(int64_t)cell * g.Cp + c] = (int16_t)cuplas_div_round((int64_t)s, 2 * (int64_t)r + 1);
+    PT s = window_sum(P, line_base(g, l, (IT)g.Cp), line_stride(g, (IT)g.Cp), g.n, j, r, border);
+    out[(int64_t)cell * g.cs + c] =
+        R32 ? (int16_t)div_round32((int32_t)s, 2 * (int32_t)r + 1)
+            : (int16_t)cuplas_div_round((int64_t)s, 2 * (int64_t)r + 1);
 }
 
 /* ---------------------------------------------------------------- launchers */
@@ -206,14 +225,15 @@ size_t cuplas_blur_workspace(int64_t H, int64_t W, int Cp)
 
 template <typename PT, typename IT>
 static int blur_pass_t(int16_t *out, const int16_t *in, int64_t H, int64_t W, int C, int Cp,
-                       int axis, int r, cuplas_border border, void *ws, cudaStream_t stream,
-                       cuplas_error *err)
+                       int cs, int axis, int r, cuplas_border border, void *ws,
+                       cudaStream_t stream, cuplas_error *err)
 {
     int rc = 0;
     axis_geom<IT> g;
     g.W = (IT)W;
     g.C = C;
     g.Cp = Cp;
+    g.cs = (IT)cs;
     g.axis = axis;
     g.lines = (IT)(axis == 0 ? H * C : W * C);
     g.n = (IT)(axis == 0 ? W : H);
@@ -230,26 +250,32 @@ static int blur_pass_t(int16_t *out, const int16_t *in, int64_t H, int64_t W, in
     CUPLAS_LAUNCH_CHECK(err, stream);
     prefix_kernel<PT, IT><<<cuplas_blocks(nsegs, THREADS), THREADS, 0, stream>>>(P, segs, in, g);
     CUPLAS_LAUNCH_CHECK(err, stream);
-    window_kernel<PT, IT><<<cuplas_blocks((int64_t)g.lines * g.n, THREADS), THREADS, 0, stream>>>(
-        out, P, g, border, (IT)r);
+    /* |window sum| <= (2r+1) 2^15 for any int16 input (not only +-QMAX),
+     * so |2s + w| <= (2r+1)(2^16 + 1) */
+    if ((2 * (int64_t)r + 1) * (((int64_t)1 << 16) + 1) < ((int64_t)1 << 31))
+        window_kernel<PT, IT, true><<<cuplas_blocks((int64_t)g.lines * g.n, THREADS), THREADS, 0,
+                                      stream>>>(out, P, g, border, (IT)r);
+    else
+        window_kernel<PT, IT, false><<<cuplas_blocks((int64_t)g.lines * g.n, THREADS), THREADS, 0,
+                                       stream>>>(out, P, g, border, (IT)r);
     CUPLAS_LAUNCH_CHECK(err, stream);
 fail:
     return rc;
 }
 
 int cuplas_blur_pass(int16_t *out, const int16_t *in, int64_t H, int64_t W, int C, int Cp,
-                     int axis, int r, cuplas_border border, void *workspace,
+                     int cs, int axis, int r, cuplas_border border, void *workspace,
                      cudaStream_t stream, cuplas_error *err)
 {
     /* 32-bit indices while every element index and thread id fits */
-    bool narrow = H * W * (int64_t)Cp < ((int64_t)1 << 31) - 32 * 256;
+    bool narrow = H * W * (int64_t)cs < ((int64_t)1 << 31) - 32 * 256;
     if (wide_prefix(H, W))
-        return narrow ? blur_pass_t<int64_t, uint32_t>(out, in, H, W, C, Cp, axis, r, border,
+        return narrow ? blur_pass_t<int64_t, uint32_t>(out, in, H, W, C, Cp, cs, axis, r, border,
                                                        workspace, stream, err)
-                      : blur_pass_t<int64_t, int64_t>(out, in, H, W, C, Cp, axis, r, border,
+                      : blur_pass_t<int64_t, int64_t>(out, in, H, W, C, Cp, cs, axis, r, border,
                                                       workspace, stream, err);
-    return narrow ? blur_pass_t<int32_t, uint32_t>(out, in, H, W, C, Cp, axis, r, border,
+    return narrow ? blur_pass_t<int32_t, uint32_t>(out, in, H, W, C, Cp, cs, axis, r, border,
                                                    workspace, stream, err)
-                  : blur_pass_t<int32_t, int64_t>(out, in, H, W, C, Cp, axis, r, border,
+                  : blur_pass_t<int32_t, int64_t>(out, in, H, W, C, Cp, cs, axis, r, border,
                                                   workspace, stream, err);
 }

@@ -20,10 +20,11 @@
 size_t cuplas_blur_workspace(int64_t H, int64_t W, int Cp);
 
 /* One box pass of radius r of `in` into `out` along x (axis 0) or y
- * (axis 1) over channels 0..C-1 of Cp; r <= side-1, r = 0 copies. in may
- * equal out; padding channels of out are left untouched. */
+ * (axis 1) over channels 0..C-1 of Cp; r <= side-1, r = 0 copies. Cells of
+ * in and out lie cs >= Cp elements apart (2 Cp: interleaved with another
+ * array). in may equal out; padding channels of out are left untouched. */
 int cuplas_blur_pass(int16_t *out, const int16_t *in, int64_t H, int64_t W,
-                     int C, int Cp, int axis, int r, cuplas_border border,
+                     int C, int Cp, int cs, int axis, int r, cuplas_border border,
                      void *workspace, cudaStream_t stream, cuplas_error *err);
 
 #endif

@@ -7,6 +7,10 @@
  * once on the context's stream; the data-dependent loops (configurations,
  * passes) run inside the cooperative level kernel. The host waits once,
  * for the index.
+ *
+ * Layout: q and the target apart (N x Cp each), or in the PACKED solve mode
+ * interleaved per cell ([q | t], 2 Cp), so that the solve's random gathers
+ * fetch one sector for both. The footprint is the same either way.
  */
 #include "sort_gpu.h"
 
@@ -24,6 +28,7 @@ struct cuplas_gpu_ctx {
     cudaStream_t stream;
     int sms;             /* multiprocessors: the level kernel's grid bound */
     int occ_cp, occ_per_sm; /* level-kernel occupancy, cached for one Cp */
+    cuplas_solve_mode mode, occ_mode; /* solve mode; the mode occ_per_sm is for */
     void *ws;          /* device workspace, grown on demand */
     size_t ws_bytes;
     int16_t *h_q;      /* pinned: features to upload        */
@@ -34,7 +39,9 @@ struct cuplas_gpu_ctx {
 
 /* Carved out of the workspace for one grid. */
 struct gpu_buffers {
-    int16_t *q, *t;
+    int16_t *q, *t;  /* cell i at q + i*cs, t + i*cs */
+    int cs;
+    int16_t *in;     /* the uploaded features (N x Cp) until the shuffle */
     int32_t *idx;
     cuplas_loop_state *state;
     void *blur_ws;
@@ -75,6 +82,17 @@ extern "C" int cuplas_gpu_ctx_init(cuplas_gpu_ctx **out, int device, cuplas_erro
     if (!prop.cooperativeLaunch)
         CUPLAS_FAIL(err, CUPLAS_ERR_NODEVICE, "%s cannot run cooperative kernels", prop.name);
     ctx->sms = prop.multiProcessorCount;
+    ctx->mode = CUPLAS_SOLVE_AUTO;
+    {
+        /* developer A/B switch: the modes give identical results */
+        const char *m = getenv("CUPLAS_GPU_SOLVE");
+        if (m && !strcmp(m, "legacy"))
+            ctx->mode = CUPLAS_SOLVE_LEGACY;
+        else if (m && !strcmp(m, "lazy"))
+            ctx->mode = CUPLAS_SOLVE_LAZY;
+        else if (m && !strcmp(m, "packed"))
+            ctx->mode = CUPLAS_SOLVE_PACKED;
+    }
     *out = ctx;
     return 0;
 fail:
@@ -103,6 +121,23 @@ extern "C" void cuplas_gpu_ctx_free(cuplas_gpu_ctx *ctx)
 }
 
 extern "C" const char *cuplas_gpu_name(const cuplas_gpu_ctx *ctx) { return ctx->name; }
+
+extern "C" void cuplas_gpu_set_solve_mode(cuplas_gpu_ctx *ctx, cuplas_solve_mode mode)
+{
+    ctx->mode = mode;
+}
+
+extern "C" cuplas_solve_mode cuplas_gpu_solve_mode(const cuplas_gpu_ctx *ctx) { return ctx->mode; }
+
+/* The mode a sort with Cp channels runs in. H200, 2026-11-21: PACKED wins at
+ * Cp = 4 (2048^2 x 3: 142 vs 145 ms LAZY), LAZY at Cp = 16 (1024^2 x 16:
+ * 74 vs 78 ms), where a record no longer fits one 32-byte sector. */
+static cuplas_solve_mode mode_for(const cuplas_gpu_ctx *ctx, int Cp)
+{
+    if (ctx->mode != CUPLAS_SOLVE_AUTO)
+        return ctx->mode;
+    return Cp <= 4 ? CUPLAS_SOLVE_PACKED : CUPLAS_SOLVE_LAZY;
+}
 
 extern "C" int cuplas_gpu_mem_info(cuplas_gpu_ctx *ctx, size_t *free_b, size_t *total_b)
 {
@@ -174,7 +209,7 @@ fail:
     return rc;
 }
 
-static gpu_buffers carve(void *ws, int64_t H, int64_t W, int Cp)
+static gpu_buffers carve(void *ws, int64_t H, int64_t W, int Cp, cuplas_solve_mode mode)
 {
     gpu_buffers b;
     size_t N = (size_t)(H * W);
@@ -183,11 +218,19 @@ static gpu_buffers carve(void *ws, int64_t H, int64_t W, int Cp)
     p += align256(N * Cp * sizeof(int16_t));
     b.t = (int16_t *)p;
     p += align256(N * Cp * sizeof(int16_t));
+    b.cs = Cp;
+    if (mode == CUPLAS_SOLVE_PACKED) {
+        b.t = b.q + Cp; /* the same 2 N Cp elements, interleaved */
+        b.cs = 2 * Cp;
+    }
     b.idx = (int32_t *)p;
     p += align256(N * sizeof(int32_t));
     b.state = (cuplas_loop_state *)p;
     p += align256(sizeof(cuplas_loop_state));
     b.blur_ws = p;
+    /* packed: the input waits in the blur's workspace (at least N Cp x 4
+     * bytes), which the blur first writes after the shuffle */
+    b.in = mode == CUPLAS_SOLVE_PACKED ? (int16_t *)b.blur_ws : b.t;
     return b;
 }
 
@@ -200,10 +243,11 @@ static int launch_blur(const gpu_buffers *b, int64_t H, int64_t W, int C, int Cp
 {
     int rc = 0;
     for (int i = 0; i < passes; i++)
-        CUPLAS_TRY(cuplas_blur_pass(b->t, i == 0 ? b->q : b->t, H, W, C, Cp, 0, rx, bx,
+        CUPLAS_TRY(cuplas_blur_pass(b->t, i == 0 ? b->q : b->t, H, W, C, Cp, b->cs, 0, rx, bx,
                                     b->blur_ws, s, err));
     for (int i = 0; i < passes; i++)
-        CUPLAS_TRY(cuplas_blur_pass(b->t, b->t, H, W, C, Cp, 1, ry, by, b->blur_ws, s, err));
+        CUPLAS_TRY(cuplas_blur_pass(b->t, b->t, H, W, C, Cp, b->cs, 1, ry, by, b->blur_ws, s,
+                                    err));
 fail:
     return rc;
 }
@@ -241,38 +285,46 @@ extern "C" int cuplas_sort_gpu(cuplas_gpu_ctx *ctx, const cuplas_qgrid *g,
     cuplas_loop_state hs;
     gpu_buffers b;
     cudaStream_t str = ctx->stream;
+    const cuplas_solve_mode mode = mode_for(ctx, g->Cp);
     (void)cancel; /* a GPU sort always completes its grid (README) */
     memset(st, 0, sizeof *st);
     if (N > INT32_MAX)
         CUPLAS_FAIL(err, CUPLAS_ERR_USAGE, "%lld cells: the GPU backend takes at most 2^31-1", (long long)N);
     CUPLAS_CUDA_TRY(err, cudaSetDevice(ctx->device));
     CUPLAS_TRY(ensure_workspace(ctx, cuplas_sort_gpu_bytes(g->H, g->W, g->Cp), err));
-    b = carve(ctx->ws, g->H, g->W, g->Cp);
+    b = carve(ctx->ws, g->H, g->W, g->Cp, mode);
     if (!(ctx->h_idx = (int32_t *)grow_pinned(ctx->h_idx, &ctx->h_idx_n, N, sizeof(int32_t))))
         CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "cannot allocate pinned host memory for the index");
     /* a lane sorts many grids of one shape: query the occupancy once */
-    if (ctx->occ_cp != g->Cp) {
-        CUPLAS_TRY(cuplas_level_occupancy(g->Cp, &ctx->occ_per_sm, err));
+    if (ctx->occ_cp != g->Cp || ctx->occ_mode != mode) {
+        CUPLAS_TRY(cuplas_level_occupancy(g->Cp, mode, &ctx->occ_per_sm, err));
         ctx->occ_cp = g->Cp;
+        ctx->occ_mode = mode;
     }
     per_sm = ctx->occ_per_sm;
     if (per_sm < 1)
         CUPLAS_FAIL(err, CUPLAS_ERR_CUDA, "the level kernel for %d channels does not fit an SM", g->C);
 
-    /* the target buffer holds the input until the shuffle has gathered it;
-     * g->q is pinned when it came from cuplas_gpu_staging (async copy) */
+    /* b.in (the target buffer, or the blur's workspace) holds the input
+     * until the shuffle has gathered it; g->q is pinned when it came from
+     * cuplas_gpu_staging (async copy) */
     CUPLAS_CUDA_TRY(err, cudaEventRecord(ctx->ev[0], str));
-    CUPLAS_CUDA_TRY(err, cudaMemcpyAsync(b.t, g->q, qbytes, cudaMemcpyHostToDevice, str));
+    CUPLAS_CUDA_TRY(err, cudaMemcpyAsync(b.in, g->q, qbytes, cudaMemcpyHostToDevice, str));
     CUPLAS_CUDA_TRY(err, cudaMemsetAsync(b.state, 0, sizeof(cuplas_loop_state), str));
     CUPLAS_CUDA_TRY(err, cudaEventRecord(ctx->ev[1], str));
-    CUPLAS_TRY(cuplas_shuffle_launch(b.q, b.idx, b.t, N, g->Cp, p->seed, p->shuffle, str, err));
+    /* the blur leaves padding channels of the target alone: zero them, as
+     * the split layout's target gets them from the (zero-padded) input */
+    if (b.cs != g->Cp && g->C != g->Cp)
+        CUPLAS_CUDA_TRY(err, cudaMemsetAsync(b.q, 0, 2 * qbytes, str));
+    CUPLAS_TRY(cuplas_shuffle_launch(b.q, b.idx, b.in, N, g->Cp, b.cs, p->seed, p->shuffle, str,
+                                     err));
     /* every launch is asynchronous: the loop decisions live on the device */
     for (int L = 0; L < s->nlevels; L++) {
         const cuplas_level *lv = &s->levels[L];
         CUPLAS_TRY(launch_blur(&b, g->H, g->W, g->C, g->Cp, lv->rx, lv->ry, p->blur_passes,
                                p->border_x, p->border_y, str, err));
-        CUPLAS_TRY(cuplas_level_launch(b.q, b.idx, b.t, g->Cp, level_args(g, p, lv, L), b.state,
-                                       per_sm * ctx->sms, str, err));
+        CUPLAS_TRY(cuplas_level_launch(b.q, b.idx, b.t, g->Cp, mode, level_args(g, p, lv, L),
+                                       b.state, per_sm * ctx->sms, str, err));
     }
     CUPLAS_CUDA_TRY(err, cudaEventRecord(ctx->ev[2], str));
     CUPLAS_CUDA_TRY(err, cudaMemcpyAsync(ctx->h_idx, b.idx, (size_t)N * sizeof(int32_t),
@@ -303,15 +355,18 @@ extern "C" int cuplas_gpu_blur(cuplas_gpu_ctx *ctx, const int16_t *q, int16_t *t
                                cuplas_border bx, cuplas_border by, cuplas_error *err)
 {
     int rc = 0;
-    size_t bytes = (size_t)(H * W * Cp) * sizeof(int16_t);
+    const size_t row = (size_t)Cp * sizeof(int16_t), n = (size_t)(H * W);
     CUPLAS_CUDA_TRY(err, cudaSetDevice(ctx->device));
     CUPLAS_TRY(ensure_workspace(ctx, cuplas_sort_gpu_bytes(H, W, Cp), err));
     {
-        gpu_buffers b = carve(ctx->ws, H, W, Cp);
-        CUPLAS_CUDA_TRY(err, cudaMemcpyAsync(b.q, q, bytes, cudaMemcpyHostToDevice, ctx->stream));
+        gpu_buffers b = carve(ctx->ws, H, W, Cp, mode_for(ctx, Cp));
+        const size_t pitch = (size_t)b.cs * sizeof(int16_t);
+        CUPLAS_CUDA_TRY(err, cudaMemcpy2DAsync(b.q, pitch, q, row, row, n, cudaMemcpyHostToDevice,
+                                               ctx->stream));
         /* the test hook blurs every channel (padding included) like the CPU */
         CUPLAS_TRY(launch_blur(&b, H, W, Cp, Cp, rx, ry, passes, bx, by, ctx->stream, err));
-        CUPLAS_CUDA_TRY(err, cudaMemcpyAsync(target, b.t, bytes, cudaMemcpyDeviceToHost, ctx->stream));
+        CUPLAS_CUDA_TRY(err, cudaMemcpy2DAsync(target, row, b.t, pitch, row, n,
+                                               cudaMemcpyDeviceToHost, ctx->stream));
         CUPLAS_CUDA_TRY(err, cudaStreamSynchronize(ctx->stream));
     }
 fail:
@@ -325,7 +380,7 @@ extern "C" int cuplas_gpu_pass(cuplas_gpu_ctx *ctx, int16_t *q, int64_t *idx,
 {
     int rc = 0;
     const int64_t N = g->H * g->W;
-    size_t bytes = (size_t)(N * Cp) * sizeof(int16_t);
+    const size_t row = (size_t)Cp * sizeof(int16_t);
     int32_t *h_idx = (int32_t *)malloc((size_t)N * sizeof *h_idx);
     cuplas_loop_state hs;
     cuplas_perm perm = cuplas_perm_make(g->kind, g->n, seed, CUPLAS_TAG_GROUP, level, cfg, pass);
@@ -336,12 +391,17 @@ extern "C" int cuplas_gpu_pass(cuplas_gpu_ctx *ctx, int16_t *q, int64_t *idx,
     CUPLAS_CUDA_TRY(err, cudaSetDevice(ctx->device));
     CUPLAS_TRY(ensure_workspace(ctx, cuplas_sort_gpu_bytes(g->H, g->W, Cp), err));
     {
-        gpu_buffers b = carve(ctx->ws, g->H, g->W, Cp);
-        CUPLAS_CUDA_TRY(err, cudaMemcpyAsync(b.q, q, bytes, cudaMemcpyHostToDevice, ctx->stream));
-        CUPLAS_CUDA_TRY(err, cudaMemcpyAsync(b.t, target, bytes, cudaMemcpyHostToDevice, ctx->stream));
+        gpu_buffers b = carve(ctx->ws, g->H, g->W, Cp, mode_for(ctx, Cp));
+        const size_t pitch = (size_t)b.cs * sizeof(int16_t);
+        CUPLAS_CUDA_TRY(err, cudaMemcpy2DAsync(b.q, pitch, q, row, row, (size_t)N,
+                                               cudaMemcpyHostToDevice, ctx->stream));
+        CUPLAS_CUDA_TRY(err, cudaMemcpy2DAsync(b.t, pitch, target, row, row, (size_t)N,
+                                               cudaMemcpyHostToDevice, ctx->stream));
         CUPLAS_CUDA_TRY(err, cudaMemcpyAsync(b.idx, h_idx, N * sizeof *h_idx, cudaMemcpyHostToDevice, ctx->stream));
-        CUPLAS_TRY(cuplas_pass_launch(b.q, b.idx, b.t, Cp, g, perm, b.state, ctx->stream, err));
-        CUPLAS_CUDA_TRY(err, cudaMemcpyAsync(q, b.q, bytes, cudaMemcpyDeviceToHost, ctx->stream));
+        CUPLAS_TRY(cuplas_pass_launch(b.q, b.idx, b.t, Cp, mode_for(ctx, Cp), g, perm, b.state,
+                                      ctx->stream, err));
+        CUPLAS_CUDA_TRY(err, cudaMemcpy2DAsync(q, row, b.q, pitch, row, (size_t)N,
+                                               cudaMemcpyDeviceToHost, ctx->stream));
         CUPLAS_CUDA_TRY(err, cudaMemcpyAsync(h_idx, b.idx, N * sizeof *h_idx, cudaMemcpyDeviceToHost, ctx->stream));
         CUPLAS_CUDA_TRY(err, cudaMemcpyAsync(&hs, b.state, sizeof hs, cudaMemcpyDeviceToHost, ctx->stream));
         CUPLAS_CUDA_TRY(err, cudaStreamSynchronize(ctx->stream));

@@ -24,6 +24,19 @@ extern "C" {
 
 typedef struct cuplas_gpu_ctx cuplas_gpu_ctx;
 
+/* How the solve lays out and touches memory; every mode gives the same
+ * bytes (A/B switch, cuda/assign.cu). LEGACY: q and target apart, the index
+ * of every cell read. LAZY: only cells that move are read and written
+ * back. PACKED: LAZY with q and target in one record per cell. AUTO (the
+ * default): PACKED for Cp <= 4, else LAZY. A context starts in the mode
+ * named by CUPLAS_GPU_SOLVE (legacy, lazy, packed), else AUTO. */
+typedef enum cuplas_solve_mode {
+    CUPLAS_SOLVE_LEGACY = 0,
+    CUPLAS_SOLVE_LAZY = 1,
+    CUPLAS_SOLVE_PACKED = 2,
+    CUPLAS_SOLVE_AUTO = 3     /* PACKED for C <= 4, LAZY above (measured) */
+} cuplas_solve_mode;
+
 /* Usable devices; 0 on any error (no driver gives error 35, not 100). */
 int cuplas_gpu_count(void);
 
@@ -44,6 +57,10 @@ int cuplas_sort_gpu(cuplas_gpu_ctx *ctx, const cuplas_qgrid *g,
                     const cuplas_sort_params *p, const cuplas_schedule *s,
                     int64_t *index, const volatile int *cancel,
                     cuplas_sort_stats *st, cuplas_error *err);
+
+/* The solve mode of later sorts and test hooks on ctx. */
+void cuplas_gpu_set_solve_mode(cuplas_gpu_ctx *ctx, cuplas_solve_mode mode);
+cuplas_solve_mode cuplas_gpu_solve_mode(const cuplas_gpu_ctx *ctx);
 
 /* Kernel-level entry points for the parity tests (tests/test_gpu.c). */
 int cuplas_gpu_blur(cuplas_gpu_ctx *ctx, const int16_t *q, int16_t *target,

@@ -24,6 +24,10 @@
 
 static cuplas_gpu_ctx *ctx;
 
+/* Every solve mode must give the same bytes (cuplas_solve_mode). */
+#define NMODES 3
+static const char *const mode_names[NMODES] = {"legacy", "lazy", "packed"};
+
 static int16_t *random_q(int64_t n, uint64_t seed)
 {
     int16_t *q = malloc((size_t)n * sizeof *q);
@@ -35,6 +39,7 @@ static int16_t *random_q(int64_t n, uint64_t seed)
 static void test_gpu_blur_parity(void **state)
 {
     (void)state;
+    cuplas_solve_mode saved = cuplas_gpu_solve_mode(ctx);
     const int64_t shapes[][2] = {{2, 2}, {3, 5}, {1, 257}, {257, 1}, {64, 64}, {100, 37}, {257, 263}};
     for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
         int64_t H = shapes[s][0], W = shapes[s][1];
@@ -50,46 +55,56 @@ static void test_gpu_blur_parity(void **state)
                         cuplas_error err = {0};
                         assert_int_equal(cuplas_blur_cpu(q, a, H, W, Cp, rx, ry, passes,
                                                          (cuplas_border)border, (cuplas_border)((border + 1) % 3), &err), 0);
-                        if (cuplas_gpu_blur(ctx, q, b, H, W, Cp, rx, ry, passes, (cuplas_border)border,
-                                            (cuplas_border)((border + 1) % 3), &err))
-                            fail_msg("%s", err.msg);
-                        if (memcmp(a, b, n * 2))
-                            fail_msg("blur differs: %lldx%lld Cp %d rx %d ry %d border %d passes %d",
-                                     (long long)H, (long long)W, Cp, rx, ry, border, passes);
+                        for (int m = 0; m < NMODES; m++) {
+                            cuplas_gpu_set_solve_mode(ctx, (cuplas_solve_mode)m);
+                            memset(b, 0x55, n * 2);
+                            if (cuplas_gpu_blur(ctx, q, b, H, W, Cp, rx, ry, passes, (cuplas_border)border,
+                                                (cuplas_border)((border + 1) % 3), &err))
+                                fail_msg("%s", err.msg);
+                            if (memcmp(a, b, n * 2))
+                                fail_msg("blur differs (%s): %lldx%lld Cp %d rx %d ry %d border %d passes %d",
+                                         mode_names[m], (long long)H, (long long)W, Cp, rx, ry,
+                                         border, passes);
+                        }
                     }
             free(q); free(a); free(b);
         }
     }
+    cuplas_gpu_set_solve_mode(ctx, saved);
 }
 
 static void test_gpu_pass_parity(void **state)
 {
     (void)state;
     const int64_t geo[][4] = {{64, 64, 16, 16}, {100, 37, 8, 36}, {257, 263, 256, 262}, {1, 257, 1, 256}, {3, 5, 2, 4}};
-    for (size_t s = 0; s < sizeof geo / sizeof *geo; s++)
-        for (uint32_t kind = 0; kind < 2; kind++) {
-            int64_t H = geo[s][0], W = geo[s][1], N = H * W;
-            int Cp = 8;
-            int16_t *q = random_q(N * Cp, 10 + s), *t = random_q(N * Cp, 20 + s);
-            int16_t *q2 = malloc(N * Cp * 2);
-            int64_t *i1 = malloc(N * 8), *i2 = malloc(N * 8);
-            for (int64_t i = 0; i < N; i++)
-                i1[i] = i2[i] = i;
-            memcpy(q2, q, N * Cp * 2);
-            cuplas_pass_geom g = {H, W, geo[s][2], geo[s][3], H / 3, W / 2 + 1, kind,
-                                  (uint32_t)(geo[s][2] * geo[s][3])};
-            uint64_t b1, a1, b2, a2;
-            cuplas_error err = {0};
-            cuplas_pass_cpu(q, i1, t, Cp, &g, 5, 2, 3, 4, &b1, &a1);
-            if (cuplas_gpu_pass(ctx, q2, i2, t, Cp, &g, 5, 2, 3, 4, &b2, &a2, &err))
-                fail_msg("%s", err.msg);
-            assert_int_equal(b1, b2);
-            assert_int_equal(a1, a2);
-            assert_true(a1 < b1);
-            assert_memory_equal(q, q2, N * Cp * 2);
-            assert_memory_equal(i1, i2, N * 8);
-            free(q); free(t); free(q2); free(i1); free(i2);
-        }
+    cuplas_solve_mode saved = cuplas_gpu_solve_mode(ctx);
+    for (int m = 0; m < NMODES; m++)
+        for (int Cp = 4; Cp <= 8; Cp += 4)
+            for (size_t s = 0; s < sizeof geo / sizeof *geo; s++)
+                for (uint32_t kind = 0; kind < 2; kind++) {
+                    int64_t H = geo[s][0], W = geo[s][1], N = H * W;
+                    int16_t *q = random_q(N * Cp, 10 + s), *t = random_q(N * Cp, 20 + s);
+                    int16_t *q2 = malloc(N * Cp * 2);
+                    int64_t *i1 = malloc(N * 8), *i2 = malloc(N * 8);
+                    for (int64_t i = 0; i < N; i++)
+                        i1[i] = i2[i] = i;
+                    memcpy(q2, q, N * Cp * 2);
+                    cuplas_pass_geom g = {H, W, geo[s][2], geo[s][3], H / 3, W / 2 + 1, kind,
+                                          (uint32_t)(geo[s][2] * geo[s][3])};
+                    uint64_t b1, a1, b2, a2;
+                    cuplas_error err = {0};
+                    cuplas_gpu_set_solve_mode(ctx, (cuplas_solve_mode)m);
+                    cuplas_pass_cpu(q, i1, t, Cp, &g, 5, 2, 3, 4, &b1, &a1);
+                    if (cuplas_gpu_pass(ctx, q2, i2, t, Cp, &g, 5, 2, 3, 4, &b2, &a2, &err))
+                        fail_msg("%s", err.msg);
+                    assert_int_equal(b1, b2);
+                    assert_int_equal(a1, a2);
+                    assert_true(a1 < b1);
+                    assert_memory_equal(q, q2, N * Cp * 2);
+                    assert_memory_equal(i1, i2, N * 8);
+                    free(q); free(t); free(q2); free(i1); free(i2);
+                }
+    cuplas_gpu_set_solve_mode(ctx, saved);
 }
 
 /* Whole sorts: the GPU index must equal the CPU reference's. */
@@ -101,20 +116,25 @@ static void check_sort_parity(int64_t H, int64_t W, int C, const cuplas_sort_par
     cuplas_sort_stats sc, sg;
     cuplas_error err = {0};
     cuplas_sort_target cpu = {NULL, NULL}, gpu = {ctx, NULL};
+    cuplas_solve_mode saved = cuplas_gpu_solve_mode(ctx);
     if (cuplas_sort_features(x, H, W, C, p, &cpu, ic, &sc, &err))
         fail_msg("cpu: %s", err.msg);
-    if (cuplas_sort_features(x, H, W, C, p, &gpu, ig, &sg, &err))
-        fail_msg("gpu: %s", err.msg);
-    if (cuplas_sort_features(x, H, W, C, p, &gpu, ig2, &sg, &err))
-        fail_msg("gpu: %s", err.msg);
-    print_message("parity %lldx%lld C=%d permuter=%s: passes cpu %lld gpu %lld, AND %.4f -> %.4f\n",
-                  (long long)H, (long long)W, C, cuplas_permuter_name(p->permuter),
-                  (long long)sc.passes, (long long)sg.passes, cuplas_and(x, H, W, C, NULL),
-                  cuplas_and(x, H, W, C, ig));
-    assert_true(tu_is_permutation(ig, N));
-    assert_int_equal(sc.passes, sg.passes);
-    assert_memory_equal(ic, ig, N * 8);
-    assert_memory_equal(ig, ig2, N * 8); /* run to run */
+    for (int m = 0; m < NMODES; m++) {
+        cuplas_gpu_set_solve_mode(ctx, (cuplas_solve_mode)m);
+        if (cuplas_sort_features(x, H, W, C, p, &gpu, ig, &sg, &err))
+            fail_msg("gpu (%s): %s", mode_names[m], err.msg);
+        if (cuplas_sort_features(x, H, W, C, p, &gpu, ig2, &sg, &err))
+            fail_msg("gpu (%s): %s", mode_names[m], err.msg);
+        print_message("parity %lldx%lld C=%d permuter=%s %s: passes cpu %lld gpu %lld, AND %.4f -> %.4f\n",
+                      (long long)H, (long long)W, C, cuplas_permuter_name(p->permuter),
+                      mode_names[m], (long long)sc.passes, (long long)sg.passes,
+                      cuplas_and(x, H, W, C, NULL), cuplas_and(x, H, W, C, ig));
+        assert_true(tu_is_permutation(ig, N));
+        assert_int_equal(sc.passes, sg.passes);
+        assert_memory_equal(ic, ig, N * 8);
+        assert_memory_equal(ig, ig2, N * 8); /* run to run */
+    }
+    cuplas_gpu_set_solve_mode(ctx, saved);
     free(x); free(ic); free(ig); free(ig2);
 }
 
