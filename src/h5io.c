@@ -893,6 +893,40 @@ static double dec_f16(const unsigned char *p)
     return h & 0x8000 ? -v : v;
 }
 
+/* Typed conversions of the common types: the same values as the decoders,
+ * without a call per element. Each returns the first non-finite value's
+ * position (i * nuse + k) or INT64_MAX. */
+#define CONVERTER(name, T, FLOATING)                                           \
+    static int64_t name(const unsigned char *raw, size_t n, size_t C,          \
+                        const int *use, int nuse, double *out)                 \
+    {                                                                          \
+        int64_t bad = INT64_MAX;                                               \
+        _Pragma("omp parallel for schedule(static) reduction(min : bad)")      \
+        for (size_t i = 0; i < n; i++)                                         \
+            for (int k = 0; k < nuse; k++) {                                   \
+                T t;                                                           \
+                memcpy(&t, raw + (i * C + (size_t)use[k]) * sizeof t, sizeof t); \
+                double v = (double)t;                                          \
+                out[i * (size_t)nuse + (size_t)k] = v;                         \
+                if (FLOATING && !isfinite(v) &&                                \
+                    (int64_t)(i * (size_t)nuse + (size_t)k) < bad)             \
+                    bad = (int64_t)(i * (size_t)nuse + (size_t)k);             \
+            }                                                                  \
+        return bad;                                                            \
+    }
+CONVERTER(conv_u8, uint8_t, 0)
+CONVERTER(conv_u16, uint16_t, 0)
+CONVERTER(conv_f32, float, 1)
+CONVERTER(conv_f64, double, 1)
+
+typedef int64_t (*convert_fn)(const unsigned char *, size_t, size_t, const int *, int, double *);
+
+static convert_fn find_converter(const char *dtype)
+{
+    return !strcmp(dtype, "uint8") ? conv_u8 : !strcmp(dtype, "uint16") ? conv_u16
+         : !strcmp(dtype, "float32") ? conv_f32 : !strcmp(dtype, "float64") ? conv_f64 : NULL;
+}
+
 /* Hand decoders assume the host is little-endian (x86-64, aarch64). */
 static decode_fn find_decoder(const char *dtype)
 {
@@ -1369,6 +1403,7 @@ int cuplas_h5grid_to_double(const cuplas_h5grid *g, const int *use, int nuse, do
     size_t n = (size_t)(g->H * g->W), es = g->elem_size, C = (size_t)g->C;
     const unsigned char *raw = g->raw;
     decode_fn dec = g->native ? find_decoder(g->dtype) : NULL;
+    convert_fn conv = g->native ? find_converter(g->dtype) : NULL;
     int64_t bad = INT64_MAX;   /* first non-finite value, as i * nuse + k */
     int rc = 0;
 
@@ -1378,7 +1413,9 @@ int cuplas_h5grid_to_double(const cuplas_h5grid *g, const int *use, int nuse, do
         if (use[k] < 0 || use[k] >= g->C)
             CUPLAS_FAIL(err, CUPLAS_ERR_USAGE, "channel %d out of range (C = %lld)", use[k],
                         (long long)g->C);
-    if (dec) {
+    if (conv) {
+        bad = conv(raw, n, C, use, nuse, out);
+    } else if (dec) {
         #pragma omp parallel for schedule(static) reduction(min : bad)
         for (size_t i = 0; i < n; i++)
             for (int k = 0; k < nuse; k++) {

@@ -103,6 +103,15 @@ int cuplas_features_normalize(double *x, int64_t N, int C, cuplas_norm norm,
     return 0;
 }
 
+/* floor(v + 0.5) for |v| < 2^30, exactly, without a libm call (the
+ * quantisation loop then vectorises). */
+static inline int16_t round_half_up(double v)
+{
+    double w = v + 0.5;
+    int t = (int)w;             /* truncates toward zero */
+    return (int16_t)(t - (w < (double)t));
+}
+
 int cuplas_qgrid_build(const double *x, int64_t H, int64_t W, int C, int16_t *dst,
                        cuplas_qgrid *g, cuplas_error *err)
 {
@@ -125,7 +134,7 @@ int cuplas_qgrid_build(const double *x, int64_t H, int64_t W, int C, int16_t *ds
     #pragma omp parallel for schedule(static)
     for (int64_t i = 0; i < N; i++) {
         for (int c = 0; c < C; c++)
-            g->q[i * g->Cp + c] = (int16_t)floor(x[i * C + c] * s + 0.5);
+            g->q[i * g->Cp + c] = round_half_up(x[i * C + c] * s);
         for (int c = C; c < g->Cp; c++)
             g->q[i * g->Cp + c] = 0; /* padding costs nothing */
     }

@@ -281,6 +281,28 @@ static void after_sort(cuplas_runner *r, cuplas_worker *w, struct cuplas_gpu_ctx
 #endif
 }
 
+/* *buf with room for n elements of size es, reusing it when big enough. */
+static void *grow(void *buf, size_t *cap, size_t n, size_t es)
+{
+    if (n <= *cap)
+        return buf;
+    free(buf);
+    *cap = 0;
+    if (!(buf = malloc(n * es)))
+        return NULL;
+    *cap = n;
+    return buf;
+}
+
+static void worker_buffers_free(cuplas_worker *w)
+{
+    free(w->x);
+    free(w->index);
+    w->x = NULL;
+    w->index = NULL;
+    w->x_cap = w->index_cap = 0;
+}
+
 /* Everything a job does; fills res (state on success) or e. */
 static int job_body(cuplas_runner *r, cuplas_worker *w, struct cuplas_gpu_ctx *gpu,
                     const cuplas_job *job, cuplas_job_result *res, cuplas_error *e)
@@ -326,8 +348,8 @@ static int job_body(cuplas_runner *r, cuplas_worker *w, struct cuplas_gpu_ctx *g
     t = now_s();
     N = g.H * g.W;
     CUPLAS_TRY(cuplas_job_channels(cfg, g.C, &use, &nuse, e));
-    if (!(x = malloc((size_t)N * (size_t)nuse * sizeof *x)) ||
-        !(index = malloc((size_t)N * sizeof *index)))
+    if (!(x = w->x = grow(w->x, &w->x_cap, (size_t)N * (size_t)nuse, sizeof *x)) ||
+        !(index = w->index = grow(w->index, &w->index_cap, (size_t)N, sizeof *index)))
         CUPLAS_FAIL(e, CUPLAS_ERR_NOMEM, "out of memory for a %lldx%lld grid", (long long)g.H,
                     (long long)g.W);
     /* non-native types are converted by HDF5 itself: that needs the lock */
@@ -415,9 +437,7 @@ fail:
     free(tmp);
     cuplas_h5_encoded_free(enc);
     free(params);
-    free(index);
-    free(x);
-    free(use);
+    free(use);   /* x and index belong to the worker */
     if (g.file || g.raw) {
         /* H5Tclose of the grid's copied type is an HDF5 call */
         h5_enter(r, res, &held);
@@ -478,6 +498,7 @@ static void cpu_worker(cuplas_runner *r, int wi)
     cuplas_h5_quiet();
     while ((i = take_job(r)) >= 0)
         run_job(r, wi, NULL, i);
+    worker_buffers_free(&r->workers[wi]);
 }
 
 #ifdef HAVE_CUDA
@@ -499,6 +520,7 @@ static void gpu_worker(cuplas_runner *r, int wi)
     snprintf(w->name, sizeof w->name, "%s", cuplas_gpu_name(ctx));
     while ((i = take_job(r)) >= 0)
         run_job(r, wi, ctx, i);
+    worker_buffers_free(w);
     cuplas_gpu_ctx_free(ctx);
     cuplas_devgate_leave(&r->gates[w->dev], &w->held);
 }

@@ -59,6 +59,12 @@ typedef struct cuplas_worker {
     char name[192];            /* device name as written to outputs          */
     int jobs;                  /* jobs this worker finished (any state)      */
     double busy_s;             /* time spent inside jobs                     */
+    /* grow-only host buffers of this worker's jobs: a fresh 100+ MiB block
+       per grid costs page faults and, freed, TLB shootdowns on every core */
+    double *x;                 /* features, N x channels                     */
+    size_t x_cap;
+    int64_t *index;
+    size_t index_cap;
     cuplas_error err;          /* the worker could not start (GPU init)      */
 } cuplas_worker;
 

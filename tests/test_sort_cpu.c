@@ -363,10 +363,45 @@ static void test_sort_seed_changes_result(void **state)
     free(a); free(b); free(x);
 }
 
+/* AND through an index (rolling row gathers, any thread count) is bit for
+ * bit AND of the explicitly permuted grid; shapes include lines. */
+static void test_and_index_matches_permuted(void **state)
+{
+    (void)state;
+    static const int64_t shapes[][2] = {{1, 1}, {1, 7}, {7, 1}, {2, 2}, {13, 17}, {64, 33}};
+    for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++) {
+        int64_t H = shapes[k][0], W = shapes[k][1], N = H * W;
+        const int C = 5;
+        double *x = malloc((size_t)(N * C) * sizeof *x), *p = malloc((size_t)(N * C) * sizeof *p);
+        int64_t *index = malloc((size_t)N * sizeof *index);
+        assert_non_null(x);
+        assert_non_null(p);
+        assert_non_null(index);
+        for (int64_t i = 0; i < N * C; i++)
+            x[i] = sin((double)i * 0.7) * 3.0;
+        /* reversal, then a rotation by N / 2: a permutation for any N */
+        for (int64_t i = 0; i < N; i++)
+            index[i] = (N - 1 - i + N / 2) % N;
+        for (int64_t i = 0; i < N; i++)
+            memcpy(p + i * C, x + index[i] * C, C * sizeof *p);
+        double want = cuplas_and(p, H, W, C, NULL);
+        for (int t = 1; t <= 4; t++) {
+            set_threads(t);
+            double got = cuplas_and(x, H, W, C, index);
+            assert_memory_equal(&got, &want, sizeof got);
+        }
+        set_threads(2);
+        free(index);
+        free(p);
+        free(x);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_perm_bijection),
+        cmocka_unit_test(test_and_index_matches_permuted),
         cmocka_unit_test(test_perm_depends_on_counter),
         cmocka_unit_test(test_quad_best_matches_enumeration),
         cmocka_unit_test(test_div_round),
