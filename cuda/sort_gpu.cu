@@ -33,6 +33,8 @@ struct cuplas_gpu_ctx {
     size_t ws_bytes;
     int16_t *h_q;      /* pinned: features to upload        */
     int32_t *h_idx;    /* pinned: index downloaded          */
+    cuplas_loop_state *h_state; /* pinned: a pageable download would
+                                   wait for the sort inside the copy, spinning */
     int64_t h_q_n, h_idx_n;
     cudaEvent_t ev[4]; /* upload, sort, download boundaries  */
 };
@@ -77,8 +79,12 @@ extern "C" int cuplas_gpu_ctx_init(cuplas_gpu_ctx **out, int device, cuplas_erro
     CUPLAS_CUDA_TRY(err, cudaGetDeviceProperties(&prop, device));
     snprintf(ctx->name, sizeof ctx->name, "%s", prop.name);
     CUPLAS_CUDA_TRY(err, cudaStreamCreateWithFlags(&ctx->stream, cudaStreamNonBlocking));
+    /* the last event is waited on: blocking, so that a lane waiting for its
+       sort sleeps instead of spinning a core the other lanes' host work needs */
     for (int i = 0; i < 4; i++)
-        CUPLAS_CUDA_TRY(err, cudaEventCreate(&ctx->ev[i]));
+        CUPLAS_CUDA_TRY(err, cudaEventCreateWithFlags(&ctx->ev[i], i == 3 ? cudaEventBlockingSync
+                                                                         : cudaEventDefault));
+    CUPLAS_CUDA_TRY(err, cudaMallocHost((void **)&ctx->h_state, sizeof *ctx->h_state));
     if (!prop.cooperativeLaunch)
         CUPLAS_FAIL(err, CUPLAS_ERR_NODEVICE, "%s cannot run cooperative kernels", prop.name);
     ctx->sms = prop.multiProcessorCount;
@@ -112,6 +118,8 @@ extern "C" void cuplas_gpu_ctx_free(cuplas_gpu_ctx *ctx)
         cudaFreeHost(ctx->h_q);
     if (ctx->h_idx)
         cudaFreeHost(ctx->h_idx);
+    if (ctx->h_state)
+        cudaFreeHost(ctx->h_state);
     for (int i = 0; i < 4; i++)
         if (ctx->ev[i])
             cudaEventDestroy(ctx->ev[i]);
@@ -329,9 +337,11 @@ extern "C" int cuplas_sort_gpu(cuplas_gpu_ctx *ctx, const cuplas_qgrid *g,
     CUPLAS_CUDA_TRY(err, cudaEventRecord(ctx->ev[2], str));
     CUPLAS_CUDA_TRY(err, cudaMemcpyAsync(ctx->h_idx, b.idx, (size_t)N * sizeof(int32_t),
                                          cudaMemcpyDeviceToHost, str));
-    CUPLAS_CUDA_TRY(err, cudaMemcpyAsync(&hs, b.state, sizeof hs, cudaMemcpyDeviceToHost, str));
+    CUPLAS_CUDA_TRY(err, cudaMemcpyAsync(ctx->h_state, b.state, sizeof hs, cudaMemcpyDeviceToHost,
+                                         str));
     CUPLAS_CUDA_TRY(err, cudaEventRecord(ctx->ev[3], str));
-    CUPLAS_CUDA_TRY(err, cudaStreamSynchronize(str));
+    CUPLAS_CUDA_TRY(err, cudaEventSynchronize(ctx->ev[3]));
+    hs = *ctx->h_state;
     for (int i = 0; i < 3; i++)
         CUPLAS_CUDA_TRY(err, cudaEventElapsedTime(&ms[i], ctx->ev[i], ctx->ev[i + 1]));
     for (int64_t i = 0; i < N; i++)
