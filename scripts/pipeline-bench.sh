@@ -13,7 +13,7 @@ J="$OUT/pipeline.jsonl"; : > "$J"
 L=$W/logs; mkdir -p $L   # logs go back as one archive (the device returns few files)
 # outputs: uncompressed, no per-file fsync (page cache, like the inputs) unless asked
 DEFLATE=${PIPE_DEFLATE:-0} FSYNC=${PIPE_FSYNC:-false}
-LA=${PIPE_LANES_A:-8} LB=${PIPE_LANES_B:-16}
+LA=${PIPE_LANES_A:-12} LB=${PIPE_LANES_B:-16}
 note() { echo "$*" | tee -a "$OUT/log.txt"; }
 gpulist() { seq -s, 0 $(($1 - 1)); }
 run_cfg() { # name file gpus lanes extra...
@@ -30,12 +30,17 @@ run_cfg() { # name file gpus lanes extra...
     python3 - "$L/run-$name.log" <<PY | tee -a "$J"
 import json, sys
 ev = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
-n = sum(e["event"] == "job_done" for e in ev)
+done = sorted(e["time"] for e in ev if e["event"] == "job_done")
+n = len(done)
 run = [e["seconds"] for e in ev if e["event"] == "summary"]
 run_s = run[0] if run else float("nan")
+# steady state: completions from the 10 % to the 90 % mark (no start-up, no tail)
+a, b = n // 10, 9 * n // 10
+steady = (b - a) / (done[b] - done[a]) if n >= 10 and done[b] > done[a] else None
 print(json.dumps({"run": "$name", "gpus": "$g", "lanes": $lanes, "rc": $rc, "jobs_done": n,
                   "wall_s": round($t1 - $t0, 3), "grids_per_s": round(n / ($t1 - $t0), 2),
                   "run_s": run_s, "grids_per_s_run": round(n / run_s, 2) if run else None,
+                  "grids_per_s_steady": round(steady, 2) if steady else None,
                   "extra": "$*"}))
 PY
 }
@@ -71,7 +76,7 @@ t2=$(date +%s); note "gen A $((t1 - t0)) s, B $((t2 - t1)) s, $(du -shc A?.h5 Bc
 cat A?.h5 Bc.h5 > /dev/null
 # 3. pure-sort throughput (no HDF5, features already quantised in pinned memory)
 [ -n "${PIPE_QUICK:-}" ] || {
-for lanes in 1 4; do
+for lanes in 1 4 12; do
     $B/bench_sort --throughput 64 --lanes $lanes normal:1024x1024x16 | tee -a "$J"
 done
 for lanes in 1 8 16; do

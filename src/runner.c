@@ -423,6 +423,7 @@ static int job_body(cuplas_runner *r, cuplas_worker *w, struct cuplas_gpu_ctx *g
     res->encode_s = now_s() - t;
     h5_enter(r, res, &held);
     rc = cuplas_h5_write_encoded_tmp(job->output, &g, enc, &meta, &tmp, e);
+    cuplas_h5grid_free(&g);   /* its H5Tclose in this hold, not one more */
     h5_leave(r, res, held);
     if (rc == 0 && ((rc = cuplas_h5_write_raw(tmp, enc, e)) != 0 ||
                     (rc = cuplas_tmp_publish(tmp, job->output, cfg->output.fsync, e)) != 0))
