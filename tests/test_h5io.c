@@ -1180,7 +1180,7 @@ static void test_h5io_large_outputs(void **state)
     assert_non_null(index);
     assert_non_null(back);
     for (int i = 0; i < N * C; i++)
-        v[i] = (float)((i * 7919) % 10007) * 0.25f;
+        v[i] = (float)(((int64_t)i * 7919) % 10007) * 0.25f;
     for (int i = 0; i < N; i++)
         index[i] = ((int64_t)i * 104729 + 17) % N;
     fpath(*state, "in.h5", in);
