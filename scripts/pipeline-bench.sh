@@ -122,8 +122,8 @@ for f in sorted(glob.glob(os.path.join(sys.argv[1], "run-*.log"))):
             ev.append(e)
     if ev:
         med = {k: statistics.median(e.get(k, 0) for e in ev)
-               for k in ("read_s", "prep_s", "sort_s", "write_s", "encode_s", "lock_wait_s",
-                         "lock_hold_s", "gpu_sort_ms")}
+               for k in ("read_s", "prep_s", "sort_s", "write_s", "encode_s", "h5_wait_s",
+                         "h5_s", "gpu_sort_ms")}
         print(os.path.basename(f), len(ev), " ".join("%s=%.4g" % kv for kv in med.items()))
 PY
 tar czf "$OUT/logs.tgz" -C "$L" .

@@ -3,9 +3,9 @@
  * read -> channels -> double -> normalise -> sort -> write.
  *
  * Design facts: h5io is not thread-safe by contract, so every cuplas_h5_*
- * call that touches HDF5 happens under h5_lock, while chunk (de)compression,
- * conversion, normalisation, metrics, the sort, fsync and rename run outside
- * it (one lane sorts while another reads or writes).
+ * call that touches HDF5 runs on the one HDF5 thread (h5exec.c), while
+ * chunk (de)compression, conversion, normalisation, metrics, the sort,
+ * fsync and rename run on the lanes (one sorts while another reads).
  * A job's result record is written only by the worker that took the job;
  * the queue head is the only shared counter. Nothing here calls exit():
  * a failure ends its job, a signal ends the queue.
@@ -30,6 +30,7 @@
 #endif
 
 #include "fsutil.h"
+#include "h5exec.h"
 #include "h5io.h"
 #include "metrics.h"
 #include "quantize.h"
@@ -143,8 +144,8 @@ static void log_result(cuplas_runner *r, const cuplas_job *job, const cuplas_job
                          CUPLAS_LF_D("read_s", res->read_s), CUPLAS_LF_D("prep_s", res->prep_s),
                          CUPLAS_LF_D("sort_s", res->sort_s), CUPLAS_LF_D("write_s", res->write_s),
                          CUPLAS_LF_D("encode_s", res->encode_s),
-                         CUPLAS_LF_D("lock_wait_s", res->lock_wait_s),
-                         CUPLAS_LF_D("lock_hold_s", res->lock_hold_s),
+                         CUPLAS_LF_D("h5_wait_s", res->h5_wait_s),
+                         CUPLAS_LF_D("h5_s", res->h5_s),
                          CUPLAS_LF_D("and_before", res->and_before),
                          CUPLAS_LF_D("and_after", res->and_after),
                          CUPLAS_LF_I("levels", res->stats.levels),
@@ -175,21 +176,6 @@ static void log_result(cuplas_runner *r, const cuplas_job *job, const cuplas_job
     }
 }
 
-/* The HDF5 lock, with the job's time waiting for it and holding it. */
-static void h5_enter(cuplas_runner *r, cuplas_job_result *res, double *t_held)
-{
-    double t = now_s();
-    cuplas_lock_take(&r->h5_lock);
-    *t_held = now_s();
-    res->lock_wait_s += *t_held - t;
-}
-
-static void h5_leave(cuplas_runner *r, cuplas_job_result *res, double t_held)
-{
-    res->lock_hold_s += now_s() - t_held;
-    cuplas_lock_give(&r->h5_lock);
-}
-
 /* ----------------------------------------------------------------- a job */
 
 /* Take the next pending job; -1 when the queue is empty or cancelled. */
@@ -209,13 +195,13 @@ static int take_job(cuplas_runner *r)
 }
 
 /*
- * The overwrite policy and the output folder, under the HDF5 lock.
- * Returns 0 and *skip = 1 when a complete output with this identity exists.
+ * The overwrite policy, on the HDF5 thread (a complete output is checked by
+ * reading its attributes). Returns 0 and *skip = 1 when a complete output
+ * with this identity exists.
  */
 static int check_output(cuplas_runner *r, const cuplas_job *job, int *skip, cuplas_error *e)
 {
     struct stat st;
-    char *dir = NULL;
     int rc = 0;
 
     *skip = 0;
@@ -230,12 +216,72 @@ static int check_output(cuplas_runner *r, const cuplas_job *job, int *skip, cupl
             CUPLAS_FAIL(e, CUPLAS_ERR_EXISTS, "output exists (overwrite: error)");
         }
     }
-    if (!(dir = cuplas_path_dir(job->output)))
-        CUPLAS_FAIL(e, CUPLAS_ERR_NOMEM, "out of memory");
-    CUPLAS_TRY(ensure_dir(dir, e));
 fail:
+    return rc;
+}
+
+/* The output's folder: created if missing, and writable. */
+static int output_dir(const cuplas_job *job, cuplas_error *e)
+{
+    char *dir = cuplas_path_dir(job->output);
+    int rc = dir ? ensure_dir(dir, e) : cuplas_error_set(e, CUPLAS_ERR_NOMEM, "out of memory");
     free(dir);
     return rc;
+}
+
+/* One HDF5 step of a job, run on the HDF5 thread (h5_do). */
+typedef enum { STEP_READ, STEP_CONVERT, STEP_WRITE, STEP_FREE } step_kind;
+
+typedef struct h5_step {
+    step_kind kind;
+    cuplas_runner *r;
+    const cuplas_job *job;
+    cuplas_h5grid *g;
+    cuplas_h5_fetch **fetch;          /* READ                          */
+    int *skip;                        /* READ: complete output found   */
+    const int *use;                   /* CONVERT                       */
+    int nuse;
+    double *x;
+    cuplas_h5_encoded *enc;           /* WRITE                         */
+    const cuplas_result_meta *meta;
+    char **tmp;
+    cuplas_error *e;
+    int rc;
+} h5_step;
+
+static void step_run(void *p)
+{
+    h5_step *s = p;
+    const cuplas_job *job = s->job;
+
+    switch (s->kind) {
+    case STEP_READ:
+        s->rc = check_output(s->r, job, s->skip, s->e);
+        if (s->rc == 0 && !*s->skip)
+            s->rc = cuplas_h5_read_begin(job->file, job->dataset, job->height, job->width, s->g,
+                                         s->fetch, s->e);
+        break;
+    case STEP_CONVERT:   /* non-native types: HDF5 converts them */
+        s->rc = cuplas_h5grid_to_double(s->g, s->use, s->nuse, s->x, s->e);
+        break;
+    case STEP_WRITE:
+        s->rc = cuplas_h5_write_encoded_tmp(job->output, s->g, s->enc, s->meta, s->tmp, s->e);
+        cuplas_h5grid_free(s->g);   /* its H5Tclose here, not in one more step */
+        break;
+    case STEP_FREE:
+        cuplas_h5grid_free(s->g);
+        break;
+    }
+}
+
+/* Run s on the HDF5 thread; the job's time queued and in HDF5 add up. */
+static int h5_do(cuplas_runner *r, cuplas_job_result *res, h5_step *s)
+{
+    double wait = 0, run = 0;
+    cuplas_h5exec_run(r->h5, step_run, s, &wait, &run);
+    res->h5_wait_s += wait;
+    res->h5_s += run;
+    return s->rc;
 }
 
 #ifdef HAVE_CUDA
@@ -316,7 +362,7 @@ static int job_body(cuplas_runner *r, cuplas_worker *w, struct cuplas_gpu_ctx *g
     cuplas_h5_fetch *fetch = NULL;
     cuplas_h5_encoded *enc = NULL;
     char *tmp = NULL;
-    double held;
+    h5_step step = {.r = r, .job = job, .g = &g, .e = e};
 
     memset(&g, 0, sizeof g);
     g.file_type = -1;
@@ -326,14 +372,15 @@ static int job_body(cuplas_runner *r, cuplas_worker *w, struct cuplas_gpu_ctx *g
     }
 
     t = now_s();
-    h5_enter(r, res, &held);
-    rc = check_output(r, job, &skip, e);
-    if (rc == 0 && !skip)
-        rc = cuplas_h5_read_begin(job->file, job->dataset, job->height, job->width, &g, &fetch, e);
-    h5_leave(r, res, held);
-    /* inflating and unshuffling the chunks needs no HDF5 call: no lock */
+    step.kind = STEP_READ;
+    step.fetch = &fetch;
+    step.skip = &skip;
+    rc = h5_do(r, res, &step);
+    /* inflating and unshuffling the chunks needs no HDF5 call */
     if (rc == 0 && !skip)
         rc = cuplas_h5_read_finish(&g, fetch, e);
+    if (rc == 0 && !skip)
+        rc = output_dir(job, e);
     if (rc)
         goto fail;
     if (skip) {
@@ -352,14 +399,15 @@ static int job_body(cuplas_runner *r, cuplas_worker *w, struct cuplas_gpu_ctx *g
         !(index = w->index = grow(w->index, &w->index_cap, (size_t)N, sizeof *index)))
         CUPLAS_FAIL(e, CUPLAS_ERR_NOMEM, "out of memory for a %lldx%lld grid", (long long)g.H,
                     (long long)g.W);
-    /* non-native types are converted by HDF5 itself: that needs the lock */
-    if (!g.native)
-        h5_enter(r, res, &held);
-    rc = cuplas_h5grid_to_double(&g, use, nuse, x, e);
-    if (!g.native)
-        h5_leave(r, res, held);
-    if (rc)
-        goto fail;
+    if (g.native) {
+        CUPLAS_TRY(cuplas_h5grid_to_double(&g, use, nuse, x, e));
+    } else {   /* HDF5 converts the other types itself */
+        step.kind = STEP_CONVERT;
+        step.use = use;
+        step.nuse = nuse;
+        step.x = x;
+        CUPLAS_TRY(h5_do(r, res, &step));
+    }
     if (cuplas_features_normalize(x, N, nuse, cfg->channels.normalize, cfg->channels.weights))
         CUPLAS_FAIL(e, CUPLAS_ERR_NOMEM, "out of memory normalising a %lldx%lld grid",
                     (long long)g.H, (long long)g.W);
@@ -421,10 +469,11 @@ static int job_body(cuplas_runner *r, cuplas_worker *w, struct cuplas_gpu_ctx *g
        rename outside again */
     CUPLAS_TRY(cuplas_h5_encode_result(&g, index, &cfg->output, &enc, e));
     res->encode_s = now_s() - t;
-    h5_enter(r, res, &held);
-    rc = cuplas_h5_write_encoded_tmp(job->output, &g, enc, &meta, &tmp, e);
-    cuplas_h5grid_free(&g);   /* its H5Tclose in this hold, not one more */
-    h5_leave(r, res, held);
+    step.kind = STEP_WRITE;
+    step.enc = enc;
+    step.meta = &meta;
+    step.tmp = &tmp;
+    rc = h5_do(r, res, &step);
     if (rc == 0 && ((rc = cuplas_h5_write_raw(tmp, enc, e)) != 0 ||
                     (rc = cuplas_tmp_publish(tmp, job->output, cfg->output.fsync, e)) != 0))
         unlink(tmp);
@@ -441,9 +490,8 @@ fail:
     free(use);   /* x and index belong to the worker */
     if (g.file || g.raw) {
         /* H5Tclose of the grid's copied type is an HDF5 call */
-        h5_enter(r, res, &held);
-        cuplas_h5grid_free(&g);
-        h5_leave(r, res, held);
+        step.kind = STEP_FREE;
+        h5_do(r, res, &step);
     }
     return rc;
 }
@@ -574,7 +622,6 @@ int cuplas_runner_init(cuplas_runner *r, const cuplas_config *cfg, const cuplas_
     r->jobs = jobs;
     r->log = log;
     cuplas_lock_init(&r->queue_lock);
-    cuplas_lock_init(&r->h5_lock);
     if (!(r->results = calloc((size_t)jobs->n + 1, sizeof *r->results)))
         CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
     for (int i = 0; i < jobs->n; i++) {
@@ -635,6 +682,8 @@ int cuplas_runner_run(cuplas_runner *r, cuplas_error *err)
     int rc = 0, started = 0;
     char text[512];
 
+    if (cuplas_h5exec_start(&r->h5, err) != 0)
+        return (int)err->code;
     snprintf(text, sizeof text, "cuplas: %d job%s on %s%s", r->jobs->n,
              r->jobs->n == 1 ? "" : "s", r->use_gpu ? "" : "the CPU: ",
              r->use_gpu ? "GPUs" : r->workers[0].name);
@@ -681,6 +730,8 @@ int cuplas_runner_run(cuplas_runner *r, cuplas_error *err)
             started |= r->workers[k].err.code == CUPLAS_OK;
     }
 #endif
+    cuplas_h5exec_stop(r->h5);
+    r->h5 = NULL;
     r->wall_s = now_s() - t0;
     if (!started) {
         *err = r->workers[0].err;
@@ -778,7 +829,6 @@ void cuplas_runner_free(cuplas_runner *r)
     free(r->gates);
     r->gates = NULL;
     cuplas_lock_free(&r->queue_lock);
-    cuplas_lock_free(&r->h5_lock);
     r->results = NULL;
     r->workers = NULL;
     r->jobs = NULL;

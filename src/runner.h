@@ -44,8 +44,8 @@ typedef struct cuplas_job_result {
     double and_before, and_after;
     double read_s, prep_s, sort_s, write_s, total_s;
     double encode_s;           /* part of write_s: gather + filters, no lock */
-    double lock_wait_s;        /* waiting for the HDF5 lock, all stages      */
-    double lock_hold_s;        /* holding it                                 */
+    double h5_wait_s;          /* queued for the HDF5 thread, all stages     */
+    double h5_s;               /* in HDF5 calls on that thread               */
     cuplas_sort_stats stats;
 } cuplas_job_result;
 
@@ -83,7 +83,7 @@ typedef struct cuplas_runner {
     volatile int cancel;         /* set by signal handlers; polled by workers */
     int next;                    /* queue head, under queue_lock             */
     cuplas_lock queue_lock;
-    cuplas_lock h5_lock;         /* every cuplas_h5_* call                   */
+    struct cuplas_h5exec *h5;    /* the HDF5 thread, while the run runs       */
     char cpu_name[128];
     double wall_s;
 } cuplas_runner;
