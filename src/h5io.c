@@ -103,7 +103,7 @@ struct cuplas_h5_encoded {
     int shuffle, deflate;    /* the datasets' filters; deflate 0 = none:
                                 contiguous datasets, no filter at all      */
     encoded_chunk *sorted, *index;
-    /* set by write_encoded_tmp when write_raw must store the contiguous
+    /* set by write_encoded_to when write_raw must store the contiguous
        data: file offsets of sorted's and index's first byte */
     int raw_pending;
     uint64_t raw_at[2];
@@ -1304,6 +1304,18 @@ fail:
     return rc;
 }
 
+int64_t cuplas_h5_pin(const char *file)
+{
+    hid_t fid = H5Fopen(file, H5F_ACC_RDONLY, H5P_DEFAULT);
+    return fid < 0 ? -1 : (int64_t)fid;
+}
+
+void cuplas_h5_unpin(int64_t id)
+{
+    if (id >= 0)
+        H5Fclose((hid_t)id);
+}
+
 int cuplas_h5_read_begin(const char *file, const char *dataset, int64_t height, int64_t width,
                          cuplas_h5grid *g, cuplas_h5_fetch **fetch, cuplas_error *err)
 {
@@ -1525,37 +1537,35 @@ int cuplas_h5_write_encoded(const char *out_path, const cuplas_h5grid *in,
                             cuplas_h5_encoded *enc, const cuplas_result_meta *meta,
                             cuplas_error *err)
 {
-    char *tmp = NULL;
-    int rc = cuplas_h5_write_encoded_tmp(out_path, in, enc, meta, &tmp, err);
-    if (rc == 0 && ((rc = cuplas_h5_write_raw(tmp, enc, err)) != 0 ||
-                    (rc = cuplas_tmp_publish(tmp, out_path, 1, err)) != 0)) {
+    char *dir = cuplas_path_dir(out_path), *tmp = NULL;
+    int rc = dir ? check_dir(dir, err) : cuplas_error_set(err, CUPLAS_ERR_NOMEM, "out of memory");
+
+    if (rc == 0 && !(tmp = cuplas_tmp_create(out_path, err)))
+        rc = err ? (int)err->code : CUPLAS_ERR_OUTPUT;
+    if (rc == 0 && ((rc = cuplas_h5_write_encoded_to(tmp, in, enc, meta, err)) != 0 ||
+                    (rc = cuplas_h5_write_raw(tmp, enc, err)) != 0 ||
+                    (rc = cuplas_tmp_publish(tmp, out_path, 1, err)) != 0))
         unlink(tmp);
+    if (rc)
         cuplas_error_where(err, "%s:%s", out_path, in->dataset);
-    }
+    free(dir);
     free(tmp);
     return rc;
 }
 
-int cuplas_h5_write_encoded_tmp(const char *out_path, const cuplas_h5grid *in,
-                                cuplas_h5_encoded *enc, const cuplas_result_meta *meta,
-                                char **tmp_out, cuplas_error *err)
+int cuplas_h5_write_encoded_to(const char *tmp, const cuplas_h5grid *in,
+                               cuplas_h5_encoded *enc, const cuplas_result_meta *meta,
+                               cuplas_error *err)
 {
     hid_t fapl = H5I_INVALID_HID, lcpl = H5I_INVALID_HID, fid = H5I_INVALID_HID;
     hid_t gid = H5I_INVALID_HID;
-    char *dir = NULL, *tmp = NULL, cause[CAUSE_LEN];
+    char cause[CAUSE_LEN];
     int rc = 0;
 
     if (!enc || in->file_type < 0 || enc->H != in->H || enc->W != in->W || enc->C != in->C ||
         enc->elem_size != in->elem_size)
         CUPLAS_FAIL(err, CUPLAS_ERR_INTERNAL,
                     "write_encoded needs the grid (with its type) that was encoded");
-    if (!(dir = cuplas_path_dir(out_path)))
-        CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
-    CUPLAS_TRY(check_dir(dir, err));
-    if (!(tmp = cuplas_tmp_create(out_path, err))) {
-        rc = err ? (int)err->code : CUPLAS_ERR_OUTPUT;
-        goto fail;
-    }
 
     /* SEMI: H5Fclose fails (instead of silently deferring) if an id leaked */
     enc->raw_pending = 0;
@@ -1588,20 +1598,11 @@ int cuplas_h5_write_encoded_tmp(const char *out_path, const cuplas_h5grid *in,
         CUPLAS_FAIL(err, CUPLAS_ERR_OUTPUT, "cannot close %s (%s)", tmp, h5_cause(cause));
     fid = H5I_INVALID_HID;
     enc->raw_pending = !enc->deflate;
-    *tmp_out = tmp;
-    tmp = NULL;
 fail:
     if (gid >= 0) H5Gclose(gid);
     if (lcpl >= 0) H5Pclose(lcpl);
     if (fid >= 0) H5Fclose(fid);
     if (fapl >= 0) H5Pclose(fapl);
-    if (tmp) {
-        unlink(tmp);
-        free(tmp);
-    }
-    free(dir);
-    if (rc)
-        cuplas_error_where(err, "%s:%s", out_path, in->dataset);
     return rc;
 }
 

@@ -136,7 +136,7 @@ int cuplas_h5_encode_result(const cuplas_h5grid *in, const int64_t *index,
 
 /* Under the HDF5 lock: write_result's file (temp name, same datasets,
  * creation properties and attributes, `complete` last, fsync, rename)
- * from encoded chunks (write_encoded_tmp + write_raw + publish). Does not
+ * from encoded chunks (write_encoded_to + write_raw + publish). Does not
  * free enc. */
 int cuplas_h5_write_encoded(const char *out_path, const cuplas_h5grid *in,
                             cuplas_h5_encoded *enc,
@@ -165,19 +165,25 @@ int64_t cuplas_h5_chunk_rows(int64_t H, size_t row_bytes, int64_t chunk_rows);
 char *cuplas_tmp_create(const char *out_path, cuplas_error *err);
 int cuplas_tmp_publish(const char *tmp, const char *out_path, int sync, cuplas_error *err);
 
-/* Under the HDF5 lock: write_encoded's temp file, closed, in *tmp_out
- * (malloc'd); the caller then calls write_raw and cuplas_tmp_publish,
- * which make no HDF5 call, outside the lock, and unlinks *tmp_out if
- * either fails. Datasets are compressed and chunked (H5Dwrite_chunk) or,
- * with deflate 0, contiguous: space allocated here, data left to
- * write_raw. */
-int cuplas_h5_write_encoded_tmp(const char *out_path, const cuplas_h5grid *in,
-                                cuplas_h5_encoded *enc, const cuplas_result_meta *meta,
-                                char **tmp_out, cuplas_error *err);
+/* Under the HDF5 lock: write_encoded's file into tmp (an empty file from
+ * cuplas_tmp_create), closed. The caller then calls write_raw and
+ * cuplas_tmp_publish, which make no HDF5 call, outside the lock, and
+ * unlinks tmp if anything fails. Datasets are compressed and chunked
+ * (H5Dwrite_chunk) or, with deflate 0, contiguous: space allocated here,
+ * data left to write_raw. */
+int cuplas_h5_write_encoded_to(const char *tmp, const cuplas_h5grid *in,
+                               cuplas_h5_encoded *enc, const cuplas_result_meta *meta,
+                               cuplas_error *err);
 
-/* No HDF5 calls: store the contiguous data that write_encoded_tmp left
+/* No HDF5 calls: store the contiguous data that write_encoded_to left
  * (pwrite at the datasets' offsets, in parallel); a no-op otherwise. */
 int cuplas_h5_write_raw(const char *tmp, const cuplas_h5_encoded *enc, cuplas_error *err);
+
+/* Hold `file` open (read-only) while several grids are read from it:
+ * HDF5 then shares the open file with each read's own open. Returns an id
+ * for cuplas_h5_unpin, or -1 (nothing held; reads report any error). */
+int64_t cuplas_h5_pin(const char *file);
+void cuplas_h5_unpin(int64_t id);   /* -1: no-op */
 
 /* Silence HDF5's automatic error printing for the calling thread. */
 void cuplas_h5_quiet(void);

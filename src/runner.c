@@ -229,6 +229,25 @@ static int output_dir(const cuplas_job *job, cuplas_error *e)
     return rc;
 }
 
+/* On the HDF5 thread: keep the current input file open between jobs, so
+ * that each job's own open finds it open (no superblock or root group to
+ * read again). NULL closes it. */
+static void pin_input(cuplas_runner *r, const char *file)
+{
+    if (r->pin_path && file && !strcmp(r->pin_path, file))
+        return;
+    cuplas_h5_unpin(r->pin_id);
+    free(r->pin_path);
+    r->pin_path = NULL;
+    r->pin_id = -1;
+    if (file && (r->pin_id = cuplas_h5_pin(file)) >= 0 && !(r->pin_path = strdup(file))) {
+        cuplas_h5_unpin(r->pin_id);
+        r->pin_id = -1;
+    }
+}
+
+static void unpin_task(void *r) { pin_input(r, NULL); }
+
 /* One HDF5 step of a job, run on the HDF5 thread (h5_do). */
 typedef enum { STEP_READ, STEP_CONVERT, STEP_WRITE, STEP_FREE } step_kind;
 
@@ -244,7 +263,7 @@ typedef struct h5_step {
     double *x;
     cuplas_h5_encoded *enc;           /* WRITE                         */
     const cuplas_result_meta *meta;
-    char **tmp;
+    const char *tmp;
     cuplas_error *e;
     int rc;
 } h5_step;
@@ -256,6 +275,7 @@ static void step_run(void *p)
 
     switch (s->kind) {
     case STEP_READ:
+        pin_input(s->r, job->file);
         s->rc = check_output(s->r, job, s->skip, s->e);
         if (s->rc == 0 && !*s->skip)
             s->rc = cuplas_h5_read_begin(job->file, job->dataset, job->height, job->width, s->g,
@@ -265,7 +285,7 @@ static void step_run(void *p)
         s->rc = cuplas_h5grid_to_double(s->g, s->use, s->nuse, s->x, s->e);
         break;
     case STEP_WRITE:
-        s->rc = cuplas_h5_write_encoded_tmp(job->output, s->g, s->enc, s->meta, s->tmp, s->e);
+        s->rc = cuplas_h5_write_encoded_to(s->tmp, s->g, s->enc, s->meta, s->e);
         cuplas_h5grid_free(s->g);   /* its H5Tclose here, not in one more step */
         break;
     case STEP_FREE:
@@ -469,14 +489,17 @@ static int job_body(cuplas_runner *r, cuplas_worker *w, struct cuplas_gpu_ctx *g
        rename outside again */
     CUPLAS_TRY(cuplas_h5_encode_result(&g, index, &cfg->output, &enc, e));
     res->encode_s = now_s() - t;
-    step.kind = STEP_WRITE;
-    step.enc = enc;
-    step.meta = &meta;
-    step.tmp = &tmp;
-    rc = h5_do(r, res, &step);
-    if (rc == 0 && ((rc = cuplas_h5_write_raw(tmp, enc, e)) != 0 ||
-                    (rc = cuplas_tmp_publish(tmp, job->output, cfg->output.fsync, e)) != 0))
-        unlink(tmp);
+    if (!(tmp = cuplas_tmp_create(job->output, e))) {
+        rc = e->code ? (int)e->code : CUPLAS_ERR_OUTPUT;
+    } else {
+        step.kind = STEP_WRITE;
+        step.enc = enc;
+        step.meta = &meta;
+        step.tmp = tmp;
+        if ((rc = h5_do(r, res, &step)) != 0 || (rc = cuplas_h5_write_raw(tmp, enc, e)) != 0 ||
+            (rc = cuplas_tmp_publish(tmp, job->output, cfg->output.fsync, e)) != 0)
+            unlink(tmp);
+    }
     if (rc) {
         cuplas_error_where(e, "%s:%s", job->output, job->dataset);
         goto fail;
@@ -682,6 +705,7 @@ int cuplas_runner_run(cuplas_runner *r, cuplas_error *err)
     int rc = 0, started = 0;
     char text[512];
 
+    r->pin_id = -1;
     if (cuplas_h5exec_start(&r->h5, err) != 0)
         return (int)err->code;
     snprintf(text, sizeof text, "cuplas: %d job%s on %s%s", r->jobs->n,
@@ -730,6 +754,7 @@ int cuplas_runner_run(cuplas_runner *r, cuplas_error *err)
             started |= r->workers[k].err.code == CUPLAS_OK;
     }
 #endif
+    cuplas_h5exec_run(r->h5, unpin_task, r, NULL, NULL);
     cuplas_h5exec_stop(r->h5);
     r->h5 = NULL;
     r->wall_s = now_s() - t0;

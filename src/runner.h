@@ -84,6 +84,8 @@ typedef struct cuplas_runner {
     int next;                    /* queue head, under queue_lock             */
     cuplas_lock queue_lock;
     struct cuplas_h5exec *h5;    /* the HDF5 thread, while the run runs       */
+    char *pin_path;              /* input file the HDF5 thread keeps open     */
+    int64_t pin_id;              /* (cuplas_h5_pin), or -1                    */
     char cpu_name[128];
     double wall_s;
 } cuplas_runner;
