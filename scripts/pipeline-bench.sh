@@ -14,7 +14,7 @@ L=$W/logs; mkdir -p $L   # logs go back as one archive (the device returns few f
 # outputs: uncompressed, no per-file fsync (page cache, like the inputs) unless asked
 DEFLATE=${PIPE_DEFLATE:-0} FSYNC=${PIPE_FSYNC:-false}
 LA=${PIPE_LANES_A:-12} LB=${PIPE_LANES_B:-16}
-COLS=${PIPE_ONLY:-A B}   # PIPE_ONLY=B: collection B alone (no pure-sort part for A either)
+COLS=${PIPE_ONLY:-A B}   # PIPE_ONLY=B: the end-to-end runs of collection B alone
 has() { case " $COLS " in *" $1 "*) return 0;; esac; return 1; }
 note() { echo "$*" | tee -a "$OUT/log.txt"; }
 gpulist() { seq -s, 0 $(($1 - 1)); }
