@@ -56,7 +56,6 @@ typedef struct type_info {
     int native;
 } type_info;
 
-typedef double (*decode_fn)(const unsigned char *p);
 
 typedef struct list_ctx {
     char **names;
@@ -865,10 +864,12 @@ fail:
 
 /* --------------------------------------------------------------- decoding */
 
-static double dec_u8(const unsigned char *p) { return p[0]; }
-static double dec_i8(const unsigned char *p) { return (int8_t)p[0]; }
+/* One element of each native type to double. Hand decoders assume the
+ * host is little-endian (x86-64, aarch64). */
+static inline double dec_u8(const unsigned char *p) { return p[0]; }
+static inline double dec_i8(const unsigned char *p) { return (int8_t)p[0]; }
 #define DECODER(name, T)                                                       \
-    static double name(const unsigned char *p)                                 \
+    static inline double name(const unsigned char *p)                          \
     {                                                                          \
         T v;                                                                   \
         memcpy(&v, p, sizeof v);                                               \
@@ -883,7 +884,7 @@ DECODER(dec_i64, int64_t)
 DECODER(dec_f32, float)
 DECODER(dec_f64, double)
 
-static double dec_f16(const unsigned char *p)
+static inline double dec_f16(const unsigned char *p)
 {
     unsigned h = (unsigned)p[0] | (unsigned)p[1] << 8;
     unsigned e = (h >> 10) & 0x1f, m = h & 0x3ff;
@@ -893,10 +894,10 @@ static double dec_f16(const unsigned char *p)
     return h & 0x8000 ? -v : v;
 }
 
-/* Typed conversions of the common types: the same values as the decoders,
- * without a call per element. Each returns the first non-finite value's
- * position (i * nuse + k) or INT64_MAX. */
-#define CONVERTER(name, T, FLOATING)                                           \
+/* Channels use[0..nuse) of n cells (C channels of es bytes) to double, one
+ * function a type so that the decoder inlines into the loop. Returns the
+ * first non-finite value's position (i * nuse + k) or INT64_MAX. */
+#define CONVERTER(name, dec, es, FLOATING)                                     \
     static int64_t name(const unsigned char *raw, size_t n, size_t C,          \
                         const int *use, int nuse, double *out)                 \
     {                                                                          \
@@ -904,9 +905,7 @@ static double dec_f16(const unsigned char *p)
         _Pragma("omp parallel for schedule(static) reduction(min : bad)")      \
         for (size_t i = 0; i < n; i++)                                         \
             for (int k = 0; k < nuse; k++) {                                   \
-                T t;                                                           \
-                memcpy(&t, raw + (i * C + (size_t)use[k]) * sizeof t, sizeof t); \
-                double v = (double)t;                                          \
+                double v = dec(raw + (i * C + (size_t)use[k]) * (es));         \
                 out[i * (size_t)nuse + (size_t)k] = v;                         \
                 if (FLOATING && !isfinite(v) &&                                \
                     (int64_t)(i * (size_t)nuse + (size_t)k) < bad)             \
@@ -914,26 +913,26 @@ static double dec_f16(const unsigned char *p)
             }                                                                  \
         return bad;                                                            \
     }
-CONVERTER(conv_u8, uint8_t, 0)
-CONVERTER(conv_u16, uint16_t, 0)
-CONVERTER(conv_f32, float, 1)
-CONVERTER(conv_f64, double, 1)
+CONVERTER(conv_u8, dec_u8, 1, 0)
+CONVERTER(conv_i8, dec_i8, 1, 0)
+CONVERTER(conv_u16, dec_u16, 2, 0)
+CONVERTER(conv_i16, dec_i16, 2, 0)
+CONVERTER(conv_u32, dec_u32, 4, 0)
+CONVERTER(conv_i32, dec_i32, 4, 0)
+CONVERTER(conv_u64, dec_u64, 8, 0)
+CONVERTER(conv_i64, dec_i64, 8, 0)
+CONVERTER(conv_f16, dec_f16, 2, 1)
+CONVERTER(conv_f32, dec_f32, 4, 1)
+CONVERTER(conv_f64, dec_f64, 8, 1)
 
 typedef int64_t (*convert_fn)(const unsigned char *, size_t, size_t, const int *, int, double *);
 
 static convert_fn find_converter(const char *dtype)
 {
-    return !strcmp(dtype, "uint8") ? conv_u8 : !strcmp(dtype, "uint16") ? conv_u16
-         : !strcmp(dtype, "float32") ? conv_f32 : !strcmp(dtype, "float64") ? conv_f64 : NULL;
-}
-
-/* Hand decoders assume the host is little-endian (x86-64, aarch64). */
-static decode_fn find_decoder(const char *dtype)
-{
-    static const struct { const char *name; decode_fn fn; } table[] = {
-        {"uint8", dec_u8},   {"int8", dec_i8},   {"uint16", dec_u16}, {"int16", dec_i16},
-        {"uint32", dec_u32}, {"int32", dec_i32}, {"uint64", dec_u64}, {"int64", dec_i64},
-        {"float16", dec_f16}, {"float32", dec_f32}, {"float64", dec_f64},
+    static const struct { const char *name; convert_fn fn; } table[] = {
+        {"uint8", conv_u8},   {"int8", conv_i8},   {"uint16", conv_u16}, {"int16", conv_i16},
+        {"uint32", conv_u32}, {"int32", conv_i32}, {"uint64", conv_u64}, {"int64", conv_i64},
+        {"float16", conv_f16}, {"float32", conv_f32}, {"float64", conv_f64},
     };
     for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
         if (!strcmp(table[i].name, dtype))
@@ -1412,9 +1411,7 @@ void cuplas_h5grid_free(cuplas_h5grid *g)
 int cuplas_h5grid_to_double(const cuplas_h5grid *g, const int *use, int nuse, double *out,
                             cuplas_error *err)
 {
-    size_t n = (size_t)(g->H * g->W), es = g->elem_size, C = (size_t)g->C;
-    const unsigned char *raw = g->raw;
-    decode_fn dec = g->native ? find_decoder(g->dtype) : NULL;
+    size_t n = (size_t)(g->H * g->W), C = (size_t)g->C;
     convert_fn conv = g->native ? find_converter(g->dtype) : NULL;
     int64_t bad = INT64_MAX;   /* first non-finite value, as i * nuse + k */
     int rc = 0;
@@ -1426,16 +1423,7 @@ int cuplas_h5grid_to_double(const cuplas_h5grid *g, const int *use, int nuse, do
             CUPLAS_FAIL(err, CUPLAS_ERR_USAGE, "channel %d out of range (C = %lld)", use[k],
                         (long long)g->C);
     if (conv) {
-        bad = conv(raw, n, C, use, nuse, out);
-    } else if (dec) {
-        #pragma omp parallel for schedule(static) reduction(min : bad)
-        for (size_t i = 0; i < n; i++)
-            for (int k = 0; k < nuse; k++) {
-                double v = dec(raw + (i * C + (size_t)use[k]) * es);
-                out[i * (size_t)nuse + (size_t)k] = v;
-                if (!isfinite(v) && (int64_t)(i * (size_t)nuse + (size_t)k) < bad)
-                    bad = (int64_t)(i * (size_t)nuse + (size_t)k);
-            }
+        bad = conv(g->raw, n, C, use, nuse, out);
     } else {
         CUPLAS_TRY(convert_h5(g, use, nuse, out, err));
         for (size_t j = 0; j < n * (size_t)nuse && bad == INT64_MAX; j++)
