@@ -24,11 +24,12 @@ static double dist(const double *a, const double *b, int C)
 
 static const double *cell(const double *x, int C, const int64_t *index, int64_t i)
 {
-    return x + (index ? index[i] : i) * (int64_t)C;
+    return x + index[i] * (int64_t)C;
 }
 
-/* Row y's edges, cell by cell: right, then down. Every path below adds the
- * same distances in this order, so the sums do not depend on the path. */
+/* Row y's edges through the index, cell by cell: right, then down. Every
+ * path below adds the same distances in this order, so the sums do not
+ * depend on the path (pair_rows is this on contiguous rows). */
 static double row_sum(const double *x, int C, const int64_t *index, int64_t y, int64_t H,
                       int64_t W)
 {
@@ -39,6 +40,19 @@ static double row_sum(const double *x, int C, const int64_t *index, int64_t y, i
             s += dist(a, cell(x, C, index, y * W + xx + 1), C);
         if (y + 1 < H)
             s += dist(a, cell(x, C, index, (y + 1) * W + xx), C);
+    }
+    return s;
+}
+
+/* row_sum on contiguous rows: a is row y, b row y + 1 (NULL on the last). */
+static double pair_rows(const double *a, const double *b, int64_t W, int C)
+{
+    double s = 0;
+    for (int64_t xx = 0; xx < W; xx++) {
+        if (xx + 1 < W)
+            s += dist(a + xx * C, a + (xx + 1) * C, C);
+        if (b)
+            s += dist(a + xx * C, b + xx * C, C);
     }
     return s;
 }
@@ -73,15 +87,7 @@ static int rows_gathered(const double *x, int64_t H, int64_t W, int C, const int
         for (int64_t y = y0; y < y1 && !oom; y++) {
             if (y + 1 < H)
                 gather_row(x, C, index, y + 1, W, b);
-            /* row_sum's order, on a (row y) and b (row y + 1) */
-            double s = 0;
-            for (int64_t xx = 0; xx < W; xx++) {
-                if (xx + 1 < W)
-                    s += dist(a + xx * C, a + (xx + 1) * C, C);
-                if (y + 1 < H)
-                    s += dist(a + xx * C, b + xx * C, C);
-            }
-            row[y] = s;
+            row[y] = pair_rows(a, y + 1 < H ? b : NULL, W, C);
             double *tmp = a;
             a = b;
             b = tmp;
@@ -100,7 +106,11 @@ double cuplas_and(const double *x, int64_t H, int64_t W, int C, const int64_t *i
     double *row = malloc((size_t)H * sizeof *row);
     if (!row)
         return NAN;
-    if (!index || W * C > GATHER_MAX_VALUES || rows_gathered(x, H, W, C, index, row) != 0) {
+    if (!index) {
+        #pragma omp parallel for schedule(static)
+        for (int64_t y = 0; y < H; y++)
+            row[y] = pair_rows(x + y * W * C, y + 1 < H ? x + (y + 1) * W * C : NULL, W, C);
+    } else if (W * C > GATHER_MAX_VALUES || rows_gathered(x, H, W, C, index, row) != 0) {
         #pragma omp parallel for schedule(static)
         for (int64_t y = 0; y < H; y++)
             row[y] = row_sum(x, C, index, y, H, W);
