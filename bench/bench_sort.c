@@ -197,11 +197,8 @@ int main(int argc, char **argv)
         }
         target.gpu = ctx;
         snprintf(device, sizeof device, "%s", cuplas_gpu_name(ctx));
-        {
-            /* the solve mode (CUPLAS_GPU_SOLVE), for A/B runs */
-            static const char *const modes[] = {"legacy", "lazy", "packed", "auto"};
-            snprintf(solve, sizeof solve, "%s", modes[cuplas_gpu_solve_mode(ctx)]);
-        }
+        /* the solve mode (CUPLAS_GPU_SOLVE), for A/B runs */
+        snprintf(solve, sizeof solve, "%s", cuplas_gpu_solve_mode_name(cuplas_gpu_solve_mode(ctx)));
     }
 #endif
     for (; a < argc; a++) {

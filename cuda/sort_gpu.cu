@@ -63,6 +63,12 @@ extern "C" int cuplas_gpu_count(void)
     return n;
 }
 
+extern "C" const char *cuplas_gpu_solve_mode_name(cuplas_solve_mode mode)
+{
+    static const char *const names[] = {"legacy", "lazy", "packed", "auto"};
+    return mode >= CUPLAS_SOLVE_LEGACY && mode <= CUPLAS_SOLVE_AUTO ? names[mode] : "?";
+}
+
 extern "C" int cuplas_gpu_ctx_init(cuplas_gpu_ctx **out, int device, cuplas_error *err)
 {
     int rc = 0;
@@ -92,12 +98,9 @@ extern "C" int cuplas_gpu_ctx_init(cuplas_gpu_ctx **out, int device, cuplas_erro
     {
         /* developer A/B switch: the modes give identical results */
         const char *m = getenv("CUPLAS_GPU_SOLVE");
-        if (m && !strcmp(m, "legacy"))
-            ctx->mode = CUPLAS_SOLVE_LEGACY;
-        else if (m && !strcmp(m, "lazy"))
-            ctx->mode = CUPLAS_SOLVE_LAZY;
-        else if (m && !strcmp(m, "packed"))
-            ctx->mode = CUPLAS_SOLVE_PACKED;
+        for (int k = CUPLAS_SOLVE_LEGACY; m && k <= CUPLAS_SOLVE_AUTO; k++)
+            if (!strcmp(m, cuplas_gpu_solve_mode_name((cuplas_solve_mode)k)))
+                ctx->mode = (cuplas_solve_mode)k;
     }
     *out = ctx;
     return 0;

@@ -58,6 +58,9 @@ int cuplas_sort_gpu(cuplas_gpu_ctx *ctx, const cuplas_qgrid *g,
                     int64_t *index, const volatile int *cancel,
                     cuplas_sort_stats *st, cuplas_error *err);
 
+/* "legacy", "lazy", "packed" or "auto" (the CUPLAS_GPU_SOLVE values). */
+const char *cuplas_gpu_solve_mode_name(cuplas_solve_mode mode);
+
 /* The solve mode of later sorts and test hooks on ctx. */
 void cuplas_gpu_set_solve_mode(cuplas_gpu_ctx *ctx, cuplas_solve_mode mode);
 cuplas_solve_mode cuplas_gpu_solve_mode(const cuplas_gpu_ctx *ctx);

@@ -26,7 +26,6 @@ static cuplas_gpu_ctx *ctx;
 
 /* Every solve mode must give the same bytes (cuplas_solve_mode). */
 #define NMODES 3
-static const char *const mode_names[NMODES] = {"legacy", "lazy", "packed"};
 
 static int16_t *random_q(int64_t n, uint64_t seed)
 {
@@ -63,7 +62,7 @@ static void test_gpu_blur_parity(void **state)
                                 fail_msg("%s", err.msg);
                             if (memcmp(a, b, n * 2))
                                 fail_msg("blur differs (%s): %lldx%lld Cp %d rx %d ry %d border %d passes %d",
-                                         mode_names[m], (long long)H, (long long)W, Cp, rx, ry,
+                                         cuplas_gpu_solve_mode_name((cuplas_solve_mode)m), (long long)H, (long long)W, Cp, rx, ry,
                                          border, passes);
                         }
                     }
@@ -122,12 +121,12 @@ static void check_sort_parity(int64_t H, int64_t W, int C, const cuplas_sort_par
     for (int m = 0; m < NMODES; m++) {
         cuplas_gpu_set_solve_mode(ctx, (cuplas_solve_mode)m);
         if (cuplas_sort_features(x, H, W, C, p, &gpu, ig, &sg, &err))
-            fail_msg("gpu (%s): %s", mode_names[m], err.msg);
+            fail_msg("gpu (%s): %s", cuplas_gpu_solve_mode_name((cuplas_solve_mode)m), err.msg);
         if (cuplas_sort_features(x, H, W, C, p, &gpu, ig2, &sg, &err))
-            fail_msg("gpu (%s): %s", mode_names[m], err.msg);
+            fail_msg("gpu (%s): %s", cuplas_gpu_solve_mode_name((cuplas_solve_mode)m), err.msg);
         print_message("parity %lldx%lld C=%d permuter=%s %s: passes cpu %lld gpu %lld, AND %.4f -> %.4f\n",
                       (long long)H, (long long)W, C, cuplas_permuter_name(p->permuter),
-                      mode_names[m], (long long)sc.passes, (long long)sg.passes,
+                      cuplas_gpu_solve_mode_name((cuplas_solve_mode)m), (long long)sc.passes, (long long)sg.passes,
                       cuplas_and(x, H, W, C, NULL), cuplas_and(x, H, W, C, ig));
         assert_true(tu_is_permutation(ig, N));
         assert_int_equal(sc.passes, sg.passes);
