@@ -8,6 +8,7 @@
  */
 #define _GNU_SOURCE /* vasprintf */
 #include "cli.h"
+#include "log.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -57,6 +58,15 @@ int cuplas_cli_usage(const char *cmd, const char *fmt, ...)
     va_end(ap);
     fprintf(stderr, "\nTry 'cuplas help %s'.\n", cmd);
     return CUPLAS_EXIT_USAGE;
+}
+
+int cuplas_cli_log_format(const char *cmd, const char *arg)
+{
+    cuplas_log_format f;
+    if (cuplas_log_format_parse(arg, &f) == 0)
+        return 0;
+    return cuplas_cli_usage(cmd, "--log-format: unknown format '%s' (accepted: text, json, auto)",
+                            arg);
 }
 
 void cuplas_cli_error(const cuplas_error *e)

@@ -49,6 +49,10 @@ void cuplas_cli_overrides_free(cuplas_overrides *o);
 int cuplas_cli_usage(const char *cmd, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* --log-format ARG of command cmd: 0 when ARG is a known format, else the
+ * usage message and CUPLAS_EXIT_USAGE. */
+int cuplas_cli_log_format(const char *cmd, const char *arg);
+
 /* "cuplas: error: where: msg" on stderr. */
 void cuplas_cli_error(const cuplas_error *e);
 

@@ -153,16 +153,11 @@ static int cmd_run(int argc, char **argv)
                 goto done;
             }
             break;
-        case 'l': {
-            cuplas_log_format f;
-            if (cuplas_log_format_parse(optarg, &f) != 0) {
-                rc = cuplas_cli_usage("run", "--log-format: unknown format '%s' (accepted: "
-                                      "text, json, auto)", optarg);
+        case 'l':
+            if ((rc = cuplas_cli_log_format("run", optarg)) != 0)
                 goto done;
-            }
             log_format = optarg;
             break;
-        }
         case 'n':
             dry = 1;
             break;

@@ -166,16 +166,11 @@ static int cmd_sort(int argc, char **argv)
             bad |= cuplas_cli_override(&ov, "channels.normalize=%s", optarg);
             break;
         case O_SET: bad |= cuplas_cli_override(&ov, "%s", optarg); break;
-        case O_LOGFMT: {
-            cuplas_log_format f;
-            if (cuplas_log_format_parse(optarg, &f) != 0) {
-                rc = cuplas_cli_usage("sort", "--log-format: unknown format '%s' (accepted: "
-                                      "text, json, auto)", optarg);
+        case O_LOGFMT:
+            if ((rc = cuplas_cli_log_format("sort", optarg)) != 0)
                 goto done;
-            }
             log_format = optarg;
             break;
-        }
         case O_FORCE: force = 1; break;
         default:
             rc = cuplas_cli_usage("sort", "bad option");
