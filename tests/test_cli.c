@@ -31,6 +31,7 @@
 #include "testutil.h"
 #ifdef HAVE_CUDA
 #include "sort_gpu.h"
+#include "tmpdir.h"
 #endif
 
 #ifndef CUPLAS_BUILDDIR
@@ -71,16 +72,10 @@ static int setup(void **state)
     return 0;
 }
 
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st, (void)flag, (void)ftw;
-    return remove(path);
-}
-
 static int teardown(void **state)
 {
     fixture *f = *state;
-    nftw(f->dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    tu_rmtree(f->dir);
     free(f);
     return 0;
 }
@@ -104,7 +99,7 @@ static int sh(const fixture *f, const char *fmt, ...)
 
 static void fpath(const fixture *f, const char *name, char out[PATH_MAX])
 {
-    snprintf(out, PATH_MAX, "%s/%s", f->dir, name);
+    tu_path(f->dir, name, out);
 }
 
 /* Whole file into a malloc'd NUL-terminated buffer (size in *n). */

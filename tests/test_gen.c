@@ -25,6 +25,7 @@
 
 #include "gen.h"
 #include "h5io.h"
+#include "tmpdir.h"
 
 typedef struct fixture {
     char dir[PATH_MAX];
@@ -45,25 +46,17 @@ static int setup(void **state)
     return 0;
 }
 
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st, (void)flag, (void)ftw;
-    return remove(path);
-}
-
 static int teardown(void **state)
 {
     fixture *f = *state;
-    nftw(f->dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    tu_rmtree(f->dir);
     free(f);
     return 0;
 }
 
 static char *fpath(const fixture *f, const char *name, char buf[PATH_MAX])
 {
-    if (snprintf(buf, PATH_MAX, "%s/%s", f->dir, name) >= PATH_MAX)
-        fail_msg("path too long");
-    return buf;
+    return tu_path(f->dir, name, buf);
 }
 
 static void *fill(const cuplas_gen_opts *o, int item, size_t *bytes)

@@ -27,6 +27,7 @@
 #endif
 
 #include "h5io.h"
+#include "tmpdir.h"
 
 typedef struct fixture {
     char dir[PATH_MAX];
@@ -49,12 +50,6 @@ static int setup(void **state)
     return 0;
 }
 
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st, (void)flag, (void)ftw;
-    return remove(path);
-}
-
 /* Also fails the test if any HDF5 file, dataset, group or attribute id is
  * still open: the code under test must close everything, errors included. */
 static int teardown(void **state)
@@ -62,7 +57,7 @@ static int teardown(void **state)
     fixture *f = *state;
     ssize_t open_ids = H5Fget_obj_count((hid_t)H5F_OBJ_ALL, H5F_OBJ_ALL);
     chmod(f->dir, 0700);
-    nftw(f->dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    tu_rmtree(f->dir);
     free(f);
     if (open_ids != 0)
         print_error("%zd HDF5 ids left open\n", open_ids);
@@ -71,9 +66,7 @@ static int teardown(void **state)
 
 static char *fpath(const fixture *f, const char *name, char buf[PATH_MAX])
 {
-    if (snprintf(buf, PATH_MAX, "%s/%s", f->dir, name) >= PATH_MAX)
-        fail_msg("path too long");
-    return buf;
+    return tu_path(f->dir, name, buf);
 }
 
 /* IEEE half precision as HDF5 describes it (h5py/numpy float16 layout). */
