@@ -1050,7 +1050,7 @@ fail:
  * Compressed: chunked (chunk_rows rows a chunk), each chunk stored as it
  * is with H5Dwrite_chunk; the dcpl names the filters it went through.
  * Uncompressed: contiguous, and *raw_at gets the data's file offset: the
- * bytes are left to write_raw, outside the HDF5 lock. */
+ * bytes are left to write_raw, outside the serialised HDF5 calls. */
 static int write_dataset(hid_t gid, const char *name, hid_t type, int rank, const hsize_t *dims,
                          const hsize_t *chunk, const encoded_chunk *c,
                          const cuplas_h5_encoded *e, uint64_t *raw_at, cuplas_error *err)

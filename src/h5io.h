@@ -8,12 +8,13 @@
  * temporary name in the destination directory, closed, fsync'd and
  * renamed into place: a reader never sees a file that looks complete
  * but is not. All HDF5 calls must come from one thread at a time: the
- * caller serialises (pipeline I/O thread).
+ * caller serialises them (the pipeline's HDF5 thread, src/h5exec.c);
+ * "serialised" below means such a call.
  *
  * Chunked + filtered data is moved through HDF5 as stored (compressed)
  * chunk bytes only; the zlib and byte-shuffle work happens in the
  * *_finish / *_encode_* phases, which make no HDF5 call and so run
- * outside the caller's HDF5 lock, with OpenMP over chunks.
+ * in parallel on the caller's own thread, with OpenMP over chunks.
  */
 #ifndef CUPLAS_H5IO_H
 #define CUPLAS_H5IO_H
@@ -94,8 +95,8 @@ int cuplas_h5_write_result(const char *out_path, const cuplas_h5grid *in,
                            cuplas_error *err);
 
 /*
- * Two-phase I/O: the HDF5 lock is held only for the *_begin / *_write_*
- * phases, which move stored chunk bytes; the other phases make no HDF5 call.
+ * Two-phase I/O: only the *_begin / *_write_* phases call HDF5 (serialised);
+ * they move stored chunk bytes, and the other phases make no HDF5 call.
  *
  * The parallel phases run `#pragma omp parallel for` over chunks with the
  * calling thread's OpenMP settings: omp_set_num_threads() in the calling
@@ -105,7 +106,7 @@ int cuplas_h5_write_result(const char *out_path, const cuplas_h5grid *in,
  * runs serially, correctly. Results never depend on the thread count.
  */
 
-/* Under the HDF5 lock: open, validate (same checks and messages as
+/* Serialised: open, validate (same checks and messages as
  * read_grid) and fetch every chunk's stored bytes and filter mask. Data
  * that the hand decoder does not cover (contiguous/compact layout, filters
  * other than shuffle and deflate) is read whole here instead. On success
@@ -134,7 +135,7 @@ int cuplas_h5_encode_result(const cuplas_h5grid *in, const int64_t *index,
                             const cuplas_output_opts *opts,
                             cuplas_h5_encoded **enc, cuplas_error *err);
 
-/* Under the HDF5 lock: write_result's file (temp name, same datasets,
+/* Serialised: write_result's file (temp name, same datasets,
  * creation properties and attributes, `complete` last, fsync, rename)
  * from encoded chunks (write_encoded_to + write_raw + publish). Does not
  * free enc. */
@@ -165,9 +166,9 @@ int64_t cuplas_h5_chunk_rows(int64_t H, size_t row_bytes, int64_t chunk_rows);
 char *cuplas_tmp_create(const char *out_path, cuplas_error *err);
 int cuplas_tmp_publish(const char *tmp, const char *out_path, int sync, cuplas_error *err);
 
-/* Under the HDF5 lock: write_encoded's file into tmp (an empty file from
+/* Serialised: write_encoded's file into tmp (an empty file from
  * cuplas_tmp_create), closed. The caller then calls write_raw and
- * cuplas_tmp_publish, which make no HDF5 call, outside the lock, and
+ * cuplas_tmp_publish, which make no HDF5 call, in parallel, and
  * unlinks tmp if anything fails. Datasets are compressed and chunked
  * (H5Dwrite_chunk) or, with deflate 0, contiguous: space allocated here,
  * data left to write_raw. */

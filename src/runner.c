@@ -484,9 +484,9 @@ static int job_body(cuplas_runner *r, cuplas_worker *w, struct cuplas_gpu_ctx *g
         .device_name = device,
         .identity = job->identity,
     };
-    /* gather, shuffle and deflate outside the lock; inside, the file's
-       metadata and (compressed) chunks; uncompressed data and fsync +
-       rename outside again */
+    /* gather, shuffle and deflate here; on the HDF5 thread, the file's
+       metadata and (compressed) chunks; uncompressed data, fsync and
+       rename here again */
     CUPLAS_TRY(cuplas_h5_encode_result(&g, index, &cfg->output, &enc, e));
     res->encode_s = now_s() - t;
     if (!(tmp = cuplas_tmp_create(job->output, e))) {
@@ -598,8 +598,8 @@ static void gpu_worker(cuplas_runner *r, int wi)
 }
 
 /* The thread that owns GPU number dev: sizes its memory budget, then runs
- * its lanes as nested threads. Host work of a job (HDF5 under the lock,
- * conversion, metrics) gets cores / (GPUs x lanes) threads of its own. */
+ * its lanes as nested threads. Host work of a job (decoding, conversion,
+ * metrics, encoding) gets cores / (GPUs x lanes) threads of its own. */
 static void gpu_device(cuplas_runner *r, int dev, int cores)
 {
     size_t fr = 0, tot = 0;
