@@ -29,9 +29,9 @@
 
 #include "cuplas_build.h"
 #include "testutil.h"
+#include "tmpdir.h"
 #ifdef HAVE_CUDA
 #include "sort_gpu.h"
-#include "tmpdir.h"
 #endif
 
 #ifndef CUPLAS_BUILDDIR
