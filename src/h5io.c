@@ -23,6 +23,9 @@
 #include <fcntl.h>
 #include <hdf5.h>
 #include <limits.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,6 +88,7 @@ struct cuplas_h5_fetch {
     fetched_chunk *c;
     unsigned char *bytes;               /* every stored chunk, back to back */
     char *path;                         /* the file, for pread outside HDF5 */
+    cuplas_h5_buffers *bufs;            /* lends bytes and the grid, or NULL */
 };
 
 /* One stored chunk of an output dataset, ready for H5Dwrite_chunk. */
@@ -346,12 +350,49 @@ bad_size:
     return -1;
 }
 
+/* n bytes of b's stored (which 0) or raw (1) memory, grown if needed; or
+ * malloc'd when b is NULL. */
+static unsigned char *lend(cuplas_h5_buffers *b, int which, size_t n)
+{
+    n = n ? n : 1;
+    if (!b)
+        return malloc(n);
+    unsigned char **slot = which ? &b->raw : &b->stored;
+    size_t *cap = which ? &b->raw_cap : &b->stored_cap;
+    if (n > *cap) {
+        free(*slot);
+        *cap = 0;
+        if (!(*slot = malloc(n)))
+            return NULL;
+        *cap = n;
+    }
+    return *slot;
+}
+
+void cuplas_h5_buffers_free(cuplas_h5_buffers *b)
+{
+    if (!b)
+        return;
+    free(b->stored);
+    free(b->raw);
+    memset(b, 0, sizeof *b);
+}
+
+/* g->raw for `bytes` of data, lent by bufs when there are any. */
+static int alloc_raw(cuplas_h5grid *g, cuplas_h5_buffers *bufs, size_t bytes)
+{
+    g->raw = lend(bufs, 1, bytes);
+    g->raw_lent = g->raw && bufs;
+    return g->raw ? 0 : -1;
+}
+
 static void fetch_free(cuplas_h5_fetch *f)
 {
     if (!f)
         return;
     free(f->c);
-    free(f->bytes);
+    if (!f->bufs)
+        free(f->bytes);
     free(f->path);
     free(f);
 }
@@ -609,7 +650,7 @@ fail:
 }
 
 /* Read the whole dataset into g->raw in slabs along the first dimension. */
-static int read_raw(hid_t did, cuplas_h5grid *g, cuplas_error *err)
+static int read_raw(hid_t did, cuplas_h5grid *g, cuplas_h5_buffers *bufs, cuplas_error *err)
 {
     hid_t fsp = H5I_INVALID_HID, msp = H5I_INVALID_HID;
     int rc = 0, rank = g->in_rank;
@@ -618,7 +659,7 @@ static int read_raw(hid_t did, cuplas_h5grid *g, cuplas_error *err)
     hsize_t slab = READ_SLAB_BYTES / row_bytes ? READ_SLAB_BYTES / row_bytes : 1;
     char cause[CAUSE_LEN];
 
-    if (!(g->raw = malloc(row_bytes * (size_t)rows)))
+    if (alloc_raw(g, bufs, row_bytes * (size_t)rows) != 0)
         CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "cannot allocate %zu bytes for the input",
                     row_bytes * (size_t)rows);
     if ((fsp = H5Dget_space(did)) < 0)
@@ -774,7 +815,7 @@ static int fetch_chunks(hid_t fid, hid_t did, const cuplas_h5grid *g, cuplas_h5_
         c->at = (off_t)(addr + userblock);
         total += (size_t)size;
     }
-    if (!(f->bytes = malloc(total ? total : 1)))
+    if (!(f->bytes = lend(f->bufs, 0, total)))
         CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "cannot allocate %zu bytes for the stored chunks",
                     total);
 fail:
@@ -824,7 +865,8 @@ fail:
 
 /* probe (fetch NULL) or read_begin: open and validate, then fetch the data. */
 static int open_grid(const char *file, const char *dataset, int64_t height, int64_t width,
-                     cuplas_h5_fetch **fetch, cuplas_h5grid *g, cuplas_error *err)
+                     cuplas_h5_fetch **fetch, cuplas_h5_buffers *bufs, cuplas_h5grid *g,
+                     cuplas_error *err)
 {
     hid_t fid = H5I_INVALID_HID, did = H5I_INVALID_HID;
     cuplas_h5_fetch *f = NULL;
@@ -843,9 +885,10 @@ static int open_grid(const char *file, const char *dataset, int64_t height, int6
     if (fetch) {
         if (!(f = calloc(1, sizeof *f)))
             CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
+        f->bufs = bufs;
         CUPLAS_TRY(plan_fetch(did, g, f, err));
         if (f->whole)
-            CUPLAS_TRY(read_raw(did, g, err));
+            CUPLAS_TRY(read_raw(did, g, bufs, err));
         else
             CUPLAS_TRY(fetch_chunks(fid, did, g, f, err));
         *fetch = f;
@@ -1316,9 +1359,10 @@ void cuplas_h5_unpin(int64_t id)
 }
 
 int cuplas_h5_read_begin(const char *file, const char *dataset, int64_t height, int64_t width,
-                         cuplas_h5grid *g, cuplas_h5_fetch **fetch, cuplas_error *err)
+                         cuplas_h5grid *g, cuplas_h5_fetch **fetch, cuplas_h5_buffers *bufs,
+                         cuplas_error *err)
 {
-    return open_grid(file, dataset, height, width, fetch, g, err);
+    return open_grid(file, dataset, height, width, fetch, bufs, g, err);
 }
 
 int cuplas_h5_read_finish(cuplas_h5grid *g, cuplas_h5_fetch *f, cuplas_error *err)
@@ -1335,7 +1379,7 @@ int cuplas_h5_read_finish(cuplas_h5grid *g, cuplas_h5_fetch *f, cuplas_error *er
         CUPLAS_FAIL(err, CUPLAS_ERR_INTERNAL, "read_finish on a grid that has data");
     CUPLAS_TRY(read_chunks(g, f, err));
     bytes = (size_t)(f->dims[0] * f->dims[1] * f->dims[2]) * g->elem_size;
-    if (!(g->raw = malloc(bytes ? bytes : 1)))
+    if (alloc_raw(g, f->bufs, bytes) != 0)
         CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "cannot allocate %zu bytes for the input", bytes);
 
     /* the lowest failing chunk is reported: the same error for any thread count */
@@ -1369,8 +1413,10 @@ int cuplas_h5_read_finish(cuplas_h5grid *g, cuplas_h5_fetch *f, cuplas_error *er
     }
 fail:
     if (rc) {
-        free(g->raw);
+        if (!g->raw_lent)
+            free(g->raw);
         g->raw = NULL;
+        g->raw_lent = 0;
         if (g->file)
             cuplas_error_where(err, "%s:%s", g->file, g->dataset);
     }
@@ -1382,7 +1428,7 @@ int cuplas_h5_read_grid(const char *file, const char *dataset, int64_t height, i
                         cuplas_h5grid *g, cuplas_error *err)
 {
     cuplas_h5_fetch *f = NULL;
-    int rc = cuplas_h5_read_begin(file, dataset, height, width, g, &f, err);
+    int rc = cuplas_h5_read_begin(file, dataset, height, width, g, &f, NULL, err);
 
     if (rc == 0 && (rc = cuplas_h5_read_finish(g, f, err)) != 0)
         cuplas_h5grid_free(g);
@@ -1392,7 +1438,7 @@ int cuplas_h5_read_grid(const char *file, const char *dataset, int64_t height, i
 int cuplas_h5_probe_grid(const char *file, const char *dataset, int64_t height, int64_t width,
                          cuplas_h5grid *g, cuplas_error *err)
 {
-    return open_grid(file, dataset, height, width, NULL, g, err);
+    return open_grid(file, dataset, height, width, NULL, NULL, g, err);
 }
 
 void cuplas_h5grid_free(cuplas_h5grid *g)
@@ -1401,7 +1447,8 @@ void cuplas_h5grid_free(cuplas_h5grid *g)
         return;
     free(g->file);
     free(g->dataset);
-    free(g->raw);
+    if (!g->raw_lent)
+        free(g->raw);
     if (g->file_type >= 0)
         H5Tclose((hid_t)g->file_type);
     memset(g, 0, sizeof *g);
@@ -1819,4 +1866,23 @@ void cuplas_h5_free_names(char **names, int count)
 void cuplas_h5_quiet(void)
 {
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+}
+
+void cuplas_h5_tune(void)
+{
+    /* Every H5Fcreate/H5Fopen allocates a ~520 KiB metadata-cache table and
+       every close frees it. The default per-list limit of HDF5's free lists
+       (64 KiB) hands it back to malloc each time, and a fresh 520 KiB block
+       costs ~130 page faults: half of the HDF5 work of writing a small
+       result. 1 MiB per list keeps one; the other limits stay the defaults. */
+    H5set_free_list_limits(4 << 20, 1 << 20, 4 << 20, 256 << 10, 16 << 20, 1 << 20);
+#ifdef __GLIBC__
+    /* glibc maps blocks from 128 KiB up (the threshold adapts, up to
+       32 MiB) and trims freed heap tops: chunk and grid buffers, freed job
+       after job, come back as fresh pages. Fixed thresholds keep freed
+       memory for the next job (unmaps also interrupt every core the
+       process runs on). Larger grids are lent per lane (cuplas_h5_buffers). */
+    mallopt(M_MMAP_THRESHOLD, 32 << 20);
+    mallopt(M_TRIM_THRESHOLD, 64 << 20);
+#endif
 }

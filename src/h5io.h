@@ -41,7 +41,23 @@ typedef struct cuplas_h5grid {
     void *raw;           /* N*C*elem_size bytes, row-major, file type       */
     int native;          /* little-endian standard layout: to_double decodes
                             raw itself, without HDF5 calls                  */
+    int raw_lent;        /* raw belongs to a cuplas_h5_buffers, not to g    */
 } cuplas_h5grid;
+
+/* Grid-sized memory that a caller (a pipeline lane) lends to its reads one
+ * job after another. It grows and is never handed back between jobs: a
+ * 64 MiB grid allocated per job is mapped, faulted in page by page and
+ * unmapped each time, and with dozens of lanes those faults and unmaps
+ * queue on the kernel's per-process memory lock. One grid at a time may
+ * use a given cuplas_h5_buffers. Zero-initialise; free with
+ * cuplas_h5_buffers_free. */
+typedef struct cuplas_h5_buffers {
+    unsigned char *stored;   /* stored chunk bytes: read_begin to read_finish */
+    size_t stored_cap;
+    unsigned char *raw;      /* the grid's data: until cuplas_h5grid_free     */
+    size_t raw_cap;
+} cuplas_h5_buffers;
+void cuplas_h5_buffers_free(cuplas_h5_buffers *b);
 
 /* Attributes written on the output group (strings and numbers). */
 typedef struct cuplas_result_meta {
@@ -111,12 +127,13 @@ int cuplas_h5_write_result(const char *out_path, const cuplas_h5grid *in,
  * that the hand decoder does not cover (contiguous/compact layout, filters
  * other than shuffle and deflate) is read whole here instead. On success
  * *fetch owns the fetched bytes (pass it to read_finish); on failure
- * *fetch is NULL and g is freed, as with read_grid. */
+ * *fetch is NULL and g is freed, as with read_grid. bufs (or NULL: memory
+ * of its own) lends the stored bytes and g->raw. */
 typedef struct cuplas_h5_fetch cuplas_h5_fetch;
 int cuplas_h5_read_begin(const char *file, const char *dataset,
                          int64_t height, int64_t width,
                          cuplas_h5grid *g, cuplas_h5_fetch **fetch,
-                         cuplas_error *err);
+                         cuplas_h5_buffers *bufs, cuplas_error *err);
 
 /* No HDF5 calls: inflate, unshuffle and place every chunk into g->raw (in
  * parallel). Never-written chunks become the dataset's fill value. Always
@@ -188,6 +205,11 @@ void cuplas_h5_unpin(int64_t id);   /* -1: no-op */
 
 /* Silence HDF5's automatic error printing for the calling thread. */
 void cuplas_h5_quiet(void);
+
+/* Process-wide memory settings for reading and writing many grids (HDF5
+ * free-list limits, glibc malloc thresholds). Call once, before the
+ * threads that read and write start; results never depend on it. */
+void cuplas_h5_tune(void);
 
 #ifdef __cplusplus
 }

@@ -257,6 +257,7 @@ typedef struct h5_step {
     const cuplas_job *job;
     cuplas_h5grid *g;
     cuplas_h5_fetch **fetch;          /* READ                          */
+    cuplas_h5_buffers *io;
     int *skip;                        /* READ: complete output found   */
     const int *use;                   /* CONVERT                       */
     int nuse;
@@ -279,7 +280,7 @@ static void step_run(void *p)
         s->rc = check_output(s->r, job, s->skip, s->e);
         if (s->rc == 0 && !*s->skip)
             s->rc = cuplas_h5_read_begin(job->file, job->dataset, job->height, job->width, s->g,
-                                         s->fetch, s->e);
+                                         s->fetch, s->io, s->e);
         break;
     case STEP_CONVERT:   /* non-native types: HDF5 converts them */
         s->rc = cuplas_h5grid_to_double(s->g, s->use, s->nuse, s->x, s->e);
@@ -367,6 +368,7 @@ static void worker_buffers_free(cuplas_worker *w)
     w->x = NULL;
     w->index = NULL;
     w->x_cap = w->index_cap = 0;
+    cuplas_h5_buffers_free(&w->io);
 }
 
 /* Everything a job does; fills res (state on success) or e. */
@@ -394,6 +396,7 @@ static int job_body(cuplas_runner *r, cuplas_worker *w, struct cuplas_gpu_ctx *g
     t = now_s();
     step.kind = STEP_READ;
     step.fetch = &fetch;
+    step.io = &w->io;
     step.skip = &skip;
     rc = h5_do(r, res, &step);
     /* inflating and unshuffling the chunks needs no HDF5 call */
@@ -656,6 +659,7 @@ int cuplas_runner_init(cuplas_runner *r, const cuplas_config *cfg, const cuplas_
         omp_set_num_threads(b->threads);
 #endif
     cpu_model(r->cpu_name, sizeof r->cpu_name);
+    cuplas_h5_tune();
 
 #ifdef HAVE_CUDA
     ngpu = cuplas_gpu_count();

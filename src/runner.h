@@ -7,7 +7,7 @@
  * buffers and workspace: while one lane's grid sorts, another uploads or
  * reads, a third downloads or writes, and small grids share the GPU.
  * Workers take the next job in list order under a lock; every HDF5 call
- * goes through one mutex. Each job ends in a result record (state, error,
+ * runs on one HDF5 thread (h5exec.c). Each job ends in a result record (state, error,
  * metrics, timings, device) kept in an array parallel to the job list, so
  * that a manifest can be written from it later. Workers never exit the
  * process: failures are recorded and the other jobs go on.
@@ -18,6 +18,7 @@
 #include "config.h"
 #include "devgate.h"
 #include "error.h"
+#include "h5io.h"
 #include "jobs.h"
 #include "lock.h"
 #include "log.h"
@@ -65,6 +66,7 @@ typedef struct cuplas_worker {
     size_t x_cap;
     int64_t *index;
     size_t index_cap;
+    cuplas_h5_buffers io;      /* the grid's stored chunks and data          */
     cuplas_error err;          /* the worker could not start (GPU init)      */
 } cuplas_worker;
 

@@ -805,9 +805,10 @@ static unsigned char *plain_read(const char *file, const char *dset, size_t *nby
     return buf;
 }
 
-/* read_begin + read_finish (with `threads` threads) gives H5Dread's bytes. */
-static void expect_same_as_h5dread(const char *file, const char *dset, int64_t h, int64_t w,
-                                   int threads)
+/* read_begin + read_finish (with `threads` threads, memory lent by bufs or
+ * NULL) gives H5Dread's bytes. */
+static void expect_read_lent(const char *file, const char *dset, int threads,
+                             cuplas_h5_buffers *bufs)
 {
     cuplas_h5grid g;
     cuplas_h5_fetch *fetch = NULL;
@@ -816,7 +817,7 @@ static void expect_same_as_h5dread(const char *file, const char *dset, int64_t h
     unsigned char *want = plain_read(file, dset, &n);
 
     cuplas_error_clear(&err);
-    if (cuplas_h5_read_begin(file, dset, h, w, &g, &fetch, &err) != 0)
+    if (cuplas_h5_read_begin(file, dset, 0, 0, &g, &fetch, bufs, &err) != 0)
         fail_msg("read_begin %s:%s: %s", file, dset, err.msg);
     assert_non_null(fetch);
     set_threads(threads);
@@ -826,8 +827,15 @@ static void expect_same_as_h5dread(const char *file, const char *dset, int64_t h
     assert_non_null(g.raw);
     assert_int_equal((size_t)(g.H * g.W * g.C) * g.elem_size, n);
     assert_memory_equal(g.raw, want, n);
+    if (bufs)
+        assert_ptr_equal(g.raw, bufs->raw);
     cuplas_h5grid_free(&g);
     free(want);
+}
+
+static void expect_same_as_h5dread(const char *file, const char *dset, int threads)
+{
+    expect_read_lent(file, dset, threads, NULL);
 }
 
 /* stored bytes are never converted, so big-endian data takes the same path */
@@ -856,12 +864,12 @@ static void test_h5io_chunk_read_filters(void **state)
             for (size_t k = 0; k < sizeof chunks3 / sizeof chunks3[0]; k++) {
                 put_chunked(file, 1, "/g", type, 3, dims3, chunks3[k], c->shuffle, c->deflate,
                             0, NULL, raw);
-                expect_same_as_h5dread(file, "/g", 0, 0, 2);
+                expect_same_as_h5dread(file, "/g", 2);
             }
             for (size_t k = 0; k < sizeof chunks2 / sizeof chunks2[0]; k++) {
                 put_chunked(file, 1, "/nc", type, 2, dims2, chunks2[k], c->shuffle, c->deflate,
                             0, NULL, raw);
-                expect_same_as_h5dread(file, "/nc", 0, 0, 2);
+                expect_same_as_h5dread(file, "/nc", 2);
             }
         }
         H5Tclose(type);
@@ -901,7 +909,21 @@ static void test_h5io_chunk_read_fill_and_fallback(void **state)
 
     const char *names[] = {"/empty", "/emptyfill", "/partial", "/fletcher", "/contiguous"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        expect_same_as_h5dread(file, names[i], 0, 0, 2);
+        expect_same_as_h5dread(file, names[i], 2);
+
+    /* one lane's lent memory, reused and grown across grids of both read
+       paths (chunks, whole); every grid_free leaves it to the lender */
+    const hsize_t big[3] = {2 * H, W, C}, bigchunk[3] = {7, 9, 1};
+    float vv[2 * H * W * C];
+    for (int i = 0; i < 2 * H * W * C; i++)
+        vv[i] = (float)i - 3.0f;
+    put_chunked(file, 0, "/big", H5T_IEEE_F32LE, 3, big, bigchunk, 1, 5, 0, NULL, vv);
+    cuplas_h5_buffers bufs = {0};
+    const char *lent[] = {"/partial", "/big", "/contiguous", "/fletcher", "/big"};
+    for (size_t i = 0; i < sizeof lent / sizeof lent[0]; i++)
+        expect_read_lent(file, lent[i], 2, &bufs);
+    assert_true(bufs.raw_cap >= sizeof vv && bufs.stored_cap > 0);
+    cuplas_h5_buffers_free(&bufs);
 
     cuplas_h5grid g;
     cuplas_error err;
@@ -975,7 +997,7 @@ static void test_h5io_chunk_filter_mask(void **state)
     assert_true(H5Dwrite_chunk(did, H5P_DEFAULT, 0x2, off, sizeof shuffled, shuffled) >= 0);
     H5Dclose(did);
     H5Fclose(fid);
-    expect_same_as_h5dread(file, "/g", 0, 0, 2);
+    expect_same_as_h5dread(file, "/g", 2);
 
     cuplas_h5grid g;
     cuplas_error err;
@@ -1148,7 +1170,7 @@ static void test_h5io_chunk_write_round_trip(void **state)
                 expect_same_chunks(out, ref, "/s/g/sorted");
             }
             /* and the two-phase reader reads HDF5's own chunks back */
-            expect_same_as_h5dread(out, "/s/g/sorted", 0, 0, 2);
+            expect_same_as_h5dread(out, "/s/g/sorted", 2);
         }
         H5Tclose(type);
     }
@@ -1202,7 +1224,7 @@ static void test_h5io_large_outputs(void **state)
         H5Dclose(ix);
         H5Fclose(fid);
         /* and the pipeline's reader takes the contiguous layout too */
-        expect_same_as_h5dread(out, "/g/sorted", 0, 0, 2);
+        expect_same_as_h5dread(out, "/g/sorted", 2);
     }
     cuplas_h5grid_free(&g);
     free(back);
@@ -1232,8 +1254,8 @@ static void test_h5io_chunk_threads(void **state)
     fpath(*state, "out4.h5", out4);
     put_chunked(in, 1, "/g", H5T_IEEE_F32LE, 3, dims, (const hsize_t[3]){7, 16, 4}, 1, 6, 0,
                 NULL, v);
-    expect_same_as_h5dread(in, "/g", 0, 0, 1);
-    expect_same_as_h5dread(in, "/g", 0, 0, 4);
+    expect_same_as_h5dread(in, "/g", 1);
+    expect_same_as_h5dread(in, "/g", 4);
 
     cuplas_error_clear(&err);
     assert_int_equal(cuplas_h5_read_grid(in, "/g", 0, 0, &g, &err), 0);
@@ -1299,7 +1321,7 @@ static void test_h5io_chunk_corrupt(void **state)
 
     for (int threads = 1; threads <= 4; threads += 3) {
         cuplas_error_clear(&err);
-        assert_int_equal(cuplas_h5_read_begin(out, "/g/sorted", 0, 0, &g, &fetch, &err), 0);
+        assert_int_equal(cuplas_h5_read_begin(out, "/g/sorted", 0, 0, &g, &fetch, NULL, &err), 0);
         set_threads(threads);
         int rc = cuplas_h5_read_finish(&g, fetch, &err);
         set_threads(2);
