@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rm -rf .dev && mkdir -p .dev/lib .dev/bin
-for b in cuplas tests/test_gpu tests/test_sort_cpu tests/test_cli bench/bench_sort bench/cmp_outputs "$@"; do
+for b in cuplas tests/test_gpu tests/test_sort_cpu tests/test_cli bench/bench_sort bench/bench_h5 bench/cmp_outputs "$@"; do
     [ -x "$b" ] && cp "$b" .dev/bin/
 done
 for b in .dev/bin/*; do

@@ -15,6 +15,9 @@ L=$W/logs; mkdir -p $L   # logs go back as one archive (the device returns few f
 DEFLATE=${PIPE_DEFLATE:-0} FSYNC=${PIPE_FSYNC:-false}
 LA=${PIPE_LANES_A:-12} LB=${PIPE_LANES_B:-16}
 COLS=${PIPE_ONLY:-A B}   # PIPE_ONLY=B: the end-to-end runs of collection B alone
+# PIPE_A_LONG=N: also N files of 8 A grids (N > 8) run on 1 and all GPUs, long
+# enough for a steady state on many lanes (64 grids on 48 lanes is ~1.3 waves)
+ALONG=${PIPE_A_LONG:-0}
 has() { case " $COLS " in *" $1 "*) return 0;; esac; return 1; }
 note() { echo "$*" | tee -a "$OUT/log.txt"; }
 gpulist() { seq -s, 0 $(($1 - 1)); }
@@ -70,12 +73,19 @@ done
 # 2. collections (chunked + shuffle + deflate 1, read from the page cache)
 # A as 8 files of 8 grids, generated in parallel (gen compresses on one core)
 t0=$(date +%s)
-has A && for i in 0 1 2 3 4 5 6 7; do
-    $B/cuplas gen --kind normal --size 1024x1024 --channels 16 --count 8 --deflate 1 --seed $((i + 1)) A$i.h5 >/dev/null &
+NA=$(( ALONG > 8 ? ALONG : 8 ))
+has A && for i in $(seq 0 $((NA - 1))); do   # A0..A7 are collection A, AL8.. the long extra
+    $B/cuplas gen --kind normal --size 1024x1024 --channels 16 --count 8 --deflate 1 --seed $((i + 1)) \
+        $( [ $i -lt 8 ] && echo A$i.h5 || echo AL$i.h5 ) >/dev/null &
 done; wait
 t1=$(date +%s); $B/cuplas gen --kind colors --size 256x256 --count 512 --deflate 1 --seed 2 Bc.h5 >/dev/null
 t2=$(date +%s); note "gen A $((t1 - t0)) s, B $((t2 - t1)) s, $(du -shc A?.h5 Bc.h5 2>/dev/null | tail -2 | tr '\n' ' ')"
-cat A?.h5 Bc.h5 > /dev/null 2>&1
+cat A*.h5 Bc.h5 > /dev/null 2>&1
+# the HDF5 work of one B job, phase by phase, with and without cuplas_h5_tune
+if has B; then
+    $B/bench_h5 --rounds 2 Bc.h5 h5b | tee -a "$J"
+    BENCH_H5_UNTUNED=1 $B/bench_h5 --rounds 2 Bc.h5 h5b-untuned | tee -a "$J"
+fi
 # 3. pure-sort throughput (no HDF5, features already quantised in pinned memory)
 [ -n "${PIPE_QUICK:-}" ] || {
 for lanes in 1 4 12; do
@@ -100,6 +110,12 @@ for v in ${PIPE_LANES:-}; do
     run_cfg $c-g1-l$l "$f" 1 $l
     run_cfg $c-g$NG-l$l "$f" $NG $l
 done
+if has A && [ "$ALONG" -gt 8 ]; then
+    run_cfg Along-g1 "[A?.h5, AL*.h5]" 1 $LA
+    run_cfg Along-g$NG "[A?.h5, AL*.h5]" $NG $LA
+    r=$($B/cmp_outputs out-Along-g1 out-Along-g$NG | tail -1); note "bytes Along g1 vs g$NG: $r"
+    echo "{\"check\":\"bytes Along g1 vs g$NG\",\"result\":\"$r\"}" >> "$J"
+fi
 for c in $COLS; do for g in 2 $NG; do
     r=$($B/cmp_outputs out-$c-g1 out-$c-g$g | tail -1); note "bytes $c g1 vs g$g: $r"
     echo "{\"check\":\"bytes $c g1 vs g$g\",\"result\":\"$r\"}" >> "$J"
