@@ -295,6 +295,36 @@ static void step_run(void *p)
     }
 }
 
+/* A GPU lane's host phase (decoding and preparing a grid, or encoding and
+ * writing its result) gets an equal share of the cores among the lanes in
+ * a host phase now, itself included, capped at one thread per 4 MiB of
+ * grid. Lanes that wait for their GPU then leave their cores to the
+ * others: with 48 lanes on 64 cores a fixed share is one thread, and a
+ * 1024^2 x 16 grid inflated on one thread made the host, not the GPUs,
+ * the bound. Outputs never depend on the thread count. *held tracks the
+ * phase so that an error path can leave it. */
+static void host_enter(cuplas_runner *r, const struct cuplas_gpu_ctx *gpu, size_t bytes,
+                       int *held)
+{
+    if (!gpu || *held)
+        return;   /* the CPU backend keeps the OpenMP default (backend.threads) */
+    *held = 1;
+    int share = r->cores / (atomic_fetch_add(&r->in_host, 1) + 1);
+    int by_size = (int)(bytes >> 22) + 1;
+#ifdef _OPENMP
+    omp_set_num_threads(share < by_size ? (share > 1 ? share : 1) : by_size);
+#else
+    (void)share, (void)by_size;
+#endif
+}
+
+static void host_leave(cuplas_runner *r, int *held)
+{
+    if (*held)
+        atomic_fetch_sub(&r->in_host, 1);
+    *held = 0;
+}
+
 /* Run s on the HDF5 thread; the job's time queued and in HDF5 add up. */
 static int h5_do(cuplas_runner *r, cuplas_job_result *res, h5_step *s)
 {
@@ -378,8 +408,9 @@ static int job_body(cuplas_runner *r, cuplas_worker *w, struct cuplas_gpu_ctx *g
     const cuplas_config *cfg = r->cfg;
     cuplas_h5grid g;
     double *x = NULL, t;
+    size_t bytes = 0;   /* the grid's data */
     int64_t *index = NULL, N;
-    int *use = NULL, nuse = 0, skip = 0, rc = 0;
+    int *use = NULL, nuse = 0, skip = 0, rc = 0, host = 0;
     char *params = NULL, device[256];
     cuplas_h5_fetch *fetch = NULL;
     cuplas_h5_encoded *enc = NULL;
@@ -400,8 +431,11 @@ static int job_body(cuplas_runner *r, cuplas_worker *w, struct cuplas_gpu_ctx *g
     step.skip = &skip;
     rc = h5_do(r, res, &step);
     /* inflating and unshuffling the chunks needs no HDF5 call */
-    if (rc == 0 && !skip)
+    if (rc == 0 && !skip) {
+        bytes = (size_t)(g.H * g.W * g.C) * g.elem_size;
+        host_enter(r, gpu, bytes, &host);
         rc = cuplas_h5_read_finish(&g, fetch, e);
+    }
     if (rc == 0 && !skip)
         rc = output_dir(job, e);
     if (rc)
@@ -435,6 +469,7 @@ static int job_body(cuplas_runner *r, cuplas_worker *w, struct cuplas_gpu_ctx *g
         CUPLAS_FAIL(e, CUPLAS_ERR_NOMEM, "out of memory normalising a %lldx%lld grid",
                     (long long)g.H, (long long)g.W);
     res->and_before = cuplas_and(x, g.H, g.W, nuse, NULL);
+    host_leave(r, &host);
     res->prep_s = now_s() - t;
 
     t = now_s();
@@ -466,10 +501,10 @@ static int job_body(cuplas_runner *r, cuplas_worker *w, struct cuplas_gpu_ctx *g
         w->gpu_ms += res->stats.h2d_ms + res->stats.device_ms + res->stats.d2h_ms;
         w->bytes += (double)(g.H * g.W) * (cuplas_padded_channels(nuse) * 2 + 4);
     }
-    res->and_after = cuplas_and(x, g.H, g.W, nuse, index);
     res->sort_s = now_s() - t;
-
     t = now_s();
+    host_enter(r, gpu, bytes, &host);
+    res->and_after = cuplas_and(x, g.H, g.W, nuse, index);
     if (gpu)
         snprintf(device, sizeof device, "%s", w->name);
     else
@@ -491,6 +526,7 @@ static int job_body(cuplas_runner *r, cuplas_worker *w, struct cuplas_gpu_ctx *g
        metadata and (compressed) chunks; uncompressed data, fsync and
        rename here again */
     CUPLAS_TRY(cuplas_h5_encode_result(&g, index, &cfg->output, &enc, e));
+    host_leave(r, &host);
     res->encode_s = now_s() - t;
     if (!(tmp = cuplas_tmp_create(job->output, e))) {
         rc = e->code ? (int)e->code : CUPLAS_ERR_OUTPUT;
@@ -499,8 +535,14 @@ static int job_body(cuplas_runner *r, cuplas_worker *w, struct cuplas_gpu_ctx *g
         step.enc = enc;
         step.meta = &meta;
         step.tmp = tmp;
-        if ((rc = h5_do(r, res, &step)) != 0 || (rc = cuplas_h5_write_raw(tmp, enc, e)) != 0 ||
-            (rc = cuplas_tmp_publish(tmp, job->output, cfg->output.fsync, e)) != 0)
+        if ((rc = h5_do(r, res, &step)) == 0) {
+            host_enter(r, gpu, bytes, &host);
+            rc = cuplas_h5_write_raw(tmp, enc, e);
+            host_leave(r, &host);
+        }
+        if (rc == 0)
+            rc = cuplas_tmp_publish(tmp, job->output, cfg->output.fsync, e);
+        if (rc)
             unlink(tmp);
     }
     if (rc) {
@@ -510,6 +552,7 @@ static int job_body(cuplas_runner *r, cuplas_worker *w, struct cuplas_gpu_ctx *g
     res->write_s = now_s() - t;
     res->state = CUPLAS_JOB_DONE;
 fail:
+    host_leave(r, &host);
     free(tmp);
     cuplas_h5_encoded_free(enc);
     free(params);
@@ -601,8 +644,8 @@ static void gpu_worker(cuplas_runner *r, int wi)
 }
 
 /* The thread that owns GPU number dev: sizes its memory budget, then runs
- * its lanes as nested threads. Host work of a job (decoding, conversion,
- * metrics, encoding) gets cores / (GPUs x lanes) threads of its own. */
+ * its lanes as nested threads, each with cores / (GPUs x lanes) threads
+ * outside its host phases (host_enter sizes those). */
 static void gpu_device(cuplas_runner *r, int dev, int cores)
 {
     size_t fr = 0, tot = 0;
@@ -742,7 +785,7 @@ int cuplas_runner_run(cuplas_runner *r, cuplas_error *err)
 #ifdef HAVE_CUDA
     else {
 #ifdef _OPENMP
-        int cores = omp_get_num_procs();
+        int cores = r->cores = omp_get_num_procs();
         omp_set_max_active_levels(3);
         #pragma omp parallel num_threads(r->ndev)
         {

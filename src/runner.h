@@ -15,6 +15,8 @@
 #ifndef CUPLAS_RUNNER_H
 #define CUPLAS_RUNNER_H
 
+#include <stdatomic.h>
+
 #include "config.h"
 #include "devgate.h"
 #include "error.h"
@@ -86,6 +88,8 @@ typedef struct cuplas_runner {
     int next;                    /* queue head, under queue_lock             */
     cuplas_lock queue_lock;
     struct cuplas_h5exec *h5;    /* the HDF5 thread, while the run runs       */
+    int cores;                   /* host threads the GPU lanes share          */
+    atomic_int in_host;          /* GPU lanes in a host phase now             */
     char *pin_path;              /* input file the HDF5 thread keeps open     */
     int64_t pin_id;              /* (cuplas_h5_pin), or -1                    */
     char cpu_name[128];
