@@ -9,6 +9,11 @@ OUT=${OUT:-pipeline-results}; mkdir -p "$OUT"
 export LD_LIBRARY_PATH=$PWD/.dev/lib
 B=$PWD/.dev/bin; W=/tmp/cuplas-pipe; rm -rf $W; mkdir -p $W; cd $W
 NG=$(nvidia-smi -L | wc -l); nvidia-smi -L > "$OUT/gpus.txt"; nproc >> "$OUT/gpus.txt"
+# the host: CPU, memory limits, the filesystem outputs go to, dirty-page limits
+{ lscpu | grep -E "Model name|Socket|NUMA node\(s\)"; df -T /tmp | tail -1
+  cat /sys/fs/cgroup/memory.max 2>/dev/null; sysctl vm.dirty_ratio vm.dirty_background_ratio
+  meminfo; echo; } > "$OUT/diag.txt" 2>&1
+vmstat 1 > "$OUT/vmstat.txt" 2>&1 & VMSTAT=$!
 J="$OUT/pipeline.jsonl"; : > "$J"
 L=$W/logs; mkdir -p $L   # logs go back as one archive (the device returns few files)
 # outputs: uncompressed, no per-file fsync (page cache, like the inputs) unless asked
@@ -18,11 +23,20 @@ COLS=${PIPE_ONLY:-A B}   # PIPE_ONLY=B: the end-to-end runs of collection B alon
 # PIPE_A_LONG=N: also N files of 8 A grids (N > 8) run on 1 and all GPUs, long
 # enough for a steady state on many lanes (64 grids on 48 lanes is ~1.3 waves)
 ALONG=${PIPE_A_LONG:-0}
+# PIPE_SYNC=1: sync (flush earlier runs' outputs to disk) before each run, so
+# that no run pays for the dirty pages of the ones before it
+# PIPE_REPEAT=N: the end-to-end runs N times (names -rK from the second on)
+REPEAT=${PIPE_REPEAT:-1}
 has() { case " $COLS " in *" $1 "*) return 0;; esac; return 1; }
 note() { echo "$*" | tee -a "$OUT/log.txt"; }
 gpulist() { seq -s, 0 $(($1 - 1)); }
+meminfo() { awk '/^(Dirty|Writeback|MemAvailable|Cached):/ {printf "%s %d MiB  ", $1, $2 / 1024}' /proc/meminfo; }
 run_cfg() { # name file gpus lanes extra...
     local name=$1 file=$2 g=$3 lanes=$4; shift 4
+    if [ -n "${PIPE_SYNC:-}" ]; then
+        local s0=$(date +%s.%N); sync; note "sync before $name: $(awk "BEGIN {print $(date +%s.%N) - $s0}") s"
+    fi
+    echo "$name before: $(meminfo)" >> "$OUT/diag.txt"
     local t0=$(date +%s.%N)
     $B/cuplas run cfg.yaml --set "inputs=[{files: $file}]" --set output.dir=out-$name \
         --set "backend.gpus=[$( [ "$g" = cpu ] || gpulist $g )]" --set backend.lanes=$lanes \
@@ -101,9 +115,12 @@ for g in 2 $NG; do
 done
 }
 # 4. end to end, 1 / 2 / 4 GPUs
-for g in 1 2 $NG; do
-    has A && run_cfg A-g$g "A?.h5" $g $LA
-    has B && run_cfg B-g$g Bc.h5 $g $LB
+for k in $(seq 1 $REPEAT); do
+    rs=$( [ $k = 1 ] || echo -r$k )
+    for g in 1 2 $NG; do
+        has A && run_cfg A-g$g$rs "A?.h5" $g $LA
+        has B && run_cfg B-g$g$rs Bc.h5 $g $LB
+    done
 done
 # more lanes: more host threads per GPU (PIPE_LANES="A:8 B:16")
 for v in ${PIPE_LANES:-}; do
@@ -145,5 +162,7 @@ for f in sorted(glob.glob(os.path.join(sys.argv[1], "run-*.log"))):
                          "h5_s", "gpu_sort_ms")}
         print(os.path.basename(f), len(ev), " ".join("%s=%.4g" % kv for kv in med.items()))
 PY
+kill $VMSTAT 2>/dev/null
+mv "$OUT/vmstat.txt" "$OUT/diag.txt" "$L/" 2>/dev/null
 tar czf "$OUT/logs.tgz" -C "$L" .
 cat "$J"
