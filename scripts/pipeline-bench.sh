@@ -9,11 +9,11 @@ OUT=${OUT:-pipeline-results}; mkdir -p "$OUT"
 export LD_LIBRARY_PATH=$PWD/.dev/lib
 B=$PWD/.dev/bin; W=/tmp/cuplas-pipe; rm -rf $W; mkdir -p $W; cd $W
 NG=$(nvidia-smi -L | wc -l); nvidia-smi -L > "$OUT/gpus.txt"; nproc >> "$OUT/gpus.txt"
+meminfo() { awk '/^(Dirty|Writeback|MemAvailable|Cached):/ {printf "%s %d MiB  ", $1, $2 / 1024}' /proc/meminfo; }
 # the host: CPU, memory limits, the filesystem outputs go to, dirty-page limits
 { lscpu | grep -E "Model name|Socket|NUMA node\(s\)"; df -T /tmp | tail -1
   cat /sys/fs/cgroup/memory.max 2>/dev/null; sysctl vm.dirty_ratio vm.dirty_background_ratio
   meminfo; echo; } > "$OUT/diag.txt" 2>&1
-vmstat 1 > "$OUT/vmstat.txt" 2>&1 & VMSTAT=$!
 J="$OUT/pipeline.jsonl"; : > "$J"
 L=$W/logs; mkdir -p $L   # logs go back as one archive (the device returns few files)
 # outputs: uncompressed, no per-file fsync (page cache, like the inputs) unless asked
@@ -30,7 +30,6 @@ REPEAT=${PIPE_REPEAT:-1}
 has() { case " $COLS " in *" $1 "*) return 0;; esac; return 1; }
 note() { echo "$*" | tee -a "$OUT/log.txt"; }
 gpulist() { seq -s, 0 $(($1 - 1)); }
-meminfo() { awk '/^(Dirty|Writeback|MemAvailable|Cached):/ {printf "%s %d MiB  ", $1, $2 / 1024}' /proc/meminfo; }
 run_cfg() { # name file gpus lanes extra...
     local name=$1 file=$2 g=$3 lanes=$4; shift 4
     if [ -n "${PIPE_SYNC:-}" ]; then
@@ -96,6 +95,7 @@ done; wait
 t1=$(date +%s); $B/cuplas gen --kind colors --size 256x256 --count 512 --deflate 1 --seed 2 Bc.h5 >/dev/null
 t2=$(date +%s); note "gen A $((t1 - t0)) s, B $((t2 - t1)) s, $(du -shc A?.h5 Bc.h5 2>/dev/null | tail -2 | tr '\n' ' ')"
 cat A*.h5 Bc.h5 > /dev/null 2>&1
+vmstat 1 > "$OUT/vmstat.txt" 2>&1 & VMSTAT=$!   # after the generators' `wait`
 # the HDF5 work of one B job, phase by phase, with and without cuplas_h5_tune
 if has B; then
     $B/bench_h5 --rounds 2 Bc.h5 h5b | tee -a "$J"
