@@ -6,7 +6,7 @@
  * For every grid of INPUT.h5, in R rounds, runs the pipeline's I/O as the
  * runner does: read_begin (HDF5 thread) + read_finish, encode, write
  * (HDF5 thread) + write_raw + publish, with a fixed permutation as the
- * index. The serialised phases are what bounds a multi-GPU run of many
+ * index, and one lane's lent buffers. The serialised phases are what bounds a multi-GPU run of many
  * small grids (one HDF5 thread serves every lane), so their per-grid
  * medians are the figure to cut. Prints one JSON line.
  */
@@ -45,7 +45,8 @@ static const char *phase_name[NPHASE] = {"read_begin", "read_finish", "encode",
 
 /* One grid through every phase; t[p] gets each phase's seconds. */
 static int one_grid(const char *file, const char *dataset, const char *out,
-                    const cuplas_output_opts *opts, double *t, cuplas_error *e)
+                    const cuplas_output_opts *opts, cuplas_h5_buffers *io, double *t,
+                    cuplas_error *e)
 {
     cuplas_h5grid g;
     cuplas_h5_fetch *fetch = NULL;
@@ -59,7 +60,7 @@ static int one_grid(const char *file, const char *dataset, const char *out,
 
     memset(&g, 0, sizeof g);
     g.file_type = -1;
-    if ((rc = cuplas_h5_read_begin(file, dataset, 0, 0, &g, &fetch, NULL, e)) != 0)
+    if ((rc = cuplas_h5_read_begin(file, dataset, 0, 0, &g, &fetch, io, e)) != 0)
         goto done;
     t[P_READ] = now_s() - t0, t0 = now_s();
     if ((rc = cuplas_h5_read_finish(&g, fetch, e)) != 0)
@@ -72,7 +73,7 @@ static int one_grid(const char *file, const char *dataset, const char *out,
     }
     for (int64_t i = 0; i < N; i++)   /* a fixed permutation: reversal */
         index[i] = N - 1 - i;
-    if ((rc = cuplas_h5_encode_result(&g, index, opts, &enc, e)) != 0 ||
+    if ((rc = cuplas_h5_encode_result(&g, index, opts, io, &enc, e)) != 0 ||
         !(tmp = cuplas_tmp_create(out, e))) {
         rc = rc ? rc : (int)e->code;
         goto done;
@@ -130,16 +131,19 @@ int main(int argc, char **argv)
     }
     int n = rounds * count;
     double *t = calloc((size_t)n * NPHASE, sizeof *t), *col = malloc((size_t)n * sizeof *col);
-    int64_t pin = cuplas_h5_pin(file);   /* as the runner: input kept open */
+    int64_t pin = cuplas_h5_pin(file);   /* as the runner: input kept open, */
+    cuplas_h5_buffers io = {0};          /* grid-sized memory reused        */
     double t0 = now_s();
     for (int k = 0; k < n && rc == 0; k++) {
         char out[4096];
         snprintf(out, sizeof out, "%s/g%d.h5", dir, k % count);
-        if ((rc = one_grid(file, names[k % count], out, &opts, &t[(size_t)k * NPHASE], &e)))
+        if ((rc = one_grid(file, names[k % count], out, &opts, &io, &t[(size_t)k * NPHASE],
+                           &e)))
             fprintf(stderr, "bench_h5: %s:%s: %s\n", file, names[k % count], e.msg);
     }
     double wall = now_s() - t0;
     cuplas_h5_unpin(pin);
+    cuplas_h5_buffers_free(&io);
     printf("{\"file\":\"%s\",\"grids\":%d,\"deflate\":%d,\"wall_ms_per_grid\":%.4f", file, n,
            opts.deflate, 1e3 * wall / n);
     for (int p = 0; p < NPHASE; p++) {

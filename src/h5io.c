@@ -106,6 +106,8 @@ struct cuplas_h5_encoded {
     int shuffle, deflate;    /* the datasets' filters; deflate 0 = none:
                                 contiguous datasets, no filter at all      */
     encoded_chunk *sorted, *index;
+    unsigned char *lent[2];  /* deflate 0 with lent memory: sorted's and
+                                index's chunks, back to back (not owned) */
     /* set by write_encoded_to when write_raw must store the contiguous
        data: file offsets of sorted's and index's first byte */
     int raw_pending;
@@ -350,38 +352,36 @@ bad_size:
     return -1;
 }
 
-/* n bytes of b's stored (which 0) or raw (1) memory, grown if needed; or
+/* n bytes of b's buffer `which` (CUPLAS_H5_*), grown if needed; or
  * malloc'd when b is NULL. */
 static unsigned char *lend(cuplas_h5_buffers *b, int which, size_t n)
 {
     n = n ? n : 1;
     if (!b)
         return malloc(n);
-    unsigned char **slot = which ? &b->raw : &b->stored;
-    size_t *cap = which ? &b->raw_cap : &b->stored_cap;
-    if (n > *cap) {
-        free(*slot);
-        *cap = 0;
-        if (!(*slot = malloc(n)))
+    if (n > b->cap[which]) {
+        free(b->p[which]);
+        b->cap[which] = 0;
+        if (!(b->p[which] = malloc(n)))
             return NULL;
-        *cap = n;
+        b->cap[which] = n;
     }
-    return *slot;
+    return b->p[which];
 }
 
 void cuplas_h5_buffers_free(cuplas_h5_buffers *b)
 {
     if (!b)
         return;
-    free(b->stored);
-    free(b->raw);
+    for (int i = 0; i < CUPLAS_H5_NBUF; i++)
+        free(b->p[i]);
     memset(b, 0, sizeof *b);
 }
 
 /* g->raw for `bytes` of data, lent by bufs when there are any. */
 static int alloc_raw(cuplas_h5grid *g, cuplas_h5_buffers *bufs, size_t bytes)
 {
-    g->raw = lend(bufs, 1, bytes);
+    g->raw = lend(bufs, CUPLAS_H5_RAW, bytes);
     g->raw_lent = g->raw && bufs;
     return g->raw ? 0 : -1;
 }
@@ -436,7 +436,7 @@ static int encode_chunk(const cuplas_h5grid *in, const int64_t *index, cuplas_h5
     unsigned char *cur;
 
     if (!e->deflate) {   /* the last step writes straight into the output */
-        if (!(out->data = malloc(len)))
+        if (!(out->data = e->lent[which] ? e->lent[which] + ci * len : malloc(len)))
             return -1;
         out->size = len;
         gather_chunk(in, index, e, which, ci, e->shuffle ? a : out->data);
@@ -815,7 +815,7 @@ static int fetch_chunks(hid_t fid, hid_t did, const cuplas_h5grid *g, cuplas_h5_
         c->at = (off_t)(addr + userblock);
         total += (size_t)size;
     }
-    if (!(f->bytes = lend(f->bufs, 0, total)))
+    if (!(f->bytes = lend(f->bufs, CUPLAS_H5_STORED, total)))
         CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "cannot allocate %zu bytes for the stored chunks",
                     total);
 fail:
@@ -1130,8 +1130,8 @@ fail:
 
 /* encode_result without the error context (write_result adds its own). */
 static int encode_result(const cuplas_h5grid *in, const int64_t *index,
-                         const cuplas_output_opts *opts, cuplas_h5_encoded **enc_out,
-                         cuplas_error *err)
+                         const cuplas_output_opts *opts, cuplas_h5_buffers *bufs,
+                         cuplas_h5_encoded **enc_out, cuplas_error *err)
 {
     cuplas_h5_encoded *e = NULL;
     size_t row_bytes = in->elem_size * (size_t)in->C * (size_t)in->W;
@@ -1164,6 +1164,11 @@ static int encode_result(const cuplas_h5grid *in, const int64_t *index,
     if (!(e->sorted = calloc(e->nchunks, sizeof *e->sorted)) ||
         !(e->index = calloc(e->nchunks, sizeof *e->index)))
         CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
+    if (bufs && !e->deflate &&
+        (!(e->lent[0] = lend(bufs, CUPLAS_H5_SORTED, e->nchunks * sorted_bytes)) ||
+         !(e->lent[1] = lend(bufs, CUPLAS_H5_INDEX, e->nchunks * index_bytes))))
+        CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory for a %lldx%lld result",
+                    (long long)in->H, (long long)in->W);
 
     /* one iteration per chunk of either dataset; the lowest failing one is
      * reported, so the outcome does not depend on the schedule */
@@ -1491,10 +1496,10 @@ fail:
 }
 
 int cuplas_h5_encode_result(const cuplas_h5grid *in, const int64_t *index,
-                            const cuplas_output_opts *opts, cuplas_h5_encoded **enc,
-                            cuplas_error *err)
+                            const cuplas_output_opts *opts, cuplas_h5_buffers *bufs,
+                            cuplas_h5_encoded **enc, cuplas_error *err)
 {
-    int rc = encode_result(in, index, opts, enc, err);
+    int rc = encode_result(in, index, opts, bufs, enc, err);
     if (rc && in->file)
         cuplas_error_where(err, "%s:%s", in->file, in->dataset);
     return rc;
@@ -1505,9 +1510,9 @@ void cuplas_h5_encoded_free(cuplas_h5_encoded *enc)
     if (!enc)
         return;
     for (size_t i = 0; i < enc->nchunks; i++) {
-        if (enc->sorted)
+        if (enc->sorted && !enc->lent[0])
             free(enc->sorted[i].data);
-        if (enc->index)
+        if (enc->index && !enc->lent[1])
             free(enc->index[i].data);
     }
     free(enc->sorted);
@@ -1646,7 +1651,7 @@ int cuplas_h5_write_result(const char *out_path, const cuplas_h5grid *in, const 
                            cuplas_error *err)
 {
     cuplas_h5_encoded *enc = NULL;
-    int rc = encode_result(in, index, opts, &enc, err);
+    int rc = encode_result(in, index, opts, NULL, &enc, err);
 
     if (rc == 0)
         rc = cuplas_h5_write_encoded(out_path, in, enc, meta, err);

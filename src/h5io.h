@@ -51,11 +51,16 @@ typedef struct cuplas_h5grid {
  * queue on the kernel's per-process memory lock. One grid at a time may
  * use a given cuplas_h5_buffers. Zero-initialise; free with
  * cuplas_h5_buffers_free. */
+enum {
+    CUPLAS_H5_STORED,   /* stored chunk bytes: read_begin to read_finish    */
+    CUPLAS_H5_RAW,      /* the grid's data: until cuplas_h5grid_free        */
+    CUPLAS_H5_SORTED,   /* uncompressed results: encode to encoded_free     */
+    CUPLAS_H5_INDEX,
+    CUPLAS_H5_NBUF
+};
 typedef struct cuplas_h5_buffers {
-    unsigned char *stored;   /* stored chunk bytes: read_begin to read_finish */
-    size_t stored_cap;
-    unsigned char *raw;      /* the grid's data: until cuplas_h5grid_free     */
-    size_t raw_cap;
+    unsigned char *p[CUPLAS_H5_NBUF];
+    size_t cap[CUPLAS_H5_NBUF];
 } cuplas_h5_buffers;
 void cuplas_h5_buffers_free(cuplas_h5_buffers *b);
 
@@ -146,10 +151,11 @@ int cuplas_h5_read_finish(cuplas_h5grid *g, cuplas_h5_fetch *fetch,
  * chunks of `index` and `sorted` (chunk_rows x W [x C], the layout of
  * write_result) with the filters of opts (shuffle, then deflate at its
  * level), in parallel. The bytes are what HDF5's own filters store.
+ * Uncompressed results go into memory lent by bufs (or NULL: their own).
  * Errors carry "in-file:dataset" as their where. */
 typedef struct cuplas_h5_encoded cuplas_h5_encoded;
 int cuplas_h5_encode_result(const cuplas_h5grid *in, const int64_t *index,
-                            const cuplas_output_opts *opts,
+                            const cuplas_output_opts *opts, cuplas_h5_buffers *bufs,
                             cuplas_h5_encoded **enc, cuplas_error *err);
 
 /* Serialised: write_result's file (temp name, same datasets,

@@ -525,7 +525,7 @@ static int job_body(cuplas_runner *r, cuplas_worker *w, struct cuplas_gpu_ctx *g
     /* gather, shuffle and deflate here; on the HDF5 thread, the file's
        metadata and (compressed) chunks; uncompressed data, fsync and
        rename here again */
-    CUPLAS_TRY(cuplas_h5_encode_result(&g, index, &cfg->output, &enc, e));
+    CUPLAS_TRY(cuplas_h5_encode_result(&g, index, &cfg->output, &w->io, &enc, e));
     host_leave(r, &host);
     res->encode_s = now_s() - t;
     if (!(tmp = cuplas_tmp_create(job->output, e))) {

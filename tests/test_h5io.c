@@ -828,7 +828,7 @@ static void expect_read_lent(const char *file, const char *dset, int threads,
     assert_int_equal((size_t)(g.H * g.W * g.C) * g.elem_size, n);
     assert_memory_equal(g.raw, want, n);
     if (bufs)
-        assert_ptr_equal(g.raw, bufs->raw);
+        assert_ptr_equal(g.raw, bufs->p[CUPLAS_H5_RAW]);
     cuplas_h5grid_free(&g);
     free(want);
 }
@@ -922,7 +922,7 @@ static void test_h5io_chunk_read_fill_and_fallback(void **state)
     const char *lent[] = {"/partial", "/big", "/contiguous", "/fletcher", "/big"};
     for (size_t i = 0; i < sizeof lent / sizeof lent[0]; i++)
         expect_read_lent(file, lent[i], 2, &bufs);
-    assert_true(bufs.raw_cap >= sizeof vv && bufs.stored_cap > 0);
+    assert_true(bufs.cap[CUPLAS_H5_RAW] >= sizeof vv && bufs.cap[CUPLAS_H5_STORED] > 0);
     cuplas_h5_buffers_free(&bufs);
 
     cuplas_h5grid g;
@@ -1127,6 +1127,7 @@ static void test_h5io_chunk_write_round_trip(void **state)
     fpath(*state, "ref.h5", ref);
     for (int i = 0; i < N; i++)
         index32[i] = (int32_t)(index[i] = (i * 31 + 7) % N);
+    cuplas_h5_buffers io = {0};
     for (size_t t = 0; t < sizeof CHUNK_DTYPES / sizeof CHUNK_DTYPES[0]; t++) {
         hid_t type = CHUNK_DTYPES[t].type();
         size_t es = H5Tget_size(type);
@@ -1144,7 +1145,9 @@ static void test_h5io_chunk_write_round_trip(void **state)
             print_message("write %s %s\n", CHUNK_DTYPES[t].name, c->name);
             cuplas_error_clear(&err);
             assert_int_equal(cuplas_h5_read_grid(in, "/s/g", 0, 0, &g, &err), 0);
-            assert_int_equal(cuplas_h5_encode_result(&g, index, &opts, &enc, &err), 0);
+            /* every other dtype: memory lent by one lane's buffers, reused */
+            assert_int_equal(cuplas_h5_encode_result(&g, index, &opts, t % 2 ? &io : NULL,
+                                                     &enc, &err), 0);
             assert_int_equal(cuplas_h5_write_encoded(out, &g, enc, NULL, &err), 0);
             cuplas_h5_encoded_free(enc);
             cuplas_h5grid_free(&g);
@@ -1174,6 +1177,8 @@ static void test_h5io_chunk_write_round_trip(void **state)
         }
         H5Tclose(type);
     }
+    assert_non_null(io.p[CUPLAS_H5_SORTED]);
+    cuplas_h5_buffers_free(&io);
 }
 
 /* Outputs over the 4 MiB in-memory limit: uncompressed data goes to its
@@ -1264,7 +1269,7 @@ static void test_h5io_chunk_threads(void **state)
     for (int k = 0; k < 2; k++) {
         cuplas_h5_encoded *enc = NULL;
         set_threads(threads[k]);
-        assert_int_equal(cuplas_h5_encode_result(&g, index, &opts, &enc, &err), 0);
+        assert_int_equal(cuplas_h5_encode_result(&g, index, &opts, NULL, &enc, &err), 0);
         set_threads(2);
         assert_int_equal(cuplas_h5_write_encoded(outs[k], &g, enc, NULL, &err), 0);
         cuplas_h5_encoded_free(enc);
@@ -1359,11 +1364,11 @@ static void test_h5io_chunk_misuse(void **state)
     cuplas_error_clear(&err);
     assert_int_equal(cuplas_h5_read_finish(&g, NULL, &err), CUPLAS_ERR_INTERNAL);
     cuplas_error_clear(&err);
-    int rc = cuplas_h5_encode_result(&g, dup, NULL, &enc, &err);
+    int rc = cuplas_h5_encode_result(&g, dup, NULL, NULL, &enc, &err);
     expect_error(&err, rc, CUPLAS_ERR_INTERNAL, "0 appears twice", g.file, "/g");
     assert_null(enc);
     cuplas_error_clear(&err);
-    assert_int_equal(cuplas_h5_encode_result(&g, index, NULL, &enc, &err), 0);
+    assert_int_equal(cuplas_h5_encode_result(&g, index, NULL, NULL, &enc, &err), 0);
     other = g;
     other.W = 1;
     other.H = 4;
