@@ -257,7 +257,7 @@ typedef struct h5_step {
     const cuplas_job *job;
     cuplas_h5grid *g;
     cuplas_h5_fetch **fetch;          /* READ                          */
-    cuplas_h5_buffers *io;
+    cuplas_h5_buffers *io;            /* READ: the lane's lent memory    */
     int *skip;                        /* READ: complete output found   */
     const int *use;                   /* CONVERT                       */
     int nuse;
