@@ -19,13 +19,7 @@
 #include <unistd.h>
 
 #include "h5io.h"
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
+#include "clock.h"
 
 static int cmp_d(const void *a, const void *b)
 {
@@ -56,16 +50,16 @@ static int one_grid(const char *file, const char *dataset, const char *out,
     int64_t *index = NULL;
     char *tmp = NULL;
     int rc = 0;
-    double t0 = now_s();
+    double t0 = cuplas_now_s();
 
     memset(&g, 0, sizeof g);
     g.file_type = -1;
     if ((rc = cuplas_h5_read_begin(file, dataset, 0, 0, &g, &fetch, io, e)) != 0)
         goto done;
-    t[P_READ] = now_s() - t0, t0 = now_s();
+    t[P_READ] = cuplas_now_s() - t0, t0 = cuplas_now_s();
     if ((rc = cuplas_h5_read_finish(&g, fetch, e)) != 0)
         goto done;
-    t[P_FINISH] = now_s() - t0, t0 = now_s();
+    t[P_FINISH] = cuplas_now_s() - t0, t0 = cuplas_now_s();
     int64_t N = g.H * g.W;
     if (!(index = malloc((size_t)N * sizeof *index))) {
         rc = cuplas_error_set(e, CUPLAS_ERR_NOMEM, "out of memory");
@@ -78,15 +72,15 @@ static int one_grid(const char *file, const char *dataset, const char *out,
         rc = rc ? rc : (int)e->code;
         goto done;
     }
-    t[P_ENCODE] = now_s() - t0, t0 = now_s();
+    t[P_ENCODE] = cuplas_now_s() - t0, t0 = cuplas_now_s();
     if ((rc = cuplas_h5_write_encoded_to(tmp, &g, enc, &meta, e)) != 0)
         goto done;
-    t[P_WRITE] = now_s() - t0, t0 = now_s();
+    t[P_WRITE] = cuplas_now_s() - t0, t0 = cuplas_now_s();
     if ((rc = cuplas_h5_write_raw(tmp, enc, e)) != 0)
         goto done;
-    t[P_RAW] = now_s() - t0, t0 = now_s();
+    t[P_RAW] = cuplas_now_s() - t0, t0 = cuplas_now_s();
     rc = cuplas_tmp_publish(tmp, out, opts->fsync, e);
-    t[P_PUBLISH] = now_s() - t0;
+    t[P_PUBLISH] = cuplas_now_s() - t0;
 done:
     if (rc && tmp)
         unlink(tmp);
@@ -133,7 +127,7 @@ int main(int argc, char **argv)
     double *t = calloc((size_t)n * NPHASE, sizeof *t), *col = malloc((size_t)n * sizeof *col);
     int64_t pin = cuplas_h5_pin(file);   /* as the runner: input kept open, */
     cuplas_h5_buffers io = {0};          /* grid-sized memory reused        */
-    double t0 = now_s();
+    double t0 = cuplas_now_s();
     for (int k = 0; k < n && rc == 0; k++) {
         char out[4096];
         snprintf(out, sizeof out, "%s/g%d.h5", dir, k % count);
@@ -141,7 +135,7 @@ int main(int argc, char **argv)
                            &e)))
             fprintf(stderr, "bench_h5: %s:%s: %s\n", file, names[k % count], e.msg);
     }
-    double wall = now_s() - t0;
+    double wall = cuplas_now_s() - t0;
     cuplas_h5_unpin(pin);
     cuplas_h5_buffers_free(&io);
     printf("{\"file\":\"%s\",\"grids\":%d,\"deflate\":%d,\"wall_ms_per_grid\":%.4f", file, n,

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "clock.h"
 #include "h5io.h"
 
 typedef struct task {
@@ -31,13 +32,6 @@ struct cuplas_h5exec {
     int stop;
 };
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 static void *serve(void *p)
 {
     cuplas_h5exec *x = p;
@@ -54,9 +48,9 @@ static void *serve(void *p)
         if (!x->head)
             x->tail = NULL;
         pthread_mutex_unlock(&x->mu);
-        t->started = now_s();
+        t->started = cuplas_now_s();
         t->fn(t->arg);
-        t->ended = now_s();
+        t->ended = cuplas_now_s();
         pthread_mutex_lock(&x->mu);
         t->done = 1;
         pthread_cond_signal(&t->cv);
@@ -89,7 +83,7 @@ int cuplas_h5exec_start(cuplas_h5exec **out, cuplas_error *err)
 void cuplas_h5exec_run(cuplas_h5exec *x, cuplas_h5task_fn fn, void *arg, double *wait_s,
                        double *run_s)
 {
-    task t = {.fn = fn, .arg = arg, .posted = now_s()};
+    task t = {.fn = fn, .arg = arg, .posted = cuplas_now_s()};
 
     pthread_cond_init(&t.cv, NULL);
     pthread_mutex_lock(&x->mu);

@@ -1175,11 +1175,14 @@ static int encode_result(const cuplas_h5grid *in, const int64_t *index,
     first_bad = 2 * e->nchunks;
     #pragma omp parallel if (e->nchunks > 1)
     {
-        unsigned char *a = malloc(scratch), *b = e->shuffle ? malloc(scratch) : NULL;
+        /* scratch only for compression: uncompressed chunks are gathered
+           straight into their output (and shuffle implies deflate) */
+        unsigned char *a = e->deflate ? malloc(scratch) : NULL;
+        unsigned char *b = e->shuffle ? malloc(scratch) : NULL;
         #pragma omp for schedule(dynamic, 1)
         for (size_t j = 0; j < 2 * e->nchunks; j++) {
             int which = j >= e->nchunks;
-            int r = a && (b || !e->shuffle)
+            int r = (a || !e->deflate) && (b || !e->shuffle)
                         ? encode_chunk(in, index, e, which, which ? j - e->nchunks : j, a, b)
                         : -1;
             if (r) {

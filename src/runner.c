@@ -29,6 +29,7 @@
 #include <omp.h>
 #endif
 
+#include "clock.h"
 #include "fsutil.h"
 #include "h5exec.h"
 #include "h5io.h"
@@ -42,13 +43,6 @@
 #define LINE_LEN 2048
 
 /* ---------------------------------------------------------------- helpers */
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 static int max_threads(void)
 {
@@ -424,7 +418,7 @@ static int job_body(cuplas_runner *r, cuplas_worker *w, struct cuplas_gpu_ctx *g
         return (int)e->code;
     }
 
-    t = now_s();
+    t = cuplas_now_s();
     step.kind = STEP_READ;
     step.fetch = &fetch;
     step.io = &w->io;
@@ -447,9 +441,9 @@ static int job_body(cuplas_runner *r, cuplas_worker *w, struct cuplas_gpu_ctx *g
     /* the identity (and the plan) describe the file as it was probed */
     if (g.H != job->H || g.W != job->W || g.C != job->C || strcmp(g.dtype, job->dtype))
         CUPLAS_FAIL(e, CUPLAS_ERR_INPUT, "the dataset changed since the job was planned");
-    res->read_s = now_s() - t;
+    res->read_s = cuplas_now_s() - t;
 
-    t = now_s();
+    t = cuplas_now_s();
     N = g.H * g.W;
     CUPLAS_TRY(cuplas_job_channels(cfg, g.C, &use, &nuse, e));
     if (!(x = w->x = grow(w->x, &w->x_cap, (size_t)N * (size_t)nuse, sizeof *x)) ||
@@ -470,9 +464,9 @@ static int job_body(cuplas_runner *r, cuplas_worker *w, struct cuplas_gpu_ctx *g
                     (long long)g.H, (long long)g.W);
     res->and_before = cuplas_and(x, g.H, g.W, nuse, NULL);
     host_leave(r, &host);
-    res->prep_s = now_s() - t;
+    res->prep_s = cuplas_now_s() - t;
 
-    t = now_s();
+    t = cuplas_now_s();
     cuplas_sort_target target = {gpu, &r->cancel};
     rc = admit(r, w, gpu, g.H, g.W, nuse, e);
     if (rc == 0) {
@@ -501,8 +495,8 @@ static int job_body(cuplas_runner *r, cuplas_worker *w, struct cuplas_gpu_ctx *g
         w->gpu_ms += res->stats.h2d_ms + res->stats.device_ms + res->stats.d2h_ms;
         w->bytes += (double)(g.H * g.W) * (cuplas_padded_channels(nuse) * 2 + 4);
     }
-    res->sort_s = now_s() - t;
-    t = now_s();
+    res->sort_s = cuplas_now_s() - t;
+    t = cuplas_now_s();
     host_enter(r, gpu, bytes, &host);
     res->and_after = cuplas_and(x, g.H, g.W, nuse, index);
     if (gpu)
@@ -527,7 +521,7 @@ static int job_body(cuplas_runner *r, cuplas_worker *w, struct cuplas_gpu_ctx *g
        rename here again */
     CUPLAS_TRY(cuplas_h5_encode_result(&g, index, &cfg->output, &w->io, &enc, e));
     host_leave(r, &host);
-    res->encode_s = now_s() - t;
+    res->encode_s = cuplas_now_s() - t;
     if (!(tmp = cuplas_tmp_create(job->output, e))) {
         rc = e->code ? (int)e->code : CUPLAS_ERR_OUTPUT;
     } else {
@@ -549,7 +543,7 @@ static int job_body(cuplas_runner *r, cuplas_worker *w, struct cuplas_gpu_ctx *g
         cuplas_error_where(e, "%s:%s", job->output, job->dataset);
         goto fail;
     }
-    res->write_s = now_s() - t;
+    res->write_s = cuplas_now_s() - t;
     res->state = CUPLAS_JOB_DONE;
 fail:
     host_leave(r, &host);
@@ -572,7 +566,7 @@ static void progress(cuplas_runner *r)
     cuplas_lock_take(&r->queue_lock);
     int done = ++r->finished, n = r->jobs->n;
     cuplas_lock_give(&r->queue_lock);
-    double el = now_s() - r->t_start, rate = el > 0 ? done / el : 0;
+    double el = cuplas_now_s() - r->t_start, rate = el > 0 ? done / el : 0;
     int fill = n ? 20 * done / n : 20;
     for (int k = 0; k < 20; k++)
         bar[k] = k < fill ? '#' : '.';
@@ -588,7 +582,7 @@ static void run_job(cuplas_runner *r, int wi, struct cuplas_gpu_ctx *gpu, int i)
     cuplas_job_result *res = &r->results[i];
     cuplas_worker *w = &r->workers[wi];
     cuplas_error e;
-    double t0 = now_s();
+    double t0 = cuplas_now_s();
 
     cuplas_error_clear(&e);
     res->worker = wi;
@@ -601,7 +595,7 @@ static void run_job(cuplas_runner *r, int wi, struct cuplas_gpu_ctx *gpu, int i)
         res->err = e;
         res->state = e.code == CUPLAS_ERR_INTERRUPTED ? CUPLAS_JOB_CANCELLED : CUPLAS_JOB_FAILED;
     }
-    res->total_s = now_s() - t0;
+    res->total_s = cuplas_now_s() - t0;
     w->jobs++;
     w->busy_s += res->total_s;
     log_result(r, job, res);
@@ -747,7 +741,7 @@ fail:
 
 int cuplas_runner_run(cuplas_runner *r, cuplas_error *err)
 {
-    double t0 = now_s();
+    double t0 = cuplas_now_s();
     r->t_start = t0;
     int rc = 0, started = 0;
     char text[512];
@@ -804,7 +798,7 @@ int cuplas_runner_run(cuplas_runner *r, cuplas_error *err)
     cuplas_h5exec_run(r->h5, unpin_task, r, NULL, NULL);
     cuplas_h5exec_stop(r->h5);
     r->h5 = NULL;
-    r->wall_s = now_s() - t0;
+    r->wall_s = cuplas_now_s() - t0;
     if (!started) {
         *err = r->workers[0].err;
         rc = err->code ? (int)err->code : CUPLAS_ERR_NODEVICE;
