@@ -57,7 +57,7 @@ static int one_grid(const char *file, const char *dataset, const char *out,
     if ((rc = cuplas_h5_read_begin(file, dataset, 0, 0, &g, &fetch, io, e)) != 0)
         goto done;
     t[P_READ] = cuplas_now_s() - t0, t0 = cuplas_now_s();
-    if ((rc = cuplas_h5_read_finish(&g, fetch, e)) != 0)
+    if ((rc = cuplas_h5_read_finish(&g, fetch, NULL, e)) != 0)
         goto done;
     t[P_FINISH] = cuplas_now_s() - t0, t0 = cuplas_now_s();
     int64_t N = g.H * g.W;
@@ -67,7 +67,7 @@ static int one_grid(const char *file, const char *dataset, const char *out,
     }
     for (int64_t i = 0; i < N; i++)   /* a fixed permutation: reversal */
         index[i] = N - 1 - i;
-    if ((rc = cuplas_h5_encode_result(&g, index, opts, io, &enc, e)) != 0 ||
+    if ((rc = cuplas_h5_encode_result(&g, index, opts, io, NULL, &enc, e)) != 0 ||
         !(tmp = cuplas_tmp_create(out, e))) {
         rc = rc ? rc : (int)e->code;
         goto done;
@@ -76,7 +76,7 @@ static int one_grid(const char *file, const char *dataset, const char *out,
     if ((rc = cuplas_h5_write_encoded_to(tmp, &g, enc, &meta, e)) != 0)
         goto done;
     t[P_WRITE] = cuplas_now_s() - t0, t0 = cuplas_now_s();
-    if ((rc = cuplas_h5_write_raw(tmp, enc, e)) != 0)
+    if ((rc = cuplas_h5_write_raw(tmp, enc, NULL, e)) != 0)
         goto done;
     t[P_RAW] = cuplas_now_s() - t0, t0 = cuplas_now_s();
     rc = cuplas_tmp_publish(tmp, out, opts->fsync, e);

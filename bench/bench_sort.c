@@ -91,7 +91,7 @@ static double *load_case(const char *spec, int64_t *H, int64_t *W, int *C)
     for (int i = 0; i < g.C; i++)
         use[i] = i;
     double *x = malloc((size_t)(g.H * g.W * g.C) * sizeof *x);
-    cuplas_h5grid_to_double(&g, use, (int)g.C, x, &err);
+    cuplas_h5grid_to_double(&g, use, (int)g.C, x, NULL, &err);
     *H = g.H, *W = g.W, *C = (int)g.C;
     free(use);
     cuplas_h5grid_free(&g);
@@ -119,7 +119,7 @@ static double throughput(const double *x, int64_t H, int64_t W, int C,
         int64_t *index = malloc((size_t)(H * W) * sizeof *index);
         int me = omp_get_thread_num();
         if (cuplas_gpu_ctx_init(&ctx, me / lanes, &e) ||
-            cuplas_qgrid_build(x, H, W, C, cuplas_gpu_staging(ctx, H * W * cuplas_padded_channels(C)), &g, &e) ||
+            cuplas_qgrid_build(x, H, W, C, cuplas_gpu_staging(ctx, H * W * cuplas_padded_channels(C)), NULL, &g, &e) ||
             cuplas_sort_gpu(ctx, &g, p, &s, index, NULL, &st, &e)) /* warm-up */
             failed = 1;
         #pragma omp barrier
@@ -152,7 +152,7 @@ int main(int argc, char **argv)
     const char *sets[64] = {0};
     cuplas_config cfg;
     cuplas_error err = {0};
-    cuplas_sort_target target = {NULL, NULL};
+    cuplas_sort_target target = {NULL, NULL, NULL};
     char device[256] = "cpu", solve[16] = "cpu";
     int a = 1;
     for (; a < argc && argv[a][0] == '-'; a++) {
@@ -241,7 +241,7 @@ int main(int argc, char **argv)
                    "\"levels\":%d,\"configs\":%lld,\"passes\":%lld,\"bytes_per_cell\":%.1f,"
                    "\"half_cuplas_bytes_per_cell\":%d,\"floor_bytes\":%.0f,\"floor_tb_per_s\":%.3f}\n",
                    argv[a], (long long)H, (long long)W, C, device, solve, runs, wall[runs / 2],
-                   dev[runs / 2], cuplas_and(x, H, W, C, NULL), cuplas_and(x, H, W, C, first),
+                   dev[runs / 2], cuplas_and(x, H, W, C, NULL, NULL), cuplas_and(x, H, W, C, first, NULL),
                    st.levels, (long long)st.configs, (long long)st.passes, bpc, (36 * C + 20) / 2,
                    floor_b, dev[runs / 2] > 0 ? floor_b / (dev[runs / 2] * 1e9) : 0.0);
         }

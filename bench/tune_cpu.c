@@ -49,7 +49,7 @@ int main(int argc, char **argv)
     }
     clock_gettime(CLOCK_MONOTONIC, &b);
     printf("n=%lld AND %.3f -> %.3f levels %d configs %lld passes %lld %.2fs\n", (long long)n,
-           cuplas_and(x, n, n, 3, NULL), cuplas_and(x, n, n, 3, index), st.levels,
+           cuplas_and(x, n, n, 3, NULL, NULL), cuplas_and(x, n, n, 3, index, NULL), st.levels,
            (long long)st.configs, (long long)st.passes,
            (b.tv_sec - a.tv_sec) + 1e-9 * (b.tv_nsec - a.tv_nsec));
     return 0;

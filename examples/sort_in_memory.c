@@ -34,7 +34,7 @@ int main(int argc, char **argv)
     int64_t *index = malloc((size_t)N * sizeof *index);
     char *seen = calloc((size_t)N, 1);
     cuplas_sort_params p;
-    cuplas_sort_target target = {NULL, NULL};
+    cuplas_sort_target target = {NULL, NULL, NULL};
     cuplas_sort_stats st;
     cuplas_error err = {0};
     int rc = 1;
@@ -45,7 +45,7 @@ int main(int argc, char **argv)
     for (int64_t i = 0; i < N * C; i++)
         x[i] = rand() % 256;
     /* channels are already comparable: no normalisation, equal weights */
-    cuplas_features_normalize(x, N, C, CUPLAS_NORM_NONE, NULL);
+    cuplas_features_normalize(x, N, C, CUPLAS_NORM_NONE, NULL, NULL);
 
     cuplas_sort_params_default(&p);
     p.seed = 42;
@@ -71,7 +71,7 @@ int main(int argc, char **argv)
             goto done;
         }
     }
-    double before = cuplas_and(x, H, W, C, NULL), after = cuplas_and(x, H, W, C, index);
+    double before = cuplas_and(x, H, W, C, NULL, NULL), after = cuplas_and(x, H, W, C, index, NULL);
     printf("%lldx%lld grid, %d channels: AND %.2f -> %.2f in %d levels, %lld passes\n",
            (long long)H, (long long)W, C, before, after, st.levels, (long long)st.passes);
     rc = after * 5 < before ? 0 : 1;

@@ -823,43 +823,51 @@ fail:
     return rc;
 }
 
+typedef struct pread_ctx {
+    const cuplas_h5_fetch *f;
+    int fd;
+} pread_ctx;
+
+/* One stored chunk: 0, an errno, or -1 when the file ends inside it. */
+static int pread_chunk(void *p, int64_t i)
+{
+    const pread_ctx *x = p;
+    const fetched_chunk *c = &x->f->c[i];
+    size_t got = 0;
+
+    while (got < c->size) {
+        ssize_t n = pread(x->fd, x->f->bytes + c->pos + got, c->size - got, c->at + (off_t)got);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return n < 0 ? (errno ? errno : EIO) : -1;
+        got += (size_t)n;
+    }
+    return 0;
+}
+
 /* Outside the lock: read every stored chunk with pread, in parallel. The
  * lowest failing chunk is reported, whatever the thread count. */
-static int read_chunks(const cuplas_h5grid *g, cuplas_h5_fetch *f, cuplas_error *err)
+static int read_chunks(const cuplas_h5grid *g, cuplas_h5_fetch *f, cuplas_pool *pool,
+                       cuplas_error *err)
 {
-    size_t first_bad = f->nchunks;
-    int rc = 0, fd = open(f->path, O_RDONLY), bad_errno = 0;
+    pread_ctx x = {f, open(f->path, O_RDONLY)};
+    int rc = 0, code = 0;
     char at[80];
 
-    if (fd < 0)
+    if (x.fd < 0)
         CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "cannot reopen: %s", strerror(errno));
-    #pragma omp parallel for schedule(dynamic, 4) if (f->nchunks > 1)
-    for (size_t i = 0; i < f->nchunks; i++) {
-        const fetched_chunk *c = &f->c[i];
-        size_t got = 0;
-        while (got < c->size) {
-            ssize_t n = pread(fd, f->bytes + c->pos + got, c->size - got, c->at + (off_t)got);
-            if (n <= 0) {
-                #pragma omp critical(cuplas_h5_pread_fail)
-                if (i < first_bad) {
-                    first_bad = i;
-                    bad_errno = n < 0 ? errno : 0;
-                }
-                break;
-            }
-            got += (size_t)n;
-        }
-    }
-    if (first_bad < f->nchunks) {
-        const fetched_chunk *c = &f->c[first_bad];
+    size_t bad = (size_t)cuplas_par_for(pool, (int64_t)f->nchunks, pread_chunk, &x, &code);
+    if (bad < f->nchunks) {
+        const fetched_chunk *c = &f->c[bad];
         CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "read failed at row %llu: chunk %s: %s",
                     (unsigned long long)c->offset[g->in_rank == 3 ? 0 : 1],
                     chunk_where(g, c->offset, at),
-                    bad_errno ? strerror(bad_errno) : "file ends inside the chunk (truncated)");
+                    code > 0 ? strerror(code) : "file ends inside the chunk (truncated)");
     }
 fail:
-    if (fd >= 0)
-        close(fd);
+    if (x.fd >= 0)
+        close(x.fd);
     return rc;
 }
 
@@ -937,21 +945,20 @@ static inline double dec_f16(const unsigned char *p)
     return h & 0x8000 ? -v : v;
 }
 
-/* Channels use[0..nuse) of n cells (C channels of es bytes) to double, one
- * function a type so that the decoder inlines into the loop. Returns the
- * first non-finite value's position (i * nuse + k) or INT64_MAX. */
+/* Channels use[0..nuse) of cells [i0, i1) (C channels of es bytes) to
+ * double, one function a type so that the decoder inlines into the loop.
+ * Returns the first non-finite value's position (i * nuse + k) or
+ * INT64_MAX. */
 #define CONVERTER(name, dec, es, FLOATING)                                     \
-    static int64_t name(const unsigned char *raw, size_t n, size_t C,          \
-                        const int *use, int nuse, double *out)                 \
+    static int64_t name(const unsigned char *raw, size_t i0, size_t i1,        \
+                        size_t C, const int *use, int nuse, double *out)       \
     {                                                                          \
         int64_t bad = INT64_MAX;                                               \
-        _Pragma("omp parallel for schedule(static) reduction(min : bad)")      \
-        for (size_t i = 0; i < n; i++)                                         \
+        for (size_t i = i0; i < i1; i++)                                       \
             for (int k = 0; k < nuse; k++) {                                   \
                 double v = dec(raw + (i * C + (size_t)use[k]) * (es));         \
                 out[i * (size_t)nuse + (size_t)k] = v;                         \
-                if (FLOATING && !isfinite(v) &&                                \
-                    (int64_t)(i * (size_t)nuse + (size_t)k) < bad)             \
+                if (FLOATING && !isfinite(v) && bad == INT64_MAX)              \
                     bad = (int64_t)(i * (size_t)nuse + (size_t)k);             \
             }                                                                  \
         return bad;                                                            \
@@ -968,7 +975,8 @@ CONVERTER(conv_f16, dec_f16, 2, 1)
 CONVERTER(conv_f32, dec_f32, 4, 1)
 CONVERTER(conv_f64, dec_f64, 8, 1)
 
-typedef int64_t (*convert_fn)(const unsigned char *, size_t, size_t, const int *, int, double *);
+typedef int64_t (*convert_fn)(const unsigned char *, size_t, size_t, size_t, const int *, int,
+                              double *);
 
 static convert_fn find_converter(const char *dtype)
 {
@@ -1129,9 +1137,35 @@ fail:
 }
 
 /* encode_result without the error context (write_result adds its own). */
+typedef struct encode_ctx {
+    const cuplas_h5grid *in;
+    const int64_t *index;
+    cuplas_h5_encoded *e;
+    size_t scratch;     /* bytes of the larger chunk */
+} encode_ctx;
+
+/* Chunk j of sorted (j < nchunks) or of index. Scratch only for
+ * compression: uncompressed chunks are gathered straight into their
+ * output (and shuffle implies deflate). */
+static int encode_one(void *p, int64_t j)
+{
+    const encode_ctx *x = p;
+    cuplas_h5_encoded *e = x->e;
+    int which = (size_t)j >= e->nchunks;
+    unsigned char *a = e->deflate ? malloc(x->scratch) : NULL;
+    unsigned char *b = e->shuffle ? malloc(x->scratch) : NULL;
+    int r = (a || !e->deflate) && (b || !e->shuffle)
+                ? encode_chunk(x->in, x->index, e, which, which ? (size_t)j - e->nchunks : (size_t)j,
+                               a, b)
+                : -1;
+    free(a);
+    free(b);
+    return r;
+}
+
 static int encode_result(const cuplas_h5grid *in, const int64_t *index,
                          const cuplas_output_opts *opts, cuplas_h5_buffers *bufs,
-                         cuplas_h5_encoded **enc_out, cuplas_error *err)
+                         cuplas_pool *pool, cuplas_h5_encoded **enc_out, cuplas_error *err)
 {
     cuplas_h5_encoded *e = NULL;
     size_t row_bytes = in->elem_size * (size_t)in->C * (size_t)in->W;
@@ -1170,32 +1204,10 @@ static int encode_result(const cuplas_h5grid *in, const int64_t *index,
         CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory for a %lldx%lld result",
                     (long long)in->H, (long long)in->W);
 
-    /* one iteration per chunk of either dataset; the lowest failing one is
+    /* one item per chunk of either dataset; the lowest failing one is
      * reported, so the outcome does not depend on the schedule */
-    first_bad = 2 * e->nchunks;
-    #pragma omp parallel if (e->nchunks > 1)
-    {
-        /* scratch only for compression: uncompressed chunks are gathered
-           straight into their output (and shuffle implies deflate) */
-        unsigned char *a = e->deflate ? malloc(scratch) : NULL;
-        unsigned char *b = e->shuffle ? malloc(scratch) : NULL;
-        #pragma omp for schedule(dynamic, 1)
-        for (size_t j = 0; j < 2 * e->nchunks; j++) {
-            int which = j >= e->nchunks;
-            int r = (a || !e->deflate) && (b || !e->shuffle)
-                        ? encode_chunk(in, index, e, which, which ? j - e->nchunks : j, a, b)
-                        : -1;
-            if (r) {
-                #pragma omp critical(cuplas_h5_encode_fail)
-                if (j < first_bad) {
-                    first_bad = j;
-                    bad_code = r;
-                }
-            }
-        }
-        free(a);
-        free(b);
-    }
+    encode_ctx x = {in, index, e, scratch};
+    first_bad = (size_t)cuplas_par_for(pool, 2 * (int64_t)e->nchunks, encode_one, &x, &bad_code);
     if (first_bad < 2 * e->nchunks) {
         if (bad_code == -1)
             CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory compressing the output");
@@ -1373,11 +1385,34 @@ int cuplas_h5_read_begin(const char *file, const char *dataset, int64_t height, 
     return open_grid(file, dataset, height, width, fetch, bufs, g, err);
 }
 
-int cuplas_h5_read_finish(cuplas_h5grid *g, cuplas_h5_fetch *f, cuplas_error *err)
+typedef struct decode_ctx {
+    const cuplas_h5_fetch *f;
+    cuplas_h5grid *g;
+    char *msg;          /* the failure's text, when run for one chunk */
+} decode_ctx;
+
+/* One chunk: 0, -2 out of memory, -1 corrupt (the text in x->msg, if set). */
+static int decode_one(void *p, int64_t i)
 {
-    size_t bytes, first_bad;
-    int rc = 0, bad_nomem = 0;
+    const decode_ctx *x = p;
+    unsigned char *a = malloc(x->f->chunk_bytes), *b = malloc(x->f->chunk_bytes);
+    char msg[MSG_LEN];
+    int r = a && b ? decode_chunk(x->f, &x->f->c[i], x->g->elem_size, x->g->raw, a, b, msg)
+                   : -2;
+    if (r == -1 && x->msg)
+        memcpy(x->msg, msg, MSG_LEN);
+    free(a);
+    free(b);
+    return r;
+}
+
+int cuplas_h5_read_finish(cuplas_h5grid *g, cuplas_h5_fetch *f, cuplas_pool *pool,
+                          cuplas_error *err)
+{
+    size_t bytes, bad;
+    int rc = 0, code = 0;
     char why[MSG_LEN] = "", at[80];
+    decode_ctx x = {f, g, NULL};
 
     if (!f)   /* g is the caller's, untouched */
         return cuplas_error_set(err, CUPLAS_ERR_INTERNAL, "read_finish without a fetch");
@@ -1385,35 +1420,18 @@ int cuplas_h5_read_finish(cuplas_h5grid *g, cuplas_h5_fetch *f, cuplas_error *er
         goto fail;   /* begin read the data already */
     if (g->raw)
         CUPLAS_FAIL(err, CUPLAS_ERR_INTERNAL, "read_finish on a grid that has data");
-    CUPLAS_TRY(read_chunks(g, f, err));
+    CUPLAS_TRY(read_chunks(g, f, pool, err));
     bytes = (size_t)(f->dims[0] * f->dims[1] * f->dims[2]) * g->elem_size;
     if (alloc_raw(g, f->bufs, bytes) != 0)
         CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "cannot allocate %zu bytes for the input", bytes);
 
-    /* the lowest failing chunk is reported: the same error for any thread count */
-    first_bad = f->nchunks;
-    #pragma omp parallel if (f->nchunks > 1)
-    {
-        unsigned char *a = malloc(f->chunk_bytes), *b = malloc(f->chunk_bytes);
-        char msg[MSG_LEN];
-        #pragma omp for schedule(dynamic, 1)
-        for (size_t i = 0; i < f->nchunks; i++) {
-            int r = a && b ? decode_chunk(f, &f->c[i], g->elem_size, g->raw, a, b, msg) : -2;
-            if (r) {
-                #pragma omp critical(cuplas_h5_decode_fail)
-                if (i < first_bad) {
-                    first_bad = i;
-                    bad_nomem = r == -2;
-                    memcpy(why, msg, sizeof why);
-                }
-            }
-        }
-        free(a);
-        free(b);
-    }
-    if (first_bad < f->nchunks) {
-        const fetched_chunk *c = &f->c[first_bad];
-        if (bad_nomem)
+    /* the lowest failing chunk is reported: the same error for any thread
+       count; its text comes from decoding it once more */
+    bad = (size_t)cuplas_par_for(pool, (int64_t)f->nchunks, decode_one, &x, &code);
+    if (bad < f->nchunks) {
+        const fetched_chunk *c = &f->c[bad];
+        x.msg = why;
+        if (code == -2 || decode_one(&x, (int64_t)bad) == -2)
             CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory decompressing chunks");
         CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "read failed at row %llu: chunk %s is corrupt (%s)",
                     (unsigned long long)c->offset[g->in_rank == 3 ? 0 : 1],
@@ -1438,7 +1456,7 @@ int cuplas_h5_read_grid(const char *file, const char *dataset, int64_t height, i
     cuplas_h5_fetch *f = NULL;
     int rc = cuplas_h5_read_begin(file, dataset, height, width, g, &f, NULL, err);
 
-    if (rc == 0 && (rc = cuplas_h5_read_finish(g, f, err)) != 0)
+    if (rc == 0 && (rc = cuplas_h5_read_finish(g, f, NULL, err)) != 0)
         cuplas_h5grid_free(g);
     return rc;
 }
@@ -1463,11 +1481,31 @@ void cuplas_h5grid_free(cuplas_h5grid *g)
     g->file_type = H5I_INVALID_HID;
 }
 
-int cuplas_h5grid_to_double(const cuplas_h5grid *g, const int *use, int nuse, double *out,
-                            cuplas_error *err)
+typedef struct convert_ctx {
+    convert_fn conv;
+    const cuplas_h5grid *g;
+    const int *use;
+    int nuse;
+    double *out;
+} convert_ctx;
+
+/* Cells per item of the conversion. */
+#define CONVERT_CELLS 16384
+
+static int64_t convert_block(const convert_ctx *x, int64_t b)
 {
-    size_t n = (size_t)(g->H * g->W), C = (size_t)g->C;
-    convert_fn conv = g->native ? find_converter(g->dtype) : NULL;
+    size_t n = (size_t)(x->g->H * x->g->W), i0 = (size_t)b * CONVERT_CELLS;
+    size_t i1 = n - i0 < CONVERT_CELLS ? n : i0 + CONVERT_CELLS;
+    return x->conv(x->g->raw, i0, i1, (size_t)x->g->C, x->use, x->nuse, x->out);
+}
+
+static int convert_one(void *p, int64_t b) { return convert_block(p, b) != INT64_MAX; }
+
+int cuplas_h5grid_to_double(const cuplas_h5grid *g, const int *use, int nuse, double *out,
+                            cuplas_pool *pool, cuplas_error *err)
+{
+    size_t n = (size_t)(g->H * g->W);
+    convert_ctx x = {g->native ? find_converter(g->dtype) : NULL, g, use, nuse, out};
     int64_t bad = INT64_MAX;   /* first non-finite value, as i * nuse + k */
     int rc = 0;
 
@@ -1477,8 +1515,11 @@ int cuplas_h5grid_to_double(const cuplas_h5grid *g, const int *use, int nuse, do
         if (use[k] < 0 || use[k] >= g->C)
             CUPLAS_FAIL(err, CUPLAS_ERR_USAGE, "channel %d out of range (C = %lld)", use[k],
                         (long long)g->C);
-    if (conv) {
-        bad = conv(g->raw, n, C, use, nuse, out);
+    if (x.conv) {
+        int64_t nb = cuplas_par_blocks((int64_t)n, CONVERT_CELLS);
+        int64_t b = cuplas_par_for(pool, nb, convert_one, &x, NULL);
+        if (b < nb)   /* the first block with a bad value: find it again */
+            bad = convert_block(&x, b);
     } else {
         CUPLAS_TRY(convert_h5(g, use, nuse, out, err));
         for (size_t j = 0; j < n * (size_t)nuse && bad == INT64_MAX; j++)
@@ -1500,9 +1541,9 @@ fail:
 
 int cuplas_h5_encode_result(const cuplas_h5grid *in, const int64_t *index,
                             const cuplas_output_opts *opts, cuplas_h5_buffers *bufs,
-                            cuplas_h5_encoded **enc, cuplas_error *err)
+                            cuplas_pool *pool, cuplas_h5_encoded **enc, cuplas_error *err)
 {
-    int rc = encode_result(in, index, opts, bufs, enc, err);
+    int rc = encode_result(in, index, opts, bufs, pool, enc, err);
     if (rc && in->file)
         cuplas_error_where(err, "%s:%s", in->file, in->dataset);
     return rc;
@@ -1539,36 +1580,40 @@ static int pwrite_all(int fd, const unsigned char *buf, size_t n, off_t off)
     return 0;
 }
 
-int cuplas_h5_write_raw(const char *tmp, const cuplas_h5_encoded *enc, cuplas_error *err)
+typedef struct write_ctx {
+    const cuplas_h5_encoded *enc;
+    int fd;
+} write_ctx;
+
+/* Chunk j of sorted (j < nchunks) or of index at its place: 0 or errno. */
+static int write_one(void *p, int64_t j)
 {
-    size_t first_bad = 2 * enc->nchunks;
-    int fd, bad_errno = 0, rc = 0;
+    const write_ctx *x = p;
+    const cuplas_h5_encoded *enc = x->enc;
+    int which = (size_t)j >= enc->nchunks;
+    size_t ci = which ? (size_t)j - enc->nchunks : (size_t)j;
+    size_t cell = which ? (enc->wide ? 8 : 4) : enc->elem_size * (size_t)enc->C;
+    size_t row = cell * (size_t)enc->W, r0 = ci * (size_t)enc->chunk_rows;
+    size_t rows = (size_t)enc->H - r0 < (size_t)enc->chunk_rows ? (size_t)enc->H - r0
+                                                                 : (size_t)enc->chunk_rows;
+    const encoded_chunk *c = which ? &enc->index[ci] : &enc->sorted[ci];
+    return pwrite_all(x->fd, c->data, rows * row, (off_t)(enc->raw_at[which] + r0 * row));
+}
+
+int cuplas_h5_write_raw(const char *tmp, const cuplas_h5_encoded *enc, cuplas_pool *pool,
+                        cuplas_error *err)
+{
+    write_ctx x = {enc, -1};
+    int bad_errno = 0, rc = 0;
 
     if (!enc->raw_pending)
         return 0;
-    if ((fd = open(tmp, O_WRONLY)) < 0)
+    if ((x.fd = open(tmp, O_WRONLY)) < 0)
         return cuplas_error_set(err, CUPLAS_ERR_OUTPUT, "cannot open %s: %s", tmp,
                                 strerror(errno));
     /* page-cache copies of many MiB: in parallel, like the encoding */
-    #pragma omp parallel for schedule(dynamic, 1) if (enc->nchunks > 1)
-    for (size_t j = 0; j < 2 * enc->nchunks; j++) {
-        int which = j >= enc->nchunks;
-        size_t ci = which ? j - enc->nchunks : j;
-        size_t cell = which ? (enc->wide ? 8 : 4) : enc->elem_size * (size_t)enc->C;
-        size_t row = cell * (size_t)enc->W, r0 = ci * (size_t)enc->chunk_rows;
-        size_t rows = (size_t)enc->H - r0 < (size_t)enc->chunk_rows ? (size_t)enc->H - r0
-                                                                     : (size_t)enc->chunk_rows;
-        const encoded_chunk *c = which ? &enc->index[ci] : &enc->sorted[ci];
-        int e = pwrite_all(fd, c->data, rows * row, (off_t)(enc->raw_at[which] + r0 * row));
-        if (e) {
-            #pragma omp critical(cuplas_h5_write_raw_fail)
-            if (j < first_bad) {
-                first_bad = j;
-                bad_errno = e;
-            }
-        }
-    }
-    if (close(fd) != 0 && !bad_errno)
+    cuplas_par_for(pool, 2 * (int64_t)enc->nchunks, write_one, &x, &bad_errno);
+    if (close(x.fd) != 0 && !bad_errno)
         bad_errno = errno;
     if (bad_errno)
         rc = cuplas_error_set(err, CUPLAS_ERR_OUTPUT, "cannot write %s: %s", tmp,
@@ -1586,7 +1631,7 @@ int cuplas_h5_write_encoded(const char *out_path, const cuplas_h5grid *in,
     if (rc == 0 && !(tmp = cuplas_tmp_create(out_path, err)))
         rc = err ? (int)err->code : CUPLAS_ERR_OUTPUT;
     if (rc == 0 && ((rc = cuplas_h5_write_encoded_to(tmp, in, enc, meta, err)) != 0 ||
-                    (rc = cuplas_h5_write_raw(tmp, enc, err)) != 0 ||
+                    (rc = cuplas_h5_write_raw(tmp, enc, NULL, err)) != 0 ||
                     (rc = cuplas_tmp_publish(tmp, out_path, 1, err)) != 0))
         unlink(tmp);
     if (rc)
@@ -1654,7 +1699,7 @@ int cuplas_h5_write_result(const char *out_path, const cuplas_h5grid *in, const 
                            cuplas_error *err)
 {
     cuplas_h5_encoded *enc = NULL;
-    int rc = encode_result(in, index, opts, NULL, &enc, err);
+    int rc = encode_result(in, index, opts, NULL, NULL, &enc, err);
 
     if (rc == 0)
         rc = cuplas_h5_write_encoded(out_path, in, enc, meta, err);

@@ -14,7 +14,7 @@
  * Chunked + filtered data is moved through HDF5 as stored (compressed)
  * chunk bytes only; the zlib and byte-shuffle work happens in the
  * *_finish / *_encode_* phases, which make no HDF5 call and so run
- * in parallel on the caller's own thread, with OpenMP over chunks.
+ * in parallel outside the HDF5 thread, chunk by chunk (cuplas_par_for).
  */
 #ifndef CUPLAS_H5IO_H
 #define CUPLAS_H5IO_H
@@ -24,6 +24,7 @@
 
 #include "config.h"
 #include "error.h"
+#include "pool.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -99,10 +100,12 @@ int cuplas_h5_probe_grid(const char *file, const char *dataset,
 
 void cuplas_h5grid_free(cuplas_h5grid *g);
 
-/* Convert channels `use[0..nuse)` of g to double, row-major N x nuse.
- * Rejects NaN and Inf with the first offending cell and channel. */
+/* Convert channels `use[0..nuse)` of g to double, row-major N x nuse
+ * (little-endian standard types in parallel on pool; others through HDF5,
+ * a serialised call). Rejects NaN and Inf with the first offending cell
+ * and channel. */
 int cuplas_h5grid_to_double(const cuplas_h5grid *g, const int *use, int nuse,
-                            double *out, cuplas_error *err);
+                            double *out, cuplas_pool *pool, cuplas_error *err);
 
 /* Write `out_path` atomically: group named after the input dataset with
  * `index` (H x W, int32 or int64 when N > 2^31-1), `sorted` (H x W x C,
@@ -119,12 +122,9 @@ int cuplas_h5_write_result(const char *out_path, const cuplas_h5grid *in,
  * Two-phase I/O: only the *_begin / *_write_* phases call HDF5 (serialised);
  * they move stored chunk bytes, and the other phases make no HDF5 call.
  *
- * The parallel phases run `#pragma omp parallel for` over chunks with the
- * calling thread's OpenMP settings: omp_set_num_threads() in the calling
- * thread picks the team size. Called from inside a parallel region (a
- * runner worker), the loop only gets more than one thread when nested
- * parallelism is on (omp_set_max_active_levels(2) or more); otherwise it
- * runs serially, correctly. Results never depend on the thread count.
+ * The parallel phases loop over chunks with cuplas_par_for: on `pool`'s
+ * threads, or with pool NULL an OpenMP loop with the calling thread's
+ * settings. Results never depend on the thread count.
  */
 
 /* Serialised: open, validate (same checks and messages as
@@ -144,7 +144,7 @@ int cuplas_h5_read_begin(const char *file, const char *dataset,
  * parallel). Never-written chunks become the dataset's fill value. Always
  * frees fetch. On failure (a corrupt chunk: CUPLAS_ERR_INPUT naming the
  * chunk) g->raw is NULL; free g with cuplas_h5grid_free (an HDF5 call). */
-int cuplas_h5_read_finish(cuplas_h5grid *g, cuplas_h5_fetch *fetch,
+int cuplas_h5_read_finish(cuplas_h5grid *g, cuplas_h5_fetch *fetch, cuplas_pool *pool,
                           cuplas_error *err);
 
 /* No HDF5 calls: check that index is a permutation, then build the stored
@@ -156,7 +156,7 @@ int cuplas_h5_read_finish(cuplas_h5grid *g, cuplas_h5_fetch *fetch,
 typedef struct cuplas_h5_encoded cuplas_h5_encoded;
 int cuplas_h5_encode_result(const cuplas_h5grid *in, const int64_t *index,
                             const cuplas_output_opts *opts, cuplas_h5_buffers *bufs,
-                            cuplas_h5_encoded **enc, cuplas_error *err);
+                            cuplas_pool *pool, cuplas_h5_encoded **enc, cuplas_error *err);
 
 /* Serialised: write_result's file (temp name, same datasets,
  * creation properties and attributes, `complete` last, fsync, rename)
@@ -201,7 +201,8 @@ int cuplas_h5_write_encoded_to(const char *tmp, const cuplas_h5grid *in,
 
 /* No HDF5 calls: store the contiguous data that write_encoded_to left
  * (pwrite at the datasets' offsets, in parallel); a no-op otherwise. */
-int cuplas_h5_write_raw(const char *tmp, const cuplas_h5_encoded *enc, cuplas_error *err);
+int cuplas_h5_write_raw(const char *tmp, const cuplas_h5_encoded *enc, cuplas_pool *pool,
+                        cuplas_error *err);
 
 /* Hold `file` open (read-only) while several grids are read from it:
  * HDF5 then shares the open file with each read's own open. Returns an id

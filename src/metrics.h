@@ -11,13 +11,17 @@
 
 #include <stdint.h>
 
+#include "pool.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 /* x: N x C row-major; index: gather map (cell -> row of x) or NULL for the
- * identity. Returns 0 for grids with no edges. */
-double cuplas_and(const double *x, int64_t H, int64_t W, int C, const int64_t *index);
+ * identity; rows in parallel on pool (NULL: OpenMP). Returns 0 for grids
+ * with no edges, NaN when out of memory. */
+double cuplas_and(const double *x, int64_t H, int64_t W, int C, const int64_t *index,
+                  cuplas_pool *pool);
 
 #ifdef __cplusplus
 }

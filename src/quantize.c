@@ -9,72 +9,131 @@
 #include <math.h>
 #include <stdlib.h>
 
-/* Rows per partial sum. Partials are added in block order, so the stats
- * do not depend on the thread count, only on this constant. */
+/* Rows per partial sum and per item of the parallel loops. Partials are
+ * added in block order, so the stats do not depend on the thread count,
+ * only on this constant. */
 #define STAT_BLOCK 4096
 
-/* Per-channel mean, standard deviation, min and max of x (N x C). */
-static int channel_stats(const double *x, int64_t N, int C, double *mean, double *sd,
-                         double *lo, double *hi)
+/* The loops over blocks of rows of x (N x C). */
+typedef struct stat_ctx {
+    double *x;
+    int64_t N;
+    int C;
+    const double *mean;         /* pass 2: set                       */
+    double *part, *lo, *hi;     /* per block: sums (C), min, max (C) */
+    const double *shift, *scale;
+} stat_ctx;
+
+static void block_rows(const stat_ctx *k, int64_t b, int64_t *i0, int64_t *i1)
 {
-    int64_t nb = (N + STAT_BLOCK - 1) / STAT_BLOCK;
-    double *part = malloc((size_t)(nb * C) * sizeof *part);
-    if (!part)
-        return -1;
-    #pragma omp parallel for schedule(static)
-    for (int64_t b = 0; b < nb; b++) {
-        double *s = part + b * C;
-        for (int c = 0; c < C; c++)
-            s[c] = 0;
-        for (int64_t i = b * STAT_BLOCK; i < N && i < (b + 1) * STAT_BLOCK; i++)
-            for (int c = 0; c < C; c++)
-                s[c] += x[i * C + c];
-    }
+    *i0 = b * STAT_BLOCK;
+    *i1 = k->N - *i0 < STAT_BLOCK ? k->N : *i0 + STAT_BLOCK;
+}
+
+/* Pass 1: per-block sums, minima and maxima (min and max do not depend on
+ * the order). */
+static int stat_sums(void *p, int64_t b)
+{
+    const stat_ctx *k = p;
+    const int C = k->C;
+    double *s = k->part + b * C, *lo = k->lo + b * C, *hi = k->hi + b * C;
+    int64_t i0, i1;
+
+    block_rows(k, b, &i0, &i1);
     for (int c = 0; c < C; c++) {
-        double t = 0;
-        for (int64_t b = 0; b < nb; b++)
-            t += part[b * C + c];
-        mean[c] = t / (double)N;
-        lo[c] = hi[c] = x[c];
+        s[c] = 0;
+        lo[c] = hi[c] = k->x[i0 * C + c];
     }
-    #pragma omp parallel for schedule(static)
-    for (int64_t b = 0; b < nb; b++) {
-        double *s = part + b * C;
-        for (int c = 0; c < C; c++)
-            s[c] = 0;
-        for (int64_t i = b * STAT_BLOCK; i < N && i < (b + 1) * STAT_BLOCK; i++)
-            for (int c = 0; c < C; c++) {
-                double d = x[i * C + c] - mean[c];
-                s[c] += d * d;
-            }
-    }
-    for (int c = 0; c < C; c++) {
-        double t = 0;
-        for (int64_t b = 0; b < nb; b++)
-            t += part[b * C + c];
-        sd[c] = sqrt(t / (double)N);
-    }
-    /* min and max do not depend on the order */
-    for (int64_t i = 0; i < N; i++)
+    for (int64_t i = i0; i < i1; i++)
         for (int c = 0; c < C; c++) {
-            double v = x[i * C + c];
+            double v = k->x[i * C + c];
+            s[c] += v;
             lo[c] = v < lo[c] ? v : lo[c];
             hi[c] = v > hi[c] ? v : hi[c];
         }
+    return 0;
+}
+
+/* Pass 2: per-block sums of squared deviations. */
+static int stat_squares(void *p, int64_t b)
+{
+    const stat_ctx *k = p;
+    double *s = k->part + b * k->C;
+    int64_t i0, i1;
+
+    block_rows(k, b, &i0, &i1);
+    for (int c = 0; c < k->C; c++)
+        s[c] = 0;
+    for (int64_t i = i0; i < i1; i++)
+        for (int c = 0; c < k->C; c++) {
+            double d = k->x[i * k->C + c] - k->mean[c];
+            s[c] += d * d;
+        }
+    return 0;
+}
+
+static int apply_scale(void *p, int64_t b)
+{
+    const stat_ctx *k = p;
+    int64_t i0, i1;
+
+    block_rows(k, b, &i0, &i1);
+    for (int64_t i = i0; i < i1; i++)
+        for (int c = 0; c < k->C; c++)
+            k->x[i * k->C + c] = (k->x[i * k->C + c] - k->shift[c]) * k->scale[c];
+    return 0;
+}
+
+/* Sum of the per-block partials of channel c, in block order. */
+static double add_blocks(const double *part, int64_t nb, int C, int c)
+{
+    double t = 0;
+    for (int64_t b = 0; b < nb; b++)
+        t += part[b * C + c];
+    return t;
+}
+
+/* Per-channel mean, standard deviation, min and max of x (N x C). */
+static int channel_stats(stat_ctx *k, cuplas_pool *pool, double *mean, double *sd,
+                         double *lo, double *hi)
+{
+    const int C = k->C;
+    int64_t nb = cuplas_par_blocks(k->N, STAT_BLOCK);
+    double *part = malloc((size_t)(3 * nb * C) * sizeof *part);
+    if (!part)
+        return -1;
+    k->part = part;
+    k->lo = part + nb * C;
+    k->hi = part + 2 * nb * C;
+    cuplas_par_for(pool, nb, stat_sums, k, NULL);
+    for (int c = 0; c < C; c++) {
+        mean[c] = add_blocks(part, nb, C, c) / (double)k->N;
+        lo[c] = k->lo[c];
+        hi[c] = k->hi[c];
+        for (int64_t b = 1; b < nb; b++) {
+            lo[c] = k->lo[b * C + c] < lo[c] ? k->lo[b * C + c] : lo[c];
+            hi[c] = k->hi[b * C + c] > hi[c] ? k->hi[b * C + c] : hi[c];
+        }
+    }
+    k->mean = mean;
+    cuplas_par_for(pool, nb, stat_squares, k, NULL);
+    for (int c = 0; c < C; c++)
+        sd[c] = sqrt(add_blocks(part, nb, C, c) / (double)k->N);
     free(part);
     return 0;
 }
 
 int cuplas_features_normalize(double *x, int64_t N, int C, cuplas_norm norm,
-                              const double *weights)
+                              const double *weights, cuplas_pool *pool)
 {
     double *st = NULL, *scale, *shift;
-    if (!(st = malloc((size_t)(6 * C) * sizeof *st)))
+    stat_ctx k = {.x = x, .N = N, .C = C};
+    if (!(st = calloc((size_t)(6 * C), sizeof *st)))
         return CUPLAS_ERR_NOMEM;
     double *mean = st, *sd = st + C, *lo = st + 2 * C, *hi = st + 3 * C;
     scale = st + 4 * C;
     shift = st + 5 * C;
-    if (norm != CUPLAS_NORM_NONE && channel_stats(x, N, C, mean, sd, lo, hi) != 0) {
+    if (norm != CUPLAS_NORM_NONE && N > 0 && channel_stats(&k, pool, mean, sd, lo, hi) != 0) {
         free(st);
         return CUPLAS_ERR_NOMEM;
     }
@@ -94,10 +153,9 @@ int cuplas_features_normalize(double *x, int64_t N, int C, cuplas_norm norm,
         any |= shift[c] != 0 || scale[c] != 1;
     }
     if (any) {
-        #pragma omp parallel for schedule(static)
-        for (int64_t i = 0; i < N; i++)
-            for (int c = 0; c < C; c++)
-                x[i * C + c] = (x[i * C + c] - shift[c]) * scale[c];
+        k.shift = shift;
+        k.scale = scale;
+        cuplas_par_for(pool, cuplas_par_blocks(N, STAT_BLOCK), apply_scale, &k, NULL);
     }
     free(st);
     return 0;
@@ -112,8 +170,46 @@ static inline int16_t round_half_up(double v)
     return (int16_t)(t - (w < (double)t));
 }
 
+typedef struct quant_ctx {
+    const double *x;
+    int64_t N;
+    int C;
+    cuplas_qgrid *g;
+    double s;        /* the common scale */
+    double *amax;    /* per block: max |x| */
+} quant_ctx;
+
+static int block_amax(void *p, int64_t b)
+{
+    quant_ctx *k = p;
+    int64_t i0 = b * STAT_BLOCK * k->C, i1 = (b + 1) * STAT_BLOCK * k->C;
+    double m = 0;
+
+    i1 = i1 < k->N * k->C ? i1 : k->N * k->C;
+    for (int64_t i = i0; i < i1; i++)
+        m = fabs(k->x[i]) > m ? fabs(k->x[i]) : m;
+    k->amax[b] = m;
+    return 0;
+}
+
+static int block_quantize(void *p, int64_t b)
+{
+    const quant_ctx *k = p;
+    const int C = k->C, Cp = k->g->Cp;
+    int64_t i0 = b * STAT_BLOCK, i1 = k->N - i0 < STAT_BLOCK ? k->N : i0 + STAT_BLOCK;
+    int16_t *q = k->g->q;
+
+    for (int64_t i = i0; i < i1; i++) {
+        for (int c = 0; c < C; c++)
+            q[i * Cp + c] = round_half_up(k->x[i * C + c] * k->s);
+        for (int c = C; c < Cp; c++)
+            q[i * Cp + c] = 0; /* padding costs nothing */
+    }
+    return 0;
+}
+
 int cuplas_qgrid_build(const double *x, int64_t H, int64_t W, int C, int16_t *dst,
-                       cuplas_qgrid *g, cuplas_error *err)
+                       cuplas_pool *pool, cuplas_qgrid *g, cuplas_error *err)
 {
     int rc = 0;
     int64_t N = H * W;
@@ -126,20 +222,22 @@ int cuplas_qgrid_build(const double *x, int64_t H, int64_t W, int C, int16_t *ds
     if (!g->q)
         CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory for %lld x %d features",
                     (long long)N, g->Cp);
-    double amax = 0;
-    #pragma omp parallel for reduction(max : amax) schedule(static)
-    for (int64_t i = 0; i < N * C; i++)
-        amax = fabs(x[i]) > amax ? fabs(x[i]) : amax;
-    double s = amax > 0 ? CUPLAS_QMAX_D / amax : 1.0;
-    #pragma omp parallel for schedule(static)
-    for (int64_t i = 0; i < N; i++) {
-        for (int c = 0; c < C; c++)
-            g->q[i * g->Cp + c] = round_half_up(x[i * C + c] * s);
-        for (int c = C; c < g->Cp; c++)
-            g->q[i * g->Cp + c] = 0; /* padding costs nothing */
-    }
+    quant_ctx k = {x, N, C, g, 0, NULL};
+    int64_t nb = cuplas_par_blocks(N, STAT_BLOCK);
+    if (!(k.amax = malloc((size_t)(nb > 0 ? nb : 1) * sizeof *k.amax)))
+        CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory quantising %lld cells", (long long)N);
+    cuplas_par_for(pool, nb, block_amax, &k, NULL);
+    double amax = 0;   /* the largest of the block maxima: order-free */
+    for (int64_t b = 0; b < nb; b++)
+        amax = k.amax[b] > amax ? k.amax[b] : amax;
+    free(k.amax);
+    k.s = amax > 0 ? CUPLAS_QMAX_D / amax : 1.0;
+    cuplas_par_for(pool, nb, block_quantize, &k, NULL);
     return 0;
 fail:
+    if (g->owned)
+        free(g->q);
+    g->q = NULL;
     return rc;
 }
 

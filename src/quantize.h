@@ -13,6 +13,7 @@
 
 #include "config.h"
 #include "error.h"
+#include "pool.h"
 
 /* mirrors CUPLAS_QMAX in cuda/hd_quad.h */
 #define CUPLAS_QMAX_D 16383.0
@@ -35,14 +36,16 @@ static inline int cuplas_padded_channels(int C) { return (C + 3) & ~3; }
 /* In place on x (N x C, row-major): normalise per channel, then scale
  * channel c by weights[c] (weights may be NULL = all 1). Sums run in
  * fixed blocks added in order: the result is the same for any thread
- * count. Returns 0 or CUPLAS_ERR_NOMEM. */
+ * count. Blocks run in parallel on pool (NULL: OpenMP). Returns 0 or
+ * CUPLAS_ERR_NOMEM. */
 int cuplas_features_normalize(double *x, int64_t N, int C, cuplas_norm norm,
-                              const double *weights);
+                              const double *weights, cuplas_pool *pool);
 
-/* Quantise x (N x C) into g. dst: N*Cp int16 owned by the caller (e.g. a
- * GPU's pinned upload buffer), or NULL to allocate (cuplas_qgrid_free). */
+/* Quantise x (N x C) into g, in parallel on pool (NULL: OpenMP). dst:
+ * N*Cp int16 owned by the caller (e.g. a GPU's pinned upload buffer), or
+ * NULL to allocate (cuplas_qgrid_free). */
 int cuplas_qgrid_build(const double *x, int64_t H, int64_t W, int C, int16_t *dst,
-                       cuplas_qgrid *g, cuplas_error *err);
+                       cuplas_pool *pool, cuplas_qgrid *g, cuplas_error *err);
 void cuplas_qgrid_free(cuplas_qgrid *g);
 
 #ifdef __cplusplus

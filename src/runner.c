@@ -53,6 +53,20 @@ static int max_threads(void)
 #endif
 }
 
+/* Threads of the GPU lanes' host pool: backend.threads, else every core
+ * this process may run on. */
+static int host_threads(const cuplas_config *cfg)
+{
+    if (cfg->backend.threads > 0)
+        return cfg->backend.threads;
+#ifdef _OPENMP
+    return omp_get_num_procs();
+#else
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
+#endif
+}
+
 /* "model name" of /proc/cpuinfo (x86) or a plain fallback. */
 static void cpu_model(char *buf, size_t size)
 {
@@ -277,7 +291,7 @@ static void step_run(void *p)
                                          s->fetch, s->io, s->e);
         break;
     case STEP_CONVERT:   /* non-native types: HDF5 converts them */
-        s->rc = cuplas_h5grid_to_double(s->g, s->use, s->nuse, s->x, s->e);
+        s->rc = cuplas_h5grid_to_double(s->g, s->use, s->nuse, s->x, NULL, s->e);
         break;
     case STEP_WRITE:
         s->rc = cuplas_h5_write_encoded_to(s->tmp, s->g, s->enc, s->meta, s->e);
@@ -287,36 +301,6 @@ static void step_run(void *p)
         cuplas_h5grid_free(s->g);
         break;
     }
-}
-
-/* A GPU lane's host phase (decoding and preparing a grid, or encoding and
- * writing its result) gets an equal share of the cores among the lanes in
- * a host phase now, itself included, capped at one thread per 4 MiB of
- * grid. Lanes that wait for their GPU then leave their cores to the
- * others: with 48 lanes on 64 cores a fixed share is one thread, and a
- * 1024^2 x 16 grid inflated on one thread made the host, not the GPUs,
- * the bound. Outputs never depend on the thread count. *held tracks the
- * phase so that an error path can leave it. */
-static void host_enter(cuplas_runner *r, const struct cuplas_gpu_ctx *gpu, size_t bytes,
-                       int *held)
-{
-    if (!gpu || *held)
-        return;   /* the CPU backend keeps the OpenMP default (backend.threads) */
-    *held = 1;
-    int share = r->cores / (atomic_fetch_add(&r->in_host, 1) + 1);
-    int by_size = (int)(bytes >> 22) + 1;
-#ifdef _OPENMP
-    omp_set_num_threads(share < by_size ? (share > 1 ? share : 1) : by_size);
-#else
-    (void)share, (void)by_size;
-#endif
-}
-
-static void host_leave(cuplas_runner *r, int *held)
-{
-    if (*held)
-        atomic_fetch_sub(&r->in_host, 1);
-    *held = 0;
 }
 
 /* Run s on the HDF5 thread; the job's time queued and in HDF5 add up. */
@@ -402,9 +386,8 @@ static int job_body(cuplas_runner *r, cuplas_worker *w, struct cuplas_gpu_ctx *g
     const cuplas_config *cfg = r->cfg;
     cuplas_h5grid g;
     double *x = NULL, t;
-    size_t bytes = 0;   /* the grid's data */
     int64_t *index = NULL, N;
-    int *use = NULL, nuse = 0, skip = 0, rc = 0, host = 0;
+    int *use = NULL, nuse = 0, skip = 0, rc = 0;
     char *params = NULL, device[256];
     cuplas_h5_fetch *fetch = NULL;
     cuplas_h5_encoded *enc = NULL;
@@ -425,11 +408,8 @@ static int job_body(cuplas_runner *r, cuplas_worker *w, struct cuplas_gpu_ctx *g
     step.skip = &skip;
     rc = h5_do(r, res, &step);
     /* inflating and unshuffling the chunks needs no HDF5 call */
-    if (rc == 0 && !skip) {
-        bytes = (size_t)(g.H * g.W * g.C) * g.elem_size;
-        host_enter(r, gpu, bytes, &host);
-        rc = cuplas_h5_read_finish(&g, fetch, e);
-    }
+    if (rc == 0 && !skip)
+        rc = cuplas_h5_read_finish(&g, fetch, r->pool, e);
     if (rc == 0 && !skip)
         rc = output_dir(job, e);
     if (rc)
@@ -451,7 +431,7 @@ static int job_body(cuplas_runner *r, cuplas_worker *w, struct cuplas_gpu_ctx *g
         CUPLAS_FAIL(e, CUPLAS_ERR_NOMEM, "out of memory for a %lldx%lld grid", (long long)g.H,
                     (long long)g.W);
     if (g.native) {
-        CUPLAS_TRY(cuplas_h5grid_to_double(&g, use, nuse, x, e));
+        CUPLAS_TRY(cuplas_h5grid_to_double(&g, use, nuse, x, r->pool, e));
     } else {   /* HDF5 converts the other types itself */
         step.kind = STEP_CONVERT;
         step.use = use;
@@ -459,15 +439,15 @@ static int job_body(cuplas_runner *r, cuplas_worker *w, struct cuplas_gpu_ctx *g
         step.x = x;
         CUPLAS_TRY(h5_do(r, res, &step));
     }
-    if (cuplas_features_normalize(x, N, nuse, cfg->channels.normalize, cfg->channels.weights))
+    if (cuplas_features_normalize(x, N, nuse, cfg->channels.normalize, cfg->channels.weights,
+                                  r->pool))
         CUPLAS_FAIL(e, CUPLAS_ERR_NOMEM, "out of memory normalising a %lldx%lld grid",
                     (long long)g.H, (long long)g.W);
-    res->and_before = cuplas_and(x, g.H, g.W, nuse, NULL);
-    host_leave(r, &host);
+    res->and_before = cuplas_and(x, g.H, g.W, nuse, NULL, r->pool);
     res->prep_s = cuplas_now_s() - t;
 
     t = cuplas_now_s();
-    cuplas_sort_target target = {gpu, &r->cancel};
+    cuplas_sort_target target = {gpu, &r->cancel, r->pool};
     rc = admit(r, w, gpu, g.H, g.W, nuse, e);
     if (rc == 0) {
         rc = cuplas_sort_features(x, g.H, g.W, nuse, &cfg->sort, &target, index, &res->stats, e);
@@ -497,8 +477,7 @@ static int job_body(cuplas_runner *r, cuplas_worker *w, struct cuplas_gpu_ctx *g
     }
     res->sort_s = cuplas_now_s() - t;
     t = cuplas_now_s();
-    host_enter(r, gpu, bytes, &host);
-    res->and_after = cuplas_and(x, g.H, g.W, nuse, index);
+    res->and_after = cuplas_and(x, g.H, g.W, nuse, index, r->pool);
     if (gpu)
         snprintf(device, sizeof device, "%s", w->name);
     else
@@ -519,8 +498,7 @@ static int job_body(cuplas_runner *r, cuplas_worker *w, struct cuplas_gpu_ctx *g
     /* gather, shuffle and deflate here; on the HDF5 thread, the file's
        metadata and (compressed) chunks; uncompressed data, fsync and
        rename here again */
-    CUPLAS_TRY(cuplas_h5_encode_result(&g, index, &cfg->output, &w->io, &enc, e));
-    host_leave(r, &host);
+    CUPLAS_TRY(cuplas_h5_encode_result(&g, index, &cfg->output, &w->io, r->pool, &enc, e));
     res->encode_s = cuplas_now_s() - t;
     if (!(tmp = cuplas_tmp_create(job->output, e))) {
         rc = e->code ? (int)e->code : CUPLAS_ERR_OUTPUT;
@@ -529,11 +507,8 @@ static int job_body(cuplas_runner *r, cuplas_worker *w, struct cuplas_gpu_ctx *g
         step.enc = enc;
         step.meta = &meta;
         step.tmp = tmp;
-        if ((rc = h5_do(r, res, &step)) == 0) {
-            host_enter(r, gpu, bytes, &host);
-            rc = cuplas_h5_write_raw(tmp, enc, e);
-            host_leave(r, &host);
-        }
+        if ((rc = h5_do(r, res, &step)) == 0)
+            rc = cuplas_h5_write_raw(tmp, enc, r->pool, e);
         if (rc == 0)
             rc = cuplas_tmp_publish(tmp, job->output, cfg->output.fsync, e);
         if (rc)
@@ -546,7 +521,6 @@ static int job_body(cuplas_runner *r, cuplas_worker *w, struct cuplas_gpu_ctx *g
     res->write_s = cuplas_now_s() - t;
     res->state = CUPLAS_JOB_DONE;
 fail:
-    host_leave(r, &host);
     free(tmp);
     cuplas_h5_encoded_free(enc);
     free(params);
@@ -638,8 +612,8 @@ static void gpu_worker(cuplas_runner *r, int wi)
 }
 
 /* The thread that owns GPU number dev: sizes its memory budget, then runs
- * its lanes as nested threads, each with cores / (GPUs x lanes) threads
- * outside its host phases (host_enter sizes those). */
+ * its lanes as nested threads. Their host loops run on the runner's pool;
+ * the OpenMP share below only serves a sort that fell back to the CPU. */
 static void gpu_device(cuplas_runner *r, int dev, int cores)
 {
     size_t fr = 0, tot = 0;
@@ -777,9 +751,11 @@ int cuplas_runner_run(cuplas_runner *r, cuplas_error *err)
         started = 1;
     }
 #ifdef HAVE_CUDA
-    else {
+    else if (cuplas_pool_create(host_threads(r->cfg), &r->pool, err) != 0) {
+        rc = (int)err->code;
+    } else {
 #ifdef _OPENMP
-        int cores = r->cores = omp_get_num_procs();
+        int cores = omp_get_num_procs();
         omp_set_max_active_levels(3);
         #pragma omp parallel num_threads(r->ndev)
         {
@@ -793,13 +769,15 @@ int cuplas_runner_run(cuplas_runner *r, cuplas_error *err)
 #endif
         for (int k = 0; k < r->nworkers; k++)
             started |= r->workers[k].err.code == CUPLAS_OK;
+        cuplas_pool_free(r->pool);
+        r->pool = NULL;
     }
 #endif
     cuplas_h5exec_run(r->h5, unpin_task, r, NULL, NULL);
     cuplas_h5exec_stop(r->h5);
     r->h5 = NULL;
     r->wall_s = cuplas_now_s() - t0;
-    if (!started) {
+    if (!started && rc == 0) {
         *err = r->workers[0].err;
         rc = err->code ? (int)err->code : CUPLAS_ERR_NODEVICE;
     }

@@ -15,8 +15,6 @@
 #ifndef CUPLAS_RUNNER_H
 #define CUPLAS_RUNNER_H
 
-#include <stdatomic.h>
-
 #include "config.h"
 #include "devgate.h"
 #include "error.h"
@@ -24,6 +22,7 @@
 #include "jobs.h"
 #include "lock.h"
 #include "log.h"
+#include "pool.h"
 #include "sort_cpu.h"
 
 #ifdef __cplusplus
@@ -88,8 +87,7 @@ typedef struct cuplas_runner {
     int next;                    /* queue head, under queue_lock             */
     cuplas_lock queue_lock;
     struct cuplas_h5exec *h5;    /* the HDF5 thread, while the run runs       */
-    int cores;                   /* host threads the GPU lanes share          */
-    atomic_int in_host;          /* GPU lanes in a host phase now             */
+    cuplas_pool *pool;           /* the GPU lanes' host loops, while running  */
     char *pin_path;              /* input file the HDF5 thread keeps open     */
     int64_t pin_id;              /* (cuplas_h5_pin), or -1                    */
     char cpu_name[128];

@@ -71,7 +71,7 @@ int cuplas_sort_features(const double *x, int64_t H, int64_t W, int C,
         CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "cannot allocate pinned host memory for a %lldx%lld grid",
                     (long long)H, (long long)W);
 #endif
-    CUPLAS_TRY(cuplas_qgrid_build(x, H, W, C, staging, &g, err));
+    CUPLAS_TRY(cuplas_qgrid_build(x, H, W, C, staging, target ? target->pool : NULL, &g, err));
     CUPLAS_TRY(cuplas_schedule_build(H, W, p, &s, err));
     if (target && target->gpu) {
 #ifdef HAVE_CUDA

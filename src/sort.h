@@ -13,6 +13,7 @@
 
 #include "error.h"
 #include "params.h"
+#include "pool.h"
 #include "sort_cpu.h"
 
 #ifdef __cplusplus
@@ -24,6 +25,7 @@ struct cuplas_gpu_ctx; /* cuda/sort_gpu.h: per-device streams and workspace */
 typedef struct cuplas_sort_target {
     struct cuplas_gpu_ctx *gpu; /* NULL = CPU reference */
     const volatile int *cancel; /* polled between levels; may be NULL */
+    cuplas_pool *pool;          /* host loops (quantising); NULL = OpenMP */
 } cuplas_sort_target;
 
 /* x: N x C features (normalised and weighted). index: N gather entries. */

@@ -114,7 +114,7 @@ static void check_sort_parity(int64_t H, int64_t W, int C, const cuplas_sort_par
     int64_t *ic = malloc(N * 8), *ig = malloc(N * 8), *ig2 = malloc(N * 8);
     cuplas_sort_stats sc, sg;
     cuplas_error err = {0};
-    cuplas_sort_target cpu = {NULL, NULL}, gpu = {ctx, NULL};
+    cuplas_sort_target cpu = {NULL, NULL, NULL}, gpu = {ctx, NULL, NULL};
     cuplas_solve_mode saved = cuplas_gpu_solve_mode(ctx);
     if (cuplas_sort_features(x, H, W, C, p, &cpu, ic, &sc, &err))
         fail_msg("cpu: %s", err.msg);
@@ -127,7 +127,7 @@ static void check_sort_parity(int64_t H, int64_t W, int C, const cuplas_sort_par
         print_message("parity %lldx%lld C=%d permuter=%s %s: passes cpu %lld gpu %lld, AND %.4f -> %.4f\n",
                       (long long)H, (long long)W, C, cuplas_permuter_name(p->permuter),
                       cuplas_gpu_solve_mode_name((cuplas_solve_mode)m), (long long)sc.passes, (long long)sg.passes,
-                      cuplas_and(x, H, W, C, NULL), cuplas_and(x, H, W, C, ig));
+                      cuplas_and(x, H, W, C, NULL, NULL), cuplas_and(x, H, W, C, ig, NULL));
         assert_true(tu_is_permutation(ig, N));
         assert_int_equal(sc.passes, sg.passes);
         assert_memory_equal(ic, ig, N * 8);

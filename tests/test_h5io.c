@@ -294,7 +294,7 @@ static void round_trip(const fixture *f, const char *dtype_name, hid_t type)
     /* to_double against HDF5's own conversion of the same bytes */
     memcpy(want, raw, N * C * es);
     assert_true(H5Tconvert(type, H5T_NATIVE_DOUBLE, N * C, want, NULL, H5P_DEFAULT) >= 0);
-    assert_int_equal(cuplas_h5grid_to_double(&g, use, 2, dbl, &err), 0);
+    assert_int_equal(cuplas_h5grid_to_double(&g, use, 2, dbl, NULL, &err), 0);
     for (int i = 0; i < N; i++)
         for (int k = 0; k < 2; k++)
             assert_true(dbl[i * 2 + k] == want[i * C + use[k]]);
@@ -539,18 +539,18 @@ static void test_h5io_nonfinite(void **state)
 
     cuplas_error_clear(&err);
     assert_int_equal(cuplas_h5_read_grid(file, "/g", 0, 0, &g, &err), 0);
-    assert_int_equal(cuplas_h5grid_to_double(&g, use0, 1, out, &err), 0);
-    int rc = cuplas_h5grid_to_double(&g, use01, 2, out, &err);
+    assert_int_equal(cuplas_h5grid_to_double(&g, use0, 1, out, NULL, &err), 0);
+    int rc = cuplas_h5grid_to_double(&g, use01, 2, out, NULL, &err);
     expect_error(&err, rc, CUPLAS_ERR_INPUT, "NaN at cell (y=1, x=2), channel 1", file, "/g");
     cuplas_error_clear(&err);
-    rc = cuplas_h5grid_to_double(&g, use_bad, 1, out, &err);
+    rc = cuplas_h5grid_to_double(&g, use_bad, 1, out, NULL, &err);
     expect_error(&err, rc, CUPLAS_ERR_USAGE, "channel 2 out of range", file, "/g");
     cuplas_h5grid_free(&g);
 
     cuplas_error_clear(&err);
     assert_int_equal(cuplas_h5_read_grid(file, "/h", 0, 0, &g, &err), 0);
     assert_string_equal(g.dtype, "float16");
-    rc = cuplas_h5grid_to_double(&g, use0, 1, out, &err);
+    rc = cuplas_h5grid_to_double(&g, use0, 1, out, NULL, &err);
     expect_error(&err, rc, CUPLAS_ERR_INPUT, "-Inf at cell (y=1, x=1), channel 0", file, "/h");
     cuplas_h5grid_free(&g);
 }
@@ -821,7 +821,7 @@ static void expect_read_lent(const char *file, const char *dset, int threads,
         fail_msg("read_begin %s:%s: %s", file, dset, err.msg);
     assert_non_null(fetch);
     set_threads(threads);
-    if (cuplas_h5_read_finish(&g, fetch, &err) != 0)
+    if (cuplas_h5_read_finish(&g, fetch, NULL, &err) != 0)
         fail_msg("read_finish %s:%s: %s", file, dset, err.msg);
     set_threads(2);
     assert_non_null(g.raw);
@@ -1128,6 +1128,9 @@ static void test_h5io_chunk_write_round_trip(void **state)
     for (int i = 0; i < N; i++)
         index32[i] = (int32_t)(index[i] = (i * 31 + 7) % N);
     cuplas_h5_buffers io = {0};
+    cuplas_pool *pool = NULL;
+    cuplas_error perr;
+    assert_int_equal(cuplas_pool_create(3, &pool, &perr), 0);
     for (size_t t = 0; t < sizeof CHUNK_DTYPES / sizeof CHUNK_DTYPES[0]; t++) {
         hid_t type = CHUNK_DTYPES[t].type();
         size_t es = H5Tget_size(type);
@@ -1145,9 +1148,10 @@ static void test_h5io_chunk_write_round_trip(void **state)
             print_message("write %s %s\n", CHUNK_DTYPES[t].name, c->name);
             cuplas_error_clear(&err);
             assert_int_equal(cuplas_h5_read_grid(in, "/s/g", 0, 0, &g, &err), 0);
-            /* every other dtype: memory lent by one lane's buffers, reused */
+            /* every other dtype: memory lent by one lane's buffers, reused,
+               and the chunks encoded on a pool as a GPU lane does */
             assert_int_equal(cuplas_h5_encode_result(&g, index, &opts, t % 2 ? &io : NULL,
-                                                     &enc, &err), 0);
+                                                     t % 2 ? pool : NULL, &enc, &err), 0);
             assert_int_equal(cuplas_h5_write_encoded(out, &g, enc, NULL, &err), 0);
             cuplas_h5_encoded_free(enc);
             cuplas_h5grid_free(&g);
@@ -1179,6 +1183,7 @@ static void test_h5io_chunk_write_round_trip(void **state)
     }
     assert_non_null(io.p[CUPLAS_H5_SORTED]);
     cuplas_h5_buffers_free(&io);
+    cuplas_pool_free(pool);
 }
 
 /* Outputs over the 4 MiB in-memory limit: uncompressed data goes to its
@@ -1269,7 +1274,7 @@ static void test_h5io_chunk_threads(void **state)
     for (int k = 0; k < 2; k++) {
         cuplas_h5_encoded *enc = NULL;
         set_threads(threads[k]);
-        assert_int_equal(cuplas_h5_encode_result(&g, index, &opts, NULL, &enc, &err), 0);
+        assert_int_equal(cuplas_h5_encode_result(&g, index, &opts, NULL, NULL, &enc, &err), 0);
         set_threads(2);
         assert_int_equal(cuplas_h5_write_encoded(outs[k], &g, enc, NULL, &err), 0);
         cuplas_h5_encoded_free(enc);
@@ -1324,17 +1329,20 @@ static void test_h5io_chunk_corrupt(void **state)
         fputc(0x5a ^ i, fp);
     fclose(fp);
 
-    for (int threads = 1; threads <= 4; threads += 3) {
+    cuplas_pool *pool = NULL;
+    assert_int_equal(cuplas_pool_create(4, &pool, &err), 0);
+    for (int run = 0; run < 3; run++) {   /* 1 and 4 OpenMP threads, then a pool */
         cuplas_error_clear(&err);
         assert_int_equal(cuplas_h5_read_begin(out, "/g/sorted", 0, 0, &g, &fetch, NULL, &err), 0);
-        set_threads(threads);
-        int rc = cuplas_h5_read_finish(&g, fetch, &err);
+        set_threads(run == 1 ? 4 : 1);
+        int rc = cuplas_h5_read_finish(&g, fetch, run == 2 ? pool : NULL, &err);
         set_threads(2);
         expect_error(&err, rc, CUPLAS_ERR_INPUT, "read failed at row 16: chunk (16, 0, 0) is corrupt",
                      out, "/g/sorted");
         assert_null(g.raw);
         cuplas_h5grid_free(&g);
     }
+    cuplas_pool_free(pool);
     read_expect_error(out, "/g/sorted", 0, 0, CUPLAS_ERR_INPUT, "chunk (16, 0, 0) is corrupt");
     /* the other chunks are intact */
     hid_t f2 = H5Fopen(out, H5F_ACC_RDONLY, H5P_DEFAULT);
@@ -1362,13 +1370,13 @@ static void test_h5io_chunk_misuse(void **state)
     read_small(f, &g);
     fpath(f, "out.h5", out);
     cuplas_error_clear(&err);
-    assert_int_equal(cuplas_h5_read_finish(&g, NULL, &err), CUPLAS_ERR_INTERNAL);
+    assert_int_equal(cuplas_h5_read_finish(&g, NULL, NULL, &err), CUPLAS_ERR_INTERNAL);
     cuplas_error_clear(&err);
-    int rc = cuplas_h5_encode_result(&g, dup, NULL, NULL, &enc, &err);
+    int rc = cuplas_h5_encode_result(&g, dup, NULL, NULL, NULL, &enc, &err);
     expect_error(&err, rc, CUPLAS_ERR_INTERNAL, "0 appears twice", g.file, "/g");
     assert_null(enc);
     cuplas_error_clear(&err);
-    assert_int_equal(cuplas_h5_encode_result(&g, index, NULL, NULL, &enc, &err), 0);
+    assert_int_equal(cuplas_h5_encode_result(&g, index, NULL, NULL, NULL, &enc, &err), 0);
     other = g;
     other.W = 1;
     other.H = 4;

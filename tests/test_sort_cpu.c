@@ -192,7 +192,7 @@ static void test_pass_reports_exact_costs(void **state)
     double *x = tu_colors(N, 3, 5);
     cuplas_qgrid g;
     cuplas_error err = {0};
-    assert_int_equal(cuplas_qgrid_build(x, H, W, 3, NULL, &g, &err), 0);
+    assert_int_equal(cuplas_qgrid_build(x, H, W, 3, NULL, NULL, &g, &err), 0);
     int16_t *t = malloc(N * g.Cp * 2);
     int64_t *idx = malloc(N * sizeof *idx);
     for (int64_t i = 0; i < N; i++) idx[i] = i;
@@ -238,7 +238,7 @@ static void expect_colors_reduction(int64_t side, double factor)
     cuplas_sort_params p;
     cuplas_sort_params_default(&p);
     sort_once(x, side, side, 3, &p, index);
-    double before = cuplas_and(x, side, side, 3, NULL), after = cuplas_and(x, side, side, 3, index);
+    double before = cuplas_and(x, side, side, 3, NULL, NULL), after = cuplas_and(x, side, side, 3, index, NULL);
     print_message("%lldx%lld colours: AND %.3f -> %.3f\n", (long long)side, (long long)side,
                   before, after);
     assert_true(after * factor <= before);
@@ -295,7 +295,7 @@ static void test_sort_shapes_and_permuters(void **state)
             int64_t *index = malloc(N * sizeof *index);
             p.permuter = (cuplas_permuter)permuter;
             sort_once(x, H, W, 3, &p, index);
-            double before = cuplas_and(x, H, W, 3, NULL), after = cuplas_and(x, H, W, 3, index);
+            double before = cuplas_and(x, H, W, 3, NULL, NULL), after = cuplas_and(x, H, W, 3, index, NULL);
             if (N >= 64)  /* real grids must get much smoother */
                 assert_true(after * 2.0 < before);
             else
@@ -316,9 +316,9 @@ static void test_normalize_thread_count_invariant(void **state)
     memcpy(b, a, N * 7 * sizeof *b);
     double w[7] = {1, 2, 0.5, 1, 1, 3, 1};
     set_threads(1);
-    assert_int_equal(cuplas_features_normalize(a, N, 7, CUPLAS_NORM_STANDARDIZE, w), 0);
+    assert_int_equal(cuplas_features_normalize(a, N, 7, CUPLAS_NORM_STANDARDIZE, w, NULL), 0);
     set_threads(4);
-    assert_int_equal(cuplas_features_normalize(b, N, 7, CUPLAS_NORM_STANDARDIZE, w), 0);
+    assert_int_equal(cuplas_features_normalize(b, N, 7, CUPLAS_NORM_STANDARDIZE, w, NULL), 0);
     set_threads(2);
     assert_memory_equal(a, b, N * 7 * sizeof *a);
     double m = 0;
@@ -381,10 +381,10 @@ static void test_and_index_matches_permuted(void **state)
             index[i] = (N - 1 - i + N / 2) % N;
         for (int64_t i = 0; i < N; i++)
             memcpy(p + i * C, x + index[i] * C, C * sizeof *p);
-        double want = cuplas_and(p, H, W, C, NULL);
+        double want = cuplas_and(p, H, W, C, NULL, NULL);
         for (int t = 1; t <= 4; t++) {
             set_threads(t);
-            double got = cuplas_and(x, H, W, C, index);
+            double got = cuplas_and(x, H, W, C, index, NULL);
             assert_memory_equal(&got, &want, sizeof got);
         }
         set_threads(2);
