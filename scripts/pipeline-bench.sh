@@ -13,6 +13,7 @@ meminfo() { awk '/^(Dirty|Writeback|MemAvailable|Cached):/ {printf "%s %d MiB  "
 # the host: CPU, memory limits, the filesystem outputs go to, dirty-page limits
 { lscpu | grep -E "Model name|Socket|NUMA node\(s\)"; df -T /tmp | tail -1
   cat /sys/fs/cgroup/memory.max 2>/dev/null; sysctl vm.dirty_ratio vm.dirty_background_ratio
+  echo "THP: $(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null)"
   meminfo; echo; } > "$OUT/diag.txt" 2>&1
 J="$OUT/pipeline.jsonl"; : > "$J"
 L=$W/logs; mkdir -p $L   # logs go back as one archive (the device returns few files)
