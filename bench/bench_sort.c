@@ -109,6 +109,9 @@ static double throughput(const double *x, int64_t H, int64_t W, int C,
     if (cuplas_schedule_build(H, W, p, &s, &err))
         return -1;
     double t0 = 0;
+    cuplas_gpu_order *order[64] = {0};   /* as the pipeline: one per device */
+    for (int d = 0; d < gpus && d < 64; d++)
+        cuplas_gpu_order_create(&order[d], d, &err);
     omp_set_max_active_levels(2);
     #pragma omp parallel num_threads(K)
     {
@@ -118,7 +121,9 @@ static double throughput(const double *x, int64_t H, int64_t W, int C,
         cuplas_sort_stats st;
         int64_t *index = malloc((size_t)(H * W) * sizeof *index);
         int me = omp_get_thread_num();
-        if (cuplas_gpu_ctx_init(&ctx, me / lanes, &e) ||
+        if (cuplas_gpu_ctx_init(&ctx, me / lanes, &e) == 0)
+            cuplas_gpu_ctx_set_order(ctx, me / lanes < 64 ? order[me / lanes] : NULL);
+        if (!ctx ||
             cuplas_qgrid_build(x, H, W, C, cuplas_gpu_staging(ctx, H * W * cuplas_padded_channels(C)), NULL, &g, &e) ||
             cuplas_sort_gpu(ctx, &g, p, &s, index, NULL, &st, &e)) /* warm-up */
             failed = 1;
@@ -141,6 +146,8 @@ static double throughput(const double *x, int64_t H, int64_t W, int C,
         cuplas_gpu_ctx_free(ctx);
     }
     double wall = now_ms() - t0;
+    for (int d = 0; d < gpus && d < 64; d++)
+        cuplas_gpu_order_free(order[d]);
     cuplas_schedule_free(&s);
     return failed ? -1 : M / (wall / 1e3);
 }

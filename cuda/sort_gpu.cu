@@ -14,6 +14,7 @@
  */
 #include "sort_gpu.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +38,22 @@ struct cuplas_gpu_ctx {
                                    wait for the sort inside the copy, spinning */
     int64_t h_q_n, h_idx_n;
     cudaEvent_t ev[4]; /* upload, sort, download boundaries  */
+    cuplas_gpu_order *order; /* the device's sort order, or NULL */
+};
+
+/* A ring of "sort t finished" events: sort t waits for sort t - width.
+ * The ring is longer than the widest window, so a slot is recorded again
+ * only after every sort that waits on its old record was queued. */
+#define ORDER_RING 32
+#define ORDER_MAX_WIDTH 16
+/* Cells that fill an H200 on their own: width = ORDER_CELLS / N. */
+#define ORDER_CELLS ((int64_t)1 << 20)
+
+struct cuplas_gpu_order {
+    int device, off;     /* off: CUPLAS_GPU_ORDER=0, sorts interleave freely */
+    pthread_mutex_t mu;  /* held from a sort's wait to its record */
+    uint64_t ticket;
+    cudaEvent_t done[ORDER_RING];
 };
 
 /* Carved out of the workspace for one grid. */
@@ -132,6 +149,70 @@ extern "C" void cuplas_gpu_ctx_free(cuplas_gpu_ctx *ctx)
 }
 
 extern "C" const char *cuplas_gpu_name(const cuplas_gpu_ctx *ctx) { return ctx->name; }
+
+extern "C" int cuplas_gpu_order_create(cuplas_gpu_order **out, int device, cuplas_error *err)
+{
+    int rc = 0;
+    const char *env = getenv("CUPLAS_GPU_ORDER");
+    cuplas_gpu_order *o = (cuplas_gpu_order *)calloc(1, sizeof *o);
+    *out = NULL;
+    if (!o)
+        CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
+    o->device = device;
+    o->off = env && !strcmp(env, "0");   /* developer A/B switch */
+    pthread_mutex_init(&o->mu, NULL);
+    CUPLAS_CUDA_TRY(err, cudaSetDevice(device));
+    for (int i = 0; i < ORDER_RING; i++)
+        CUPLAS_CUDA_TRY(err, cudaEventCreateWithFlags(&o->done[i], cudaEventDisableTiming));
+    *out = o;
+    return 0;
+fail:
+    cuplas_gpu_order_free(o);
+    return rc;
+}
+
+extern "C" void cuplas_gpu_order_free(cuplas_gpu_order *o)
+{
+    if (!o)
+        return;
+    cudaSetDevice(o->device);
+    for (int i = 0; i < ORDER_RING; i++)
+        if (o->done[i])
+            cudaEventDestroy(o->done[i]);
+    pthread_mutex_destroy(&o->mu);
+    free(o);
+}
+
+extern "C" void cuplas_gpu_ctx_set_order(cuplas_gpu_ctx *ctx, cuplas_gpu_order *o)
+{
+    ctx->order = o && o->device == ctx->device && !o->off ? o : NULL;
+}
+
+/* Take the next place in the device's order and make the stream wait for
+ * the sort `width` places before it (the caller records *slot after its
+ * last launch, then unlocks). NULL order: no wait, no lock. */
+static int order_enter(cuplas_gpu_order *o, int64_t N, cudaStream_t s, cudaEvent_t *slot,
+                       cuplas_error *err)
+{
+    int rc = 0;
+    if (!o)
+        return 0;
+    int64_t w = ORDER_CELLS / (N > 0 ? N : 1);
+    w = w < 1 ? 1 : w > ORDER_MAX_WIDTH ? ORDER_MAX_WIDTH : w;
+    pthread_mutex_lock(&o->mu);
+    uint64_t t = o->ticket++;
+    *slot = o->done[t % ORDER_RING];
+    if (t >= (uint64_t)w)
+        CUPLAS_CUDA_TRY(err, cudaStreamWaitEvent(s, o->done[(t - (uint64_t)w) % ORDER_RING], 0));
+fail:
+    return rc;   /* locked either way: order_leave unlocks */
+}
+
+static void order_leave(cuplas_gpu_order *o)
+{
+    if (o)
+        pthread_mutex_unlock(&o->mu);
+}
 
 extern "C" void cuplas_gpu_set_solve_mode(cuplas_gpu_ctx *ctx, cuplas_solve_mode mode)
 {
@@ -296,6 +377,8 @@ extern "C" int cuplas_sort_gpu(cuplas_gpu_ctx *ctx, const cuplas_qgrid *g,
     cuplas_loop_state hs;
     gpu_buffers b;
     cudaStream_t str = ctx->stream;
+    cudaEvent_t slot = NULL;
+    cuplas_gpu_order *ordered = NULL;   /* set while its lock is held */
     const cuplas_solve_mode mode = mode_for(ctx, g->Cp);
     (void)cancel; /* a GPU sort always completes its grid (README) */
     memset(st, 0, sizeof *st);
@@ -322,6 +405,10 @@ extern "C" int cuplas_sort_gpu(cuplas_gpu_ctx *ctx, const cuplas_qgrid *g,
     CUPLAS_CUDA_TRY(err, cudaEventRecord(ctx->ev[0], str));
     CUPLAS_CUDA_TRY(err, cudaMemcpyAsync(b.in, g->q, qbytes, cudaMemcpyHostToDevice, str));
     CUPLAS_CUDA_TRY(err, cudaMemsetAsync(b.state, 0, sizeof(cuplas_loop_state), str));
+    /* the upload overlaps the sorts ahead; the sort itself waits its turn
+       (ev[1] after the wait: device_ms is this grid's own time) */
+    ordered = ctx->order;
+    CUPLAS_TRY(order_enter(ordered, N, str, &slot, err));
     CUPLAS_CUDA_TRY(err, cudaEventRecord(ctx->ev[1], str));
     /* the blur leaves padding channels of the target alone: zero them, as
      * the split layout's target gets them from the (zero-padded) input */
@@ -338,6 +425,11 @@ extern "C" int cuplas_sort_gpu(cuplas_gpu_ctx *ctx, const cuplas_qgrid *g,
                                        b.state, per_sm * ctx->sms, str, err));
     }
     CUPLAS_CUDA_TRY(err, cudaEventRecord(ctx->ev[2], str));
+    if (ordered) {
+        CUPLAS_CUDA_TRY(err, cudaEventRecord(slot, str));
+        order_leave(ordered);
+        ordered = NULL;
+    }
     CUPLAS_CUDA_TRY(err, cudaMemcpyAsync(ctx->h_idx, b.idx, (size_t)N * sizeof(int32_t),
                                          cudaMemcpyDeviceToHost, str));
     CUPLAS_CUDA_TRY(err, cudaMemcpyAsync(ctx->h_state, b.state, sizeof hs, cudaMemcpyDeviceToHost,
@@ -356,6 +448,7 @@ extern "C" int cuplas_sort_gpu(cuplas_gpu_ctx *ctx, const cuplas_qgrid *g,
     st->device_ms = ms[1];
     st->d2h_ms = ms[2];
 fail:
+    order_leave(ordered);   /* a failed launch: later sorts wait on an older record */
     if (rc)
         cuplas_error_where(err, "gpu %d (%s)", ctx->device, ctx->name);
     return rc;

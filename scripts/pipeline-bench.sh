@@ -24,6 +24,11 @@ COLS=${PIPE_ONLY:-A B}   # PIPE_ONLY=B: the end-to-end runs of collection B alon
 # PIPE_A_LONG=N: also N files of 8 A grids (N > 8) run on 1 and all GPUs, long
 # enough for a steady state on many lanes (64 grids on 48 lanes is ~1.3 waves)
 ALONG=${PIPE_A_LONG:-0}
+# PIPE_B_LONG=N: also N - 1 more files of 512 B grids, run on 1 and all GPUs
+BLONG=${PIPE_B_LONG:-0}
+# PIPE_PURE=1: the pure-sort figures even with PIPE_QUICK (A 4 lanes, B 16
+# lanes; 1 and all GPUs); PIPE_ORDER_AB=1: those and the long runs once more
+# with CUPLAS_GPU_ORDER=0 (sorts of a device interleave, the old behaviour)
 # PIPE_SYNC=1: sync (flush earlier runs' outputs to disk) before each run, so
 # that no run pays for the dirty pages of the ones before it
 # PIPE_REPEAT=N: the end-to-end runs N times (names -rK from the second on)
@@ -93,9 +98,12 @@ has A && for i in $(seq 0 $((NA - 1))); do   # A0..A7 are collection A, AL8.. th
     $B/cuplas gen --kind normal --size 1024x1024 --channels 16 --count 8 --deflate 1 --seed $((i + 1)) \
         $( [ $i -lt 8 ] && echo A$i.h5 || echo AL$i.h5 ) >/dev/null &
 done; wait
-t1=$(date +%s); $B/cuplas gen --kind colors --size 256x256 --count 512 --deflate 1 --seed 2 Bc.h5 >/dev/null
+t1=$(date +%s); $B/cuplas gen --kind colors --size 256x256 --count 512 --deflate 1 --seed 2 Bc.h5 >/dev/null &
+has B && for i in $(seq 1 $((BLONG - 1))); do
+    $B/cuplas gen --kind colors --size 256x256 --count 512 --deflate 1 --seed $((i + 2)) BL$i.h5 >/dev/null &
+done; wait
 t2=$(date +%s); note "gen A $((t1 - t0)) s, B $((t2 - t1)) s, $(du -shc A?.h5 Bc.h5 2>/dev/null | tail -2 | tr '\n' ' ')"
-cat A*.h5 Bc.h5 > /dev/null 2>&1
+cat A*.h5 B*.h5 > /dev/null 2>&1
 vmstat 1 > "$OUT/vmstat.txt" 2>&1 & VMSTAT=$!   # after the generators' `wait`
 # the HDF5 work of one B job, phase by phase, with and without cuplas_h5_tune
 if has B; then
@@ -114,6 +122,16 @@ for g in 2 $NG; do
     $B/bench_sort --throughput $((64 * g)) --lanes 4 --gpus $g normal:1024x1024x16 | tee -a "$J"
     $B/bench_sort --throughput $((512 * g)) --lanes 16 --gpus $g colors:256x256 | tee -a "$J"
 done
+}
+pure() { # tag: the reduced pure-sort set
+    for g in 1 $NG; do
+        $B/bench_sort --throughput $((64 * g)) --lanes 4 --gpus $g normal:1024x1024x16 | sed "s/^{/{\"tag\":\"$1\",/" | tee -a "$J"
+        $B/bench_sort --throughput $((1024 * g)) --lanes 16 --gpus $g colors:256x256 | sed "s/^{/{\"tag\":\"$1\",/" | tee -a "$J"
+    done
+}
+[ -n "${PIPE_QUICK:-}" ] && [ -n "${PIPE_PURE:-}" ] && {
+    pure ordered
+    [ -n "${PIPE_ORDER_AB:-}" ] && CUPLAS_GPU_ORDER=0 pure interleaved
 }
 # 4. end to end, 1 / 2 / 4 GPUs
 for k in $(seq 1 $REPEAT); do
@@ -135,6 +153,16 @@ if has A && [ "$ALONG" -gt 8 ]; then
     r=$($B/cmp_outputs out-Along-g1 out-Along-g$NG | tail -1); note "bytes Along g1 vs g$NG: $r"
     echo "{\"check\":\"bytes Along g1 vs g$NG\",\"result\":\"$r\"}" >> "$J"
 fi
+if has B && [ "$BLONG" -gt 1 ]; then
+    run_cfg Blong-g1 "[Bc.h5, BL*.h5]" 1 $LB
+    run_cfg Blong-g$NG "[Bc.h5, BL*.h5]" $NG $LB
+    r=$($B/cmp_outputs out-Blong-g1 out-Blong-g$NG | tail -1); note "bytes Blong g1 vs g$NG: $r"
+    echo "{\"check\":\"bytes Blong g1 vs g$NG\",\"result\":\"$r\"}" >> "$J"
+fi
+if [ -n "${PIPE_ORDER_AB:-}" ]; then   # the same long runs, sorts interleaved
+    has A && [ "$ALONG" -gt 8 ] && CUPLAS_GPU_ORDER=0 run_cfg Along-g$NG-interleaved "[A?.h5, AL*.h5]" $NG $LA
+    has B && [ "$BLONG" -gt 1 ] && CUPLAS_GPU_ORDER=0 run_cfg Blong-g$NG-interleaved "[Bc.h5, BL*.h5]" $NG $LB
+fi
 for c in $COLS; do for g in 2 $NG; do
     r=$($B/cmp_outputs out-$c-g1 out-$c-g$g | tail -1); note "bytes $c g1 vs g$g: $r"
     echo "{\"check\":\"bytes $c g1 vs g$g\",\"result\":\"$r\"}" >> "$J"
@@ -144,6 +172,24 @@ done; done
     run_cfg A-g1-deflate1-fsync "A?.h5" 1 $LA --set output.deflate=1 --set output.fsync=true
     run_cfg B-g1-deflate4-fsync Bc.h5 1 $LB --set output.deflate=4 --set output.fsync=true
 }
+# PIPE_PERF=1: where the HDF5 thread's time goes in a long B run on all GPUs
+# (a flat profile of the thread named cuplas-h5, if perf is installed)
+if [ -n "${PIPE_PERF:-}" ] && has B && [ "$BLONG" -gt 1 ]; then
+    if command -v perf > /dev/null; then
+        perf record -F 4999 -o $W/perf.data -- $B/cuplas run cfg.yaml \
+            --set "inputs=[{files: [Bc.h5, BL*.h5]}]" --set output.dir=out-Bperf \
+            --set "backend.gpus=[$(gpulist $NG)]" --set backend.lanes=$LB --set output.deflate=$DEFLATE \
+            --set output.fsync=$FSYNC --log-format json > "$L/run-Bperf.log" 2>&1
+        for c in cuplas-h5 cuplas-pool; do
+            perf report -i $W/perf.data --comm $c --no-children --sort dso,sym --stdio 2>/dev/null |
+                grep -v "^#" | grep -v "^$" | head -45 > "$OUT/perf-$c.txt"
+        done
+        perf report -i $W/perf.data --sort comm --stdio 2>/dev/null | grep -v "^#" | grep -v "^$" |
+            head -20 > "$OUT/perf-comm.txt"
+    else
+        note "perf: not installed"
+    fi
+fi
 grep -h device_summary "$L"/run-?-g1.log | cut -c1-400 > "$OUT/device-summaries.txt"
 # per-run stage medians (seconds per job, lock waits included)
 python3 - "$L" <<'PY' | tee "$OUT/stages.txt"

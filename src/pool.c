@@ -8,6 +8,7 @@
  * the one mutex: items are whole chunks or row blocks (a millisecond or
  * so), so the lock is taken a few thousand times a second at most.
  */
+#define _GNU_SOURCE /* pthread_setname_np */
 #include "pool.h"
 
 #include <pthread.h>
@@ -70,6 +71,7 @@ static void *serve(void *arg)
 {
     cuplas_pool *p = arg;
 
+    pthread_setname_np(pthread_self(), "cuplas-pool");
     pthread_mutex_lock(&p->mu);
     for (;;) {
         while (!p->head && !p->stop)

@@ -14,11 +14,13 @@
  *              ^gpu0/lane1  ^gpu1/lane0 ...  one host thread per worker
  *   workers: the CPU worker, or per GPU (one OpenMP thread) its lanes
  */
+#define _GNU_SOURCE /* pthread_setname_np */
 #include "cuplas_build.h"
 #include "runner.h"
 
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -588,12 +590,15 @@ static void cpu_worker(cuplas_runner *r, int wi)
 }
 
 #ifdef HAVE_CUDA
-static void gpu_worker(cuplas_runner *r, int wi)
+static void gpu_worker(cuplas_runner *r, int wi, cuplas_gpu_order *order)
 {
     cuplas_worker *w = &r->workers[wi];
     cuplas_gpu_ctx *ctx = NULL;
     int i;
 
+    char tname[16];
+    snprintf(tname, sizeof tname, "cuplas-g%d.%d", w->gpu, w->lane);
+    pthread_setname_np(pthread_self(), tname);
     cuplas_h5_quiet();
     if (cuplas_gpu_ctx_init(&ctx, w->gpu, &w->err) != 0) {
         char buf[1100], text[1200];
@@ -604,6 +609,7 @@ static void gpu_worker(cuplas_runner *r, int wi)
         return;
     }
     snprintf(w->name, sizeof w->name, "%s", cuplas_gpu_name(ctx));
+    cuplas_gpu_ctx_set_order(ctx, order);
     while ((i = take_job(r)) >= 0)
         run_job(r, wi, ctx, i);
     worker_buffers_free(w);
@@ -619,12 +625,14 @@ static void gpu_device(cuplas_runner *r, int dev, int cores)
     size_t fr = 0, tot = 0;
     int first = dev * r->lanes, gpu = r->workers[first].gpu;
     cuplas_gpu_ctx *probe = NULL;
+    cuplas_gpu_order *order = NULL;   /* without one, sorts interleave */
     cuplas_error e;
 
     cuplas_error_clear(&e);
     if (cuplas_gpu_ctx_init(&probe, gpu, &e) == 0) {
         cuplas_gpu_mem_info(probe, &fr, &tot);
         cuplas_gpu_ctx_free(probe);
+        cuplas_gpu_order_create(&order, gpu, &e);
     }
     /* leave room for the lanes' CUDA contexts and the runtime */
     r->gates[dev].budget = fr > ((size_t)1 << 30) ? (fr - ((size_t)1 << 29)) / 10 * 9 : fr / 2;
@@ -636,13 +644,14 @@ static void gpu_device(cuplas_runner *r, int dev, int cores)
     #pragma omp parallel num_threads(r->lanes)
     {
         omp_set_num_threads(inner > 1 ? inner : 1);
-        gpu_worker(r, first + omp_get_thread_num());
+        gpu_worker(r, first + omp_get_thread_num(), order);
     }
 #else
     (void)cores;
     for (int k = 0; k < r->lanes; k++) /* no OpenMP: lanes take turns */
-        gpu_worker(r, first + k);
+        gpu_worker(r, first + k, order);
 #endif
+    cuplas_gpu_order_free(order);
 }
 #endif
 

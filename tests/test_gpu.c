@@ -17,6 +17,7 @@
 #include "cuplas_build.h"
 #ifdef HAVE_CUDA
 #include "metrics.h"
+#include "pool.h"
 #include "quantize.h"
 #include "sort.h"
 #include "sort_gpu.h"
@@ -195,6 +196,67 @@ static void test_gpu_sort_parity_large(void **state)
     p.max_passes = 4;
     check_sort_parity(2048, 2048, 16, &p);
 }
+
+/* Lanes as the pipeline runs them: several contexts on one device share a
+ * sort order and a host pool, each sorting grids at once; every index
+ * equals the CPU reference. The large grid has width 1 (strict order),
+ * the small one width 16. */
+static void check_lanes(int64_t H, int64_t W, int C, const cuplas_sort_params *p)
+{
+    enum { LANES = 4, ROUNDS = 2 };
+    int64_t N = H * W;
+    double *x = tu_colors(N, C, 77 + H);
+    int64_t *ic = malloc(N * 8);
+    cuplas_sort_stats sc;
+    cuplas_error err = {0};
+    cuplas_sort_target cpu = {NULL, NULL, NULL};
+    cuplas_gpu_order *order = NULL;
+    cuplas_pool *pool = NULL;
+    int bad = 0;
+
+    if (cuplas_sort_features(x, H, W, C, p, &cpu, ic, &sc, &err))
+        fail_msg("cpu: %s", err.msg);
+    assert_int_equal(cuplas_gpu_order_create(&order, 0, &err), 0);
+    assert_int_equal(cuplas_pool_create(4, &pool, &err), 0);
+    #pragma omp parallel num_threads(LANES) reduction(+ : bad)
+    {
+        cuplas_gpu_ctx *lane = NULL;
+        cuplas_error e = {0};
+        int64_t *ig = malloc(N * 8);
+        cuplas_sort_stats sg;
+        if (cuplas_gpu_ctx_init(&lane, 0, &e) != 0) {
+            bad++;
+        } else {
+            cuplas_gpu_ctx_set_order(lane, order);
+            cuplas_sort_target gpu = {lane, NULL, pool};
+            for (int r = 0; r < ROUNDS; r++)
+                bad += cuplas_sort_features(x, H, W, C, p, &gpu, ig, &sg, &e) != 0 ||
+                       memcmp(ig, ic, N * 8) != 0;
+        }
+        cuplas_gpu_ctx_free(lane);
+        free(ig);
+    }
+    print_message("lanes %lldx%lld C=%d: %d of %d sorts differ or failed\n", (long long)H,
+                  (long long)W, C, bad, LANES * ROUNDS);
+    assert_int_equal(bad, 0);
+    cuplas_pool_free(pool);
+    cuplas_gpu_order_free(order);
+    free(x);
+    free(ic);
+}
+
+static void test_gpu_lanes_ordered(void **state)
+{
+    (void)state;
+    cuplas_sort_params p;
+    cuplas_sort_params_default(&p);
+    check_lanes(96, 80, 3, &p);
+    if (getenv("CUPLAS_TEST_QUICK"))
+        return;
+    p.max_configs = 2;   /* keeps the 1024^2 CPU reference short */
+    p.max_passes = 2;
+    check_lanes(1024, 1024, 3, &p);
+}
 #endif
 
 int main(void)
@@ -218,6 +280,7 @@ int main(void)
         cmocka_unit_test(test_gpu_sort_parity_channels),
         cmocka_unit_test(test_gpu_sort_parity_nondefault),
         cmocka_unit_test(test_gpu_sort_parity_large),
+        cmocka_unit_test(test_gpu_lanes_ordered),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     cuplas_gpu_ctx_free(ctx);
