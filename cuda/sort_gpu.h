@@ -49,12 +49,12 @@ int cuplas_gpu_mem_info(cuplas_gpu_ctx *ctx, size_t *free_b, size_t *total_b);
  * (grown on demand, owned by ctx); NULL if it cannot be allocated. */
 int16_t *cuplas_gpu_staging(cuplas_gpu_ctx *ctx, int64_t n);
 /* The order of sorts on one device, shared by the contexts (lanes) of
- * that device. Without it, grids queued by several lanes interleave level
- * by level and all finish together, so the lanes' host work comes in
- * waves. With it, sort t starts once sort t - width has finished, width =
- * 2^20 cells / N in [1, 16]: grids that fill the GPU run one after
- * another in queue order (uploads still overlap), small grids several at
- * a time. Results never depend on it. CUPLAS_GPU_ORDER=0 turns it off
+ * that device. Without it, 1024^2 grids queued by several lanes
+ * interleave level by level and all finish together, so the lanes' host
+ * work comes in waves. With it, grids of 2^20 cells or more run one after
+ * another in queue order (each upload still overlaps the sort ahead);
+ * smaller grids, which do not fill the GPU, run several at a time as
+ * before. Results never depend on it. CUPLAS_GPU_ORDER=0 turns it off
  * (developer A/B switch). */
 typedef struct cuplas_gpu_order cuplas_gpu_order;
 int cuplas_gpu_order_create(cuplas_gpu_order **order, int device, cuplas_error *err);

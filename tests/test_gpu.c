@@ -199,8 +199,8 @@ static void test_gpu_sort_parity_large(void **state)
 
 /* Lanes as the pipeline runs them: several contexts on one device share a
  * sort order and a host pool, each sorting grids at once; every index
- * equals the CPU reference. The large grid has width 1 (strict order),
- * the small one width 16. */
+ * equals the CPU reference. The 1024^2 grids run in order, the small ones
+ * side by side. */
 static void check_lanes(int64_t H, int64_t W, int C, const cuplas_sort_params *p)
 {
     enum { LANES = 4, ROUNDS = 2 };
