@@ -305,6 +305,16 @@ static void step_run(void *p)
     }
 }
 
+/* The pool for a grid of `bytes` (GPU lanes only): a small grid's loops
+ * run on its lane alone. Posting them would wake pool threads for a few
+ * microseconds of work each, thousands of times a second, and slow the
+ * HDF5 thread that small grids are bound by. */
+#define POOL_MIN_BYTES ((size_t)4 << 20)
+static cuplas_pool *job_pool(const cuplas_runner *r, size_t bytes)
+{
+    return bytes >= POOL_MIN_BYTES ? r->pool : NULL;
+}
+
 /* Run s on the HDF5 thread; the job's time queued and in HDF5 add up. */
 static int h5_do(cuplas_runner *r, cuplas_job_result *res, h5_step *s)
 {
@@ -393,6 +403,7 @@ static int job_body(cuplas_runner *r, cuplas_worker *w, struct cuplas_gpu_ctx *g
     char *params = NULL, device[256];
     cuplas_h5_fetch *fetch = NULL;
     cuplas_h5_encoded *enc = NULL;
+    cuplas_pool *pool = NULL;   /* this grid's host loops */
     char *tmp = NULL;
     h5_step step = {.r = r, .job = job, .g = &g, .e = e};
 
@@ -410,8 +421,10 @@ static int job_body(cuplas_runner *r, cuplas_worker *w, struct cuplas_gpu_ctx *g
     step.skip = &skip;
     rc = h5_do(r, res, &step);
     /* inflating and unshuffling the chunks needs no HDF5 call */
-    if (rc == 0 && !skip)
-        rc = cuplas_h5_read_finish(&g, fetch, r->pool, e);
+    if (rc == 0 && !skip) {
+        pool = job_pool(r, (size_t)(g.H * g.W * g.C) * g.elem_size);
+        rc = cuplas_h5_read_finish(&g, fetch, pool, e);
+    }
     if (rc == 0 && !skip)
         rc = output_dir(job, e);
     if (rc)
@@ -433,7 +446,7 @@ static int job_body(cuplas_runner *r, cuplas_worker *w, struct cuplas_gpu_ctx *g
         CUPLAS_FAIL(e, CUPLAS_ERR_NOMEM, "out of memory for a %lldx%lld grid", (long long)g.H,
                     (long long)g.W);
     if (g.native) {
-        CUPLAS_TRY(cuplas_h5grid_to_double(&g, use, nuse, x, r->pool, e));
+        CUPLAS_TRY(cuplas_h5grid_to_double(&g, use, nuse, x, pool, e));
     } else {   /* HDF5 converts the other types itself */
         step.kind = STEP_CONVERT;
         step.use = use;
@@ -442,14 +455,14 @@ static int job_body(cuplas_runner *r, cuplas_worker *w, struct cuplas_gpu_ctx *g
         CUPLAS_TRY(h5_do(r, res, &step));
     }
     if (cuplas_features_normalize(x, N, nuse, cfg->channels.normalize, cfg->channels.weights,
-                                  r->pool))
+                                  pool))
         CUPLAS_FAIL(e, CUPLAS_ERR_NOMEM, "out of memory normalising a %lldx%lld grid",
                     (long long)g.H, (long long)g.W);
-    res->and_before = cuplas_and(x, g.H, g.W, nuse, NULL, r->pool);
+    res->and_before = cuplas_and(x, g.H, g.W, nuse, NULL, pool);
     res->prep_s = cuplas_now_s() - t;
 
     t = cuplas_now_s();
-    cuplas_sort_target target = {gpu, &r->cancel, r->pool};
+    cuplas_sort_target target = {gpu, &r->cancel, pool};
     rc = admit(r, w, gpu, g.H, g.W, nuse, e);
     if (rc == 0) {
         rc = cuplas_sort_features(x, g.H, g.W, nuse, &cfg->sort, &target, index, &res->stats, e);
@@ -479,7 +492,7 @@ static int job_body(cuplas_runner *r, cuplas_worker *w, struct cuplas_gpu_ctx *g
     }
     res->sort_s = cuplas_now_s() - t;
     t = cuplas_now_s();
-    res->and_after = cuplas_and(x, g.H, g.W, nuse, index, r->pool);
+    res->and_after = cuplas_and(x, g.H, g.W, nuse, index, pool);
     if (gpu)
         snprintf(device, sizeof device, "%s", w->name);
     else
@@ -500,7 +513,7 @@ static int job_body(cuplas_runner *r, cuplas_worker *w, struct cuplas_gpu_ctx *g
     /* gather, shuffle and deflate here; on the HDF5 thread, the file's
        metadata and (compressed) chunks; uncompressed data, fsync and
        rename here again */
-    CUPLAS_TRY(cuplas_h5_encode_result(&g, index, &cfg->output, &w->io, r->pool, &enc, e));
+    CUPLAS_TRY(cuplas_h5_encode_result(&g, index, &cfg->output, &w->io, pool, &enc, e));
     res->encode_s = cuplas_now_s() - t;
     if (!(tmp = cuplas_tmp_create(job->output, e))) {
         rc = e->code ? (int)e->code : CUPLAS_ERR_OUTPUT;
@@ -510,7 +523,7 @@ static int job_body(cuplas_runner *r, cuplas_worker *w, struct cuplas_gpu_ctx *g
         step.meta = &meta;
         step.tmp = tmp;
         if ((rc = h5_do(r, res, &step)) == 0)
-            rc = cuplas_h5_write_raw(tmp, enc, r->pool, e);
+            rc = cuplas_h5_write_raw(tmp, enc, pool, e);
         if (rc == 0)
             rc = cuplas_tmp_publish(tmp, job->output, cfg->output.fsync, e);
         if (rc)
@@ -618,8 +631,9 @@ static void gpu_worker(cuplas_runner *r, int wi, cuplas_gpu_order *order)
 }
 
 /* The thread that owns GPU number dev: sizes its memory budget, then runs
- * its lanes as nested threads. Their host loops run on the runner's pool;
- * the OpenMP share below only serves a sort that fell back to the CPU. */
+ * its lanes as nested threads. Large grids' host loops run on the
+ * runner's pool; the OpenMP share below serves small grids' loops and a
+ * sort that fell back to the CPU. */
 static void gpu_device(cuplas_runner *r, int dev, int cores)
 {
     size_t fr = 0, tot = 0;
