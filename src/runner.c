@@ -479,9 +479,15 @@ static int job_body(cuplas_runner *r, cuplas_worker *w, struct cuplas_gpu_ctx *g
         gpu = NULL;
         target.gpu = NULL;
         rc = admit(r, w, NULL, g.H, g.W, nuse, e);
+#ifdef _OPENMP
+        omp_set_num_threads(r->fallback_threads);   /* the lane's share of the cores */
+#endif
         if (rc == 0)
             rc = cuplas_sort_features(x, g.H, g.W, nuse, &cfg->sort, &target, index,
                                       &res->stats, e);
+#ifdef _OPENMP
+        omp_set_num_threads(1);
+#endif
     }
     if (rc)
         goto fail;
@@ -632,9 +638,10 @@ static void gpu_worker(cuplas_runner *r, int wi, cuplas_gpu_order *order)
 
 /* The thread that owns GPU number dev: sizes its memory budget, then runs
  * its lanes as nested threads. Large grids' host loops run on the
- * runner's pool; the OpenMP share below serves small grids' loops and a
- * sort that fell back to the CPU. */
-static void gpu_device(cuplas_runner *r, int dev, int cores)
+ * runner's pool, small grids' on their lane alone (one OpenMP thread: a
+ * team of a few threads per microsecond loop costs more than it saves);
+ * a sort that falls back to the CPU gets the lane's share of the cores. */
+static void gpu_device(cuplas_runner *r, int dev)
 {
     size_t fr = 0, tot = 0;
     int first = dev * r->lanes, gpu = r->workers[first].gpu;
@@ -654,14 +661,12 @@ static void gpu_device(cuplas_runner *r, int dev, int cores)
         ((size_t)r->cfg->backend.memory_limit_mb << 20) < r->gates[dev].budget)
         r->gates[dev].budget = (size_t)r->cfg->backend.memory_limit_mb << 20;
 #ifdef _OPENMP
-    int inner = cores / (r->ndev * r->lanes);
     #pragma omp parallel num_threads(r->lanes)
     {
-        omp_set_num_threads(inner > 1 ? inner : 1);
+        omp_set_num_threads(1);
         gpu_worker(r, first + omp_get_thread_num(), order);
     }
 #else
-    (void)cores;
     for (int k = 0; k < r->lanes; k++) /* no OpenMP: lanes take turns */
         gpu_worker(r, first + k, order);
 #endif
@@ -778,17 +783,18 @@ int cuplas_runner_run(cuplas_runner *r, cuplas_error *err)
         rc = (int)err->code;
     } else {
 #ifdef _OPENMP
-        int cores = omp_get_num_procs();
+        int share = omp_get_num_procs() / (r->ndev * r->lanes);
+        r->fallback_threads = share > 1 ? share : 1;
         omp_set_max_active_levels(3);
         #pragma omp parallel num_threads(r->ndev)
         {
             /* fewer threads than asked (OMP_THREAD_LIMIT): serve the rest in turn */
             for (int d = omp_get_thread_num(); d < r->ndev; d += omp_get_num_threads())
-                gpu_device(r, d, cores);
+                gpu_device(r, d);
         }
 #else
         for (int d = 0; d < r->ndev; d++)
-            gpu_device(r, d, 1);
+            gpu_device(r, d);
 #endif
         for (int k = 0; k < r->nworkers; k++)
             started |= r->workers[k].err.code == CUPLAS_OK;

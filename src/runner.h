@@ -88,6 +88,7 @@ typedef struct cuplas_runner {
     cuplas_lock queue_lock;
     struct cuplas_h5exec *h5;    /* the HDF5 thread, while the run runs       */
     cuplas_pool *pool;           /* the GPU lanes' host loops, while running  */
+    int fallback_threads;        /* OpenMP threads of a lane's CPU fallback    */
     char *pin_path;              /* input file the HDF5 thread keeps open     */
     int64_t pin_id;              /* (cuplas_h5_pin), or -1                    */
     char cpu_name[128];
