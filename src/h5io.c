@@ -39,6 +39,10 @@
 #define WRITE_SLAB_BYTES ((size_t)32 << 20)  /* gather buffer for `sorted` */
 #define AUTO_CHUNK_BYTES ((size_t)1 << 20)
 #define CONVERT_BLOCK_VALUES ((size_t)1 << 20)
+/* Output files holding at most this much data are built in memory (see
+ * write_encoded_to); the core driver grows its buffer by data + slack. */
+#define IMAGE_MAX_BYTES ((size_t)8 << 20)
+#define IMAGE_SLACK_BYTES ((size_t)256 << 10)
 #define CAUSE_LEN 200                        /* HDF5 cause quoted in messages */
 #define READ_CHUNK_CACHE ((size_t)32 << 20)  /* slabs rarely align to chunks */
 #define MAX_FILTERS 8                        /* longer pipelines: plain H5Dread */
@@ -112,6 +116,10 @@ struct cuplas_h5_encoded {
        data: file offsets of sorted's and index's first byte */
     int raw_pending;
     uint64_t raw_at[2];
+    /* set by write_encoded_to for a small file, built in memory: the whole
+       file (raw data regions as zeros), for write_raw to store */
+    unsigned char *image;
+    size_t image_size;
 };
 
 
@@ -1561,6 +1569,7 @@ void cuplas_h5_encoded_free(cuplas_h5_encoded *enc)
     }
     free(enc->sorted);
     free(enc->index);
+    free(enc->image);
     free(enc);
 }
 
@@ -1600,19 +1609,46 @@ static int write_one(void *p, int64_t j)
     return pwrite_all(x->fd, c->data, rows * row, (off_t)(enc->raw_at[which] + r0 * row));
 }
 
+/* The in-memory file's image, but for the raw data regions (zeros there,
+ * written next by write_one): 0 or errno. */
+static int write_image(int fd, const cuplas_h5_encoded *enc)
+{
+    uint64_t cut[2][2] = {{0, 0}, {0, 0}};   /* [start, end) of sorted, index */
+    if (enc->raw_pending) {
+        size_t cells = (size_t)(enc->H * enc->W);
+        cut[0][0] = enc->raw_at[0];
+        cut[0][1] = enc->raw_at[0] + cells * enc->elem_size * (size_t)enc->C;
+        cut[1][0] = enc->raw_at[1];
+        cut[1][1] = enc->raw_at[1] + cells * (enc->wide ? 8 : 4);
+    }
+    int lo = cut[0][0] <= cut[1][0] ? 0 : 1;   /* the region that comes first */
+    uint64_t from[3] = {0, cut[lo][1], cut[!lo][1]};
+    uint64_t to[3] = {cut[lo][0], cut[!lo][0], enc->image_size};
+    for (int k = 0; k < 3; k++) {
+        uint64_t a = from[k], b = to[k] < enc->image_size ? to[k] : enc->image_size;
+        int e = a < b ? pwrite_all(fd, enc->image + a, (size_t)(b - a), (off_t)a) : 0;
+        if (e)
+            return e;
+    }
+    return 0;
+}
+
 int cuplas_h5_write_raw(const char *tmp, const cuplas_h5_encoded *enc, cuplas_pool *pool,
                         cuplas_error *err)
 {
     write_ctx x = {enc, -1};
     int bad_errno = 0, rc = 0;
 
-    if (!enc->raw_pending)
+    if (!enc->raw_pending && !enc->image)
         return 0;
     if ((x.fd = open(tmp, O_WRONLY)) < 0)
         return cuplas_error_set(err, CUPLAS_ERR_OUTPUT, "cannot open %s: %s", tmp,
                                 strerror(errno));
+    if (enc->image)
+        bad_errno = write_image(x.fd, enc);
     /* page-cache copies of many MiB: in parallel, like the encoding */
-    cuplas_par_for(pool, 2 * (int64_t)enc->nchunks, write_one, &x, &bad_errno);
+    if (enc->raw_pending && !bad_errno)
+        cuplas_par_for(pool, 2 * (int64_t)enc->nchunks, write_one, &x, &bad_errno);
     if (close(x.fd) != 0 && !bad_errno)
         bad_errno = errno;
     if (bad_errno)
@@ -1641,6 +1677,32 @@ int cuplas_h5_write_encoded(const char *out_path, const cuplas_h5grid *in,
     return rc;
 }
 
+/* Bytes of data the output file will hold (stored chunks, or the raw
+ * datasets when uncompressed). */
+static size_t encoded_bytes(const cuplas_h5_encoded *e)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < e->nchunks; i++)
+        n += e->sorted[i].size + e->index[i].size;
+    return n;
+}
+
+/* The in-memory file's bytes into enc->image. The flush comes first: the
+ * image of an unflushed file keeps the superblock of H5Fcreate (its end
+ * of file 2048 bytes), which no reader opens. */
+static int take_image(hid_t fid, cuplas_h5_encoded *enc, const char *tmp, cuplas_error *err)
+{
+    char cause[CAUSE_LEN];
+    ssize_t n = H5Fflush(fid, H5F_SCOPE_GLOBAL) < 0 ? -1 : H5Fget_file_image(fid, NULL, 0);
+
+    if (n <= 0 || !(enc->image = malloc((size_t)n)) ||
+        H5Fget_file_image(fid, enc->image, (size_t)n) != n)
+        return cuplas_error_set(err, n > 0 && !enc->image ? CUPLAS_ERR_NOMEM : CUPLAS_ERR_OUTPUT,
+                                "cannot build %s in memory (%s)", tmp, h5_cause(cause));
+    enc->image_size = (size_t)n;
+    return 0;
+}
+
 int cuplas_h5_write_encoded_to(const char *tmp, const cuplas_h5grid *in,
                                cuplas_h5_encoded *enc, const cuplas_result_meta *meta,
                                cuplas_error *err)
@@ -1655,10 +1717,18 @@ int cuplas_h5_write_encoded_to(const char *tmp, const cuplas_h5grid *in,
         CUPLAS_FAIL(err, CUPLAS_ERR_INTERNAL,
                     "write_encoded needs the grid (with its type) that was encoded");
 
-    /* SEMI: H5Fclose fails (instead of silently deferring) if an id leaked */
+    /* SEMI: H5Fclose fails (instead of silently deferring) if an id leaked.
+     * A small file is built in memory (core driver, no backing store): the
+     * HDF5 thread then makes no file system call at all, and write_raw
+     * stores the image on the caller's thread. */
     enc->raw_pending = 0;
+    free(enc->image);
+    enc->image = NULL;
+    size_t bytes = encoded_bytes(enc);
+    int in_memory = bytes <= IMAGE_MAX_BYTES;
     if ((fapl = H5Pcreate(H5P_FILE_ACCESS)) < 0 ||
         H5Pset_fclose_degree(fapl, H5F_CLOSE_SEMI) < 0 ||
+        (in_memory && H5Pset_fapl_core(fapl, bytes + IMAGE_SLACK_BYTES, 0) < 0) ||
         (fid = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)) < 0)
         CUPLAS_FAIL(err, CUPLAS_ERR_OUTPUT, "cannot create %s (%s)", tmp, h5_cause(cause));
     if ((lcpl = H5Pcreate(H5P_LINK_CREATE)) < 0 ||
@@ -1682,6 +1752,8 @@ int cuplas_h5_write_encoded_to(const char *tmp, const cuplas_h5grid *in,
     if (H5Gclose(gid) < 0)
         CUPLAS_FAIL(err, CUPLAS_ERR_OUTPUT, "cannot close group (%s)", h5_cause(cause));
     gid = H5I_INVALID_HID;
+    if (in_memory)
+        CUPLAS_TRY(take_image(fid, enc, tmp, err));
     if (H5Fclose(fid) < 0)
         CUPLAS_FAIL(err, CUPLAS_ERR_OUTPUT, "cannot close %s (%s)", tmp, h5_cause(cause));
     fid = H5I_INVALID_HID;
@@ -1691,6 +1763,10 @@ fail:
     if (lcpl >= 0) H5Pclose(lcpl);
     if (fid >= 0) H5Fclose(fid);
     if (fapl >= 0) H5Pclose(fapl);
+    if (rc) {
+        free(enc->image);
+        enc->image = NULL;
+    }
     return rc;
 }
 
