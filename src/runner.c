@@ -55,14 +55,14 @@ static int max_threads(void)
 #endif
 }
 
-/* Threads of the GPU lanes' host pool: backend.threads, else every core
- * this process may run on. */
+/* Threads of the GPU lanes' host pool: backend.threads, else the OpenMP
+ * default (OMP_NUM_THREADS, else every core this process may run on). */
 static int host_threads(const cuplas_config *cfg)
 {
     if (cfg->backend.threads > 0)
         return cfg->backend.threads;
 #ifdef _OPENMP
-    return omp_get_num_procs();
+    return omp_get_max_threads();
 #else
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     return n > 0 ? (int)n : 1;
