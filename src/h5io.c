@@ -12,7 +12,7 @@
  * filter pipeline: HDF5 holds one global lock, and inflating 64 MB inside it
  * serialises every I/O thread. Instead the locked phase moves stored chunk
  * bytes (chunk addresses + pread / H5Dwrite_chunk) and the codec below (zlib, byte
- * shuffle) runs outside it, one OpenMP iteration per chunk. The codec
+ * shuffle) runs outside it, one cuplas_par_for item per chunk. The codec
  * reproduces HDF5's filters exactly, so either side can read the other's
  * chunks; anything else (szip, fletcher32, contiguous, ...) is left to HDF5.
  */
@@ -39,6 +39,8 @@
 #define WRITE_SLAB_BYTES ((size_t)32 << 20)  /* gather buffer for `sorted` */
 #define AUTO_CHUNK_BYTES ((size_t)1 << 20)
 #define CONVERT_BLOCK_VALUES ((size_t)1 << 20)
+/* Cells per item of the hand conversion to double. */
+#define CONVERT_CELLS 16384
 /* Output files holding at most this much data are built in memory (see
  * write_encoded_to); the core driver grows its buffer by data + slack. */
 #define IMAGE_MAX_BYTES ((size_t)8 << 20)
@@ -1496,9 +1498,6 @@ typedef struct convert_ctx {
     int nuse;
     double *out;
 } convert_ctx;
-
-/* Cells per item of the conversion. */
-#define CONVERT_CELLS 16384
 
 static int64_t convert_block(const convert_ctx *x, int64_t b)
 {
