@@ -47,36 +47,23 @@ static const char *cuplas_bin(void)
     return b && b[0] ? b : CUPLAS_BUILDDIR "/cuplas";
 }
 
-typedef struct fixture {
-    char dir[1024];   /* leaves room for names under it in PATH_MAX */
-} fixture;
-
 /* --------------------------------------------------------------- helpers */
 
 static int setup(void **state)
 {
-    fixture *f = calloc(1, sizeof *f);
-    if (!f)
-        return -1;
+    char pattern[1024];   /* leaves room for names under it in PATH_MAX */
     const char *tmp = getenv("TMPDIR");
     if (getenv("CUPLAS_BIN"))   /* away from the build tree: use the temp folder */
-        snprintf(f->dir, sizeof f->dir, "%s/test_cli.XXXXXX", tmp && tmp[0] ? tmp : "/tmp");
+        snprintf(pattern, sizeof pattern, "%s/test_cli.XXXXXX", tmp && tmp[0] ? tmp : "/tmp");
     else
-        snprintf(f->dir, sizeof f->dir, "%s/tests/test_cli.XXXXXX", CUPLAS_BUILDDIR);
-    if (!mkdtemp(f->dir)) {
-        free(f);
-        return -1;
-    }
+        snprintf(pattern, sizeof pattern, "%s/tests/test_cli.XXXXXX", CUPLAS_BUILDDIR);
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-    *state = f;
-    return 0;
+    return tu_fixture_new(state, pattern);
 }
 
 static int teardown(void **state)
 {
-    fixture *f = *state;
-    tu_rmtree(f->dir);
-    free(f);
+    tu_fixture_free(state);
     return 0;
 }
 

@@ -6,6 +6,7 @@
  * `test_config --print-keys` prints docs/config-keys.md; a test checks that
  * the shipped copy matches, so the reference cannot drift from the schema.
  */
+#define _GNU_SOURCE /* nftw */
 #include <dirent.h>
 #include <fnmatch.h>
 #include <setjmp.h>
@@ -19,6 +20,7 @@
 
 #include <cmocka.h>
 
+#include "tmpdir.h"
 /* not "config.h": -I. of the build would find autoconf's header first */
 #include "config.h"
 
@@ -50,48 +52,22 @@ static const char keys_doc_head[] =
  * Fixture and helpers
  * ------------------------------------------------------------------------ */
 
-struct fixture {
-    char dir[64];
-};
-
 static int group_setup(void **state)
 {
-    struct fixture *f = calloc(1, sizeof *f);
-    if (!f)
-        return -1;
     /* under tests/ so a crashed run leaves only git-ignored debris */
-    snprintf(f->dir, sizeof f->dir, "tests/test_config.tmp.XXXXXX");
-    if (!mkdtemp(f->dir)) {
-        free(f);
-        return -1;
-    }
-    *state = f;
-    return 0;
+    return tu_fixture_new(state, "tests/test_config.tmp.XXXXXX");
 }
 
 static int group_teardown(void **state)
 {
-    struct fixture *f = *state;
-    DIR *d = opendir(f->dir);
-    struct dirent *e;
-    char path[320];
-    while (d && (e = readdir(d))) {
-        if (e->d_name[0] == '.')
-            continue;
-        snprintf(path, sizeof path, "%s/%s", f->dir, e->d_name);
-        unlink(path);
-    }
-    if (d)
-        closedir(d);
-    rmdir(f->dir);
-    free(f);
+    tu_fixture_free(state);
     return 0;
 }
 
 static const char *write_yaml(void **state, const char *name, const char *text,
                               char *path, size_t size)
 {
-    struct fixture *f = *state;
+    fixture *f = *state;
     snprintf(path, size, "%s/%s.yaml", f->dir, name);
     FILE *fp = fopen(path, "w");
     assert_non_null(fp);
@@ -104,7 +80,7 @@ static int load_text(void **state, const char *name, const char *text,
                      const char *const *ovr, int novr, cuplas_config *cfg,
                      cuplas_error *err)
 {
-    char path[256];
+    char path[PATH_MAX + 64];
     cuplas_error_clear(err);
     return cuplas_config_load(cfg, write_yaml(state, name, text, path, sizeof path),
                               ovr, novr, err);
@@ -122,10 +98,10 @@ static void expect_error(void **state, const char *name, const char *text,
                          const char *const *ovr, int novr, const char *at,
                          const char *needle, const char *needle2)
 {
-    struct fixture *f = *state;
+    fixture *f = *state;
     cuplas_config cfg;
     cuplas_error err;
-    char where[400];
+    char where[PATH_MAX + 144];
     int rc = load_text(state, name, text, ovr, novr, &cfg, &err);
     show_error(&err);
     assert_int_equal(rc, CUPLAS_ERR_USAGE);
@@ -332,7 +308,7 @@ static void test_config_full_file(void **state)
     show_error(&err);
     assert_int_equal(rc, 0);
 
-    struct fixture *f = *state;
+    fixture *f = *state;
     assert_string_equal(cfg.base_dir, f->dir);
     assert_int_equal(cfg.ninputs, 2);
     assert_int_equal(cfg.inputs[0].nfiles, 2);
@@ -454,8 +430,8 @@ static void test_config_error_out_of_range(void **state)
     cuplas_error err;
     assert_int_equal(load_text(state, "range", INPUTS "sort:\n  radius_decay: 1.5\n",
                                NULL, 0, &cfg, &err), CUPLAS_ERR_USAGE);
-    struct fixture *f = *state;
-    char where[128];
+    fixture *f = *state;
+    char where[PATH_MAX + 64];
     snprintf(where, sizeof where, "%s/range.yaml:4:17", f->dir);
     assert_string_equal(err.where, where);
     assert_string_equal(err.msg, "sort.radius_decay: 1.5 is out of range "
@@ -561,8 +537,8 @@ static void test_config_error_syntax(void **state)
 
 static void test_config_error_missing_file(void **state)
 {
-    struct fixture *f = *state;
-    char path[128];
+    fixture *f = *state;
+    char path[PATH_MAX + 64];
     cuplas_config cfg;
     cuplas_error err = { 0 };
     snprintf(path, sizeof path, "%s/no-such.yaml", f->dir);

@@ -27,30 +27,15 @@
 #include "h5io.h"
 #include "tmpdir.h"
 
-typedef struct fixture {
-    char dir[PATH_MAX];
-} fixture;
-
 static int setup(void **state)
 {
-    fixture *f = calloc(1, sizeof *f);
-    if (!f)
-        return -1;
-    snprintf(f->dir, sizeof f->dir, "test_gen.XXXXXX");
-    if (!mkdtemp(f->dir)) {
-        free(f);
-        return -1;
-    }
     cuplas_h5_quiet();
-    *state = f;
-    return 0;
+    return tu_fixture_new(state, "test_gen.XXXXXX");
 }
 
 static int teardown(void **state)
 {
-    fixture *f = *state;
-    tu_rmtree(f->dir);
-    free(f);
+    tu_fixture_free(state);
     return 0;
 }
 

@@ -29,25 +29,12 @@
 #include "h5io.h"
 #include "tmpdir.h"
 
-typedef struct fixture {
-    char dir[PATH_MAX];
-} fixture;
-
 /* ---------------------------------------------------------------- helpers */
 
 static int setup(void **state)
 {
-    fixture *f = calloc(1, sizeof *f);
-    if (!f)
-        return -1;
-    snprintf(f->dir, sizeof f->dir, "test_h5io.XXXXXX");
-    if (!mkdtemp(f->dir)) {
-        free(f);
-        return -1;
-    }
     cuplas_h5_quiet();
-    *state = f;
-    return 0;
+    return tu_fixture_new(state, "test_h5io.XXXXXX");
 }
 
 /* Also fails the test if any HDF5 file, dataset, group or attribute id is
@@ -56,9 +43,8 @@ static int teardown(void **state)
 {
     fixture *f = *state;
     ssize_t open_ids = H5Fget_obj_count((hid_t)H5F_OBJ_ALL, H5F_OBJ_ALL);
-    chmod(f->dir, 0700);
-    tu_rmtree(f->dir);
-    free(f);
+    chmod(f->dir, 0700);   /* a test may have made it read-only */
+    tu_fixture_free(state);
     if (open_ids != 0)
         print_error("%zd HDF5 ids left open\n", open_ids);
     return open_ids == 0 ? 0 : -1;
