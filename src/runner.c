@@ -38,6 +38,7 @@
 #include "metrics.h"
 #include "quantize.h"
 #include "sort.h"
+#include "threads.h"
 #ifdef HAVE_CUDA
 #include "sort_gpu.h"
 #endif
@@ -46,27 +47,11 @@
 
 /* ---------------------------------------------------------------- helpers */
 
-static int max_threads(void)
-{
-#ifdef _OPENMP
-    return omp_get_max_threads();
-#else
-    return 1;
-#endif
-}
-
 /* Threads of the GPU lanes' host pool: backend.threads, else the OpenMP
  * default (OMP_NUM_THREADS, else every core this process may run on). */
 static int host_threads(const cuplas_config *cfg)
 {
-    if (cfg->backend.threads > 0)
-        return cfg->backend.threads;
-#ifdef _OPENMP
-    return omp_get_max_threads();
-#else
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n > 0 ? (int)n : 1;
-#endif
+    return cfg->backend.threads > 0 ? cfg->backend.threads : cuplas_max_threads();
 }
 
 /* "model name" of /proc/cpuinfo (x86) or a plain fallback. */
@@ -479,15 +464,11 @@ static int job_body(cuplas_runner *r, cuplas_worker *w, struct cuplas_gpu_ctx *g
         gpu = NULL;
         target.gpu = NULL;
         rc = admit(r, w, NULL, g.H, g.W, nuse, e);
-#ifdef _OPENMP
-        omp_set_num_threads(r->fallback_threads);   /* the lane's share of the cores */
-#endif
+        cuplas_set_threads(r->fallback_threads);   /* the lane's share of the cores */
         if (rc == 0)
             rc = cuplas_sort_features(x, g.H, g.W, nuse, &cfg->sort, &target, index,
                                       &res->stats, e);
-#ifdef _OPENMP
-        omp_set_num_threads(1);
-#endif
+        cuplas_set_threads(1);
     }
     if (rc)
         goto fail;
@@ -502,7 +483,7 @@ static int job_body(cuplas_runner *r, cuplas_worker *w, struct cuplas_gpu_ctx *g
     if (gpu)
         snprintf(device, sizeof device, "%s", w->name);
     else
-        snprintf(device, sizeof device, "%s (%d threads)", r->cpu_name, max_threads());
+        snprintf(device, sizeof device, "%s (%d threads)", r->cpu_name, cuplas_max_threads());
     if (!(params = cuplas_config_params_to_yaml(cfg)))
         CUPLAS_FAIL(e, CUPLAS_ERR_NOMEM, "out of memory");
     cuplas_result_meta meta = {
@@ -693,10 +674,8 @@ int cuplas_runner_init(cuplas_runner *r, const cuplas_config *cfg, const cuplas_
         r->results[i].worker = -1;
         r->results[i].gpu = -1;
     }
-#ifdef _OPENMP
     if (b->threads > 0)
-        omp_set_num_threads(b->threads);
-#endif
+        cuplas_set_threads(b->threads);
     cpu_model(r->cpu_name, sizeof r->cpu_name);
     cuplas_h5_tune();
 
@@ -733,7 +712,7 @@ int cuplas_runner_init(cuplas_runner *r, const cuplas_config *cfg, const cuplas_
         if (w->gpu >= 0)
             snprintf(w->name, sizeof w->name, "gpu %d", w->gpu);
         else
-            snprintf(w->name, sizeof w->name, "%s (%d threads)", r->cpu_name, max_threads());
+            snprintf(w->name, sizeof w->name, "%s (%d threads)", r->cpu_name, cuplas_max_threads());
     }
     return 0;
 fail:

@@ -18,17 +18,9 @@
 
 #include "hd_quad.h"
 #include "hd_random.h"
+#include "threads.h"
 
 #define MAX_CP 1024
-
-static int max_threads(void)
-{
-#ifdef _OPENMP
-    return omp_get_max_threads();
-#else
-    return 1;
-#endif
-}
 
 static int thread_id(void)
 {
@@ -122,7 +114,7 @@ int cuplas_blur_cpu(const int16_t *q, int16_t *target, int64_t H, int64_t W,
 {
     int rc = 0;
     size_t n = (size_t)(H * W * Cp);
-    int64_t *sums = malloc((size_t)max_threads() * YCHUNK * Cp * sizeof *sums);
+    int64_t *sums = malloc((size_t)cuplas_max_threads() * YCHUNK * Cp * sizeof *sums);
     int16_t *tmp = malloc(n * sizeof *tmp);
     if (!sums || !tmp)
         CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory for the blur");

@@ -28,6 +28,7 @@
 
 #include "h5io.h"
 #include "tmpdir.h"
+#include "threads.h"
 
 /* ---------------------------------------------------------------- helpers */
 
@@ -731,15 +732,6 @@ static const filter_case FILTER_CASES[] = {
     {"none", 0, 0}, {"shuffle", 1, 0}, {"deflate", 0, 6}, {"shuffle+deflate", 1, 4},
 };
 
-static void set_threads(int n)
-{
-#ifdef _OPENMP
-    omp_set_num_threads(n);
-#else
-    (void)n;
-#endif
-}
-
 /* A chunked dataset written by HDF5 itself (H5Dwrite through its filters);
  * fill: a user fill value or NULL; data NULL leaves every chunk unwritten. */
 static void put_chunked(const char *file, int create, const char *name, hid_t type, int rank,
@@ -806,10 +798,10 @@ static void expect_read_lent(const char *file, const char *dset, int threads,
     if (cuplas_h5_read_begin(file, dset, 0, 0, &g, &fetch, bufs, &err) != 0)
         fail_msg("read_begin %s:%s: %s", file, dset, err.msg);
     assert_non_null(fetch);
-    set_threads(threads);
+    cuplas_set_threads(threads);
     if (cuplas_h5_read_finish(&g, fetch, NULL, &err) != 0)
         fail_msg("read_finish %s:%s: %s", file, dset, err.msg);
-    set_threads(2);
+    cuplas_set_threads(2);
     assert_non_null(g.raw);
     assert_int_equal((size_t)(g.H * g.W * g.C) * g.elem_size, n);
     assert_memory_equal(g.raw, want, n);
@@ -1259,9 +1251,9 @@ static void test_h5io_chunk_threads(void **state)
     const int threads[2] = {1, 4};
     for (int k = 0; k < 2; k++) {
         cuplas_h5_encoded *enc = NULL;
-        set_threads(threads[k]);
+        cuplas_set_threads(threads[k]);
         assert_int_equal(cuplas_h5_encode_result(&g, index, &opts, NULL, NULL, &enc, &err), 0);
-        set_threads(2);
+        cuplas_set_threads(2);
         assert_int_equal(cuplas_h5_write_encoded(outs[k], &g, enc, NULL, &err), 0);
         cuplas_h5_encoded_free(enc);
     }
@@ -1320,9 +1312,9 @@ static void test_h5io_chunk_corrupt(void **state)
     for (int run = 0; run < 3; run++) {   /* 1 and 4 OpenMP threads, then a pool */
         cuplas_error_clear(&err);
         assert_int_equal(cuplas_h5_read_begin(out, "/g/sorted", 0, 0, &g, &fetch, NULL, &err), 0);
-        set_threads(run == 1 ? 4 : 1);
+        cuplas_set_threads(run == 1 ? 4 : 1);
         int rc = cuplas_h5_read_finish(&g, fetch, run == 2 ? pool : NULL, &err);
-        set_threads(2);
+        cuplas_set_threads(2);
         expect_error(&err, rc, CUPLAS_ERR_INPUT, "read failed at row 16: chunk (16, 0, 0) is corrupt",
                      out, "/g/sorted");
         assert_null(g.raw);

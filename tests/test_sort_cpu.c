@@ -20,15 +20,7 @@
 #include "schedule.h"
 #include "sort.h"
 #include "testutil.h"
-
-static void set_threads(int n)
-{
-#ifdef _OPENMP
-    omp_set_num_threads(n);
-#else
-    (void)n;
-#endif
-}
+#include "threads.h"
 
 static void test_perm_bijection(void **state)
 {
@@ -269,15 +261,15 @@ static void test_sort_thread_count_invariant(void **state)
     cuplas_sort_params_default(&p);
     for (int permuter = 0; permuter < 2; permuter++) {
         p.permuter = (cuplas_permuter)permuter;
-        set_threads(1);
+        cuplas_set_threads(1);
         sort_once(x, H, W, 5, &p, ref);
         for (int t = 2; t <= 4; t *= 2) {
-            set_threads(t);
+            cuplas_set_threads(t);
             sort_once(x, H, W, 5, &p, got);
             assert_memory_equal(ref, got, N * sizeof *ref);
         }
     }
-    set_threads(2);
+    cuplas_set_threads(2);
     free(ref); free(got); free(x);
 }
 
@@ -315,11 +307,11 @@ static void test_normalize_thread_count_invariant(void **state)
         a[i] = a[i] * (1 + i % 7) + 1000.0;
     memcpy(b, a, N * 7 * sizeof *b);
     double w[7] = {1, 2, 0.5, 1, 1, 3, 1};
-    set_threads(1);
+    cuplas_set_threads(1);
     assert_int_equal(cuplas_features_normalize(a, N, 7, CUPLAS_NORM_STANDARDIZE, w, NULL), 0);
-    set_threads(4);
+    cuplas_set_threads(4);
     assert_int_equal(cuplas_features_normalize(b, N, 7, CUPLAS_NORM_STANDARDIZE, w, NULL), 0);
-    set_threads(2);
+    cuplas_set_threads(2);
     assert_memory_equal(a, b, N * 7 * sizeof *a);
     double m = 0;
     for (int64_t i = 0; i < N; i++)
@@ -383,11 +375,11 @@ static void test_and_index_matches_permuted(void **state)
             memcpy(p + i * C, x + index[i] * C, C * sizeof *p);
         double want = cuplas_and(p, H, W, C, NULL, NULL);
         for (int t = 1; t <= 4; t++) {
-            set_threads(t);
+            cuplas_set_threads(t);
             double got = cuplas_and(x, H, W, C, index, NULL);
             assert_memory_equal(&got, &want, sizeof got);
         }
-        set_threads(2);
+        cuplas_set_threads(2);
         free(index);
         free(p);
         free(x);
