@@ -31,6 +31,8 @@ BLONG=${PIPE_B_LONG:-0}
 # with CUPLAS_GPU_ORDER=0 (sorts of a device interleave, the old behaviour)
 # PIPE_SYNC=1: sync (flush earlier runs' outputs to disk) before each run, so
 # that no run pays for the dirty pages of the ones before it
+# PIPE_HELPERS_AB=1: the long B run on all GPUs once more without HDF5
+# helper processes (backend.h5_helpers: 0: the HDF5 thread builds every output)
 # PIPE_REPEAT=N: the end-to-end runs N times (names -rK from the second on)
 REPEAT=${PIPE_REPEAT:-1}
 has() { case " $COLS " in *" $1 "*) return 0;; esac; return 1; }
@@ -141,6 +143,9 @@ for k in $(seq 1 $REPEAT); do
         has B && run_cfg B-g$g$rs Bc.h5 $g $LB
     done
 done
+if [ -n "${PIPE_HELPERS_AB:-}" ] && has B && [ "$BLONG" -gt 1 ]; then
+    run_cfg Blong-g$NG-nohelpers "[Bc.h5, BL*.h5]" $NG $LB --set backend.h5_helpers=0
+fi
 # more lanes: more host threads per GPU (PIPE_LANES="A:8 B:16")
 for v in ${PIPE_LANES:-}; do
     c=${v%%:*} l=${v##*:}; f=$( [ $c = A ] && echo "A?.h5" || echo Bc.h5 )
@@ -206,7 +211,7 @@ for f in sorted(glob.glob(os.path.join(sys.argv[1], "run-*.log"))):
     if ev:
         med = {k: statistics.median(e.get(k, 0) for e in ev)
                for k in ("read_s", "prep_s", "sort_s", "write_s", "encode_s", "h5_wait_s",
-                         "h5_s", "gpu_sort_ms")}
+                         "h5_s", "helper_s", "gpu_sort_ms")}
         print(os.path.basename(f), len(ev), " ".join("%s=%.4g" % kv for kv in med.items()))
 PY
 kill $VMSTAT 2>/dev/null

@@ -187,6 +187,11 @@ static const struct key config_keys[] = {
     { "backend.lanes", K_INT, AT(backend.lanes), .min = 1, .max = 16, .flags = F_MIN | F_MAX,
       .doc = "grids in flight per GPU, each with its own stream, pinned buffers and "
              "host thread: one uploads while another sorts and a third writes" },
+    { "backend.h5_helpers", K_INT, AT(backend.h5_helpers), .min = -1, .max = 64,
+      .flags = F_MIN | F_MAX,
+      .doc = "helper processes that build uncompressed results of up to 8 MiB (their HDF5 "
+             "metadata) beside the one HDF5 thread; -1 = one per GPU used (none on the CPU), "
+             "0 = none" },
 
     { "logging.level", K_ENUM, AT(log.level), .names = level_names,
       .doc = "least severe message that is printed" },
@@ -1446,6 +1451,7 @@ void cuplas_config_defaults(cuplas_config *cfg)
     cfg->backend.cpu_fallback = false;
     cfg->backend.threads = 0;
     cfg->backend.lanes = 4;
+    cfg->backend.h5_helpers = -1;
     cfg->backend.memory_limit_mb = 0;
     cfg->log.level = CUPLAS_LOG_INFO;
     cfg->log.format = CUPLAS_LOG_AUTO;

@@ -17,6 +17,7 @@
  * chunks; anything else (szip, fletcher32, contiguous, ...) is left to HDF5.
  */
 #include "h5io.h"
+#include "h5io_encoded.h"
 #include "fsutil.h"
 
 #include <errno.h>
@@ -96,34 +97,6 @@ struct cuplas_h5_fetch {
     char *path;                         /* the file, for pread outside HDF5 */
     cuplas_h5_buffers *bufs;            /* lends bytes and the grid, or NULL */
 };
-
-/* One stored chunk of an output dataset, ready for H5Dwrite_chunk. */
-typedef struct encoded_chunk {
-    unsigned char *data;
-    size_t size;
-} encoded_chunk;
-
-struct cuplas_h5_encoded {
-    int64_t H, W, C;
-    size_t elem_size;
-    int64_t chunk_rows;
-    size_t nchunks;          /* per dataset: ceil(H / chunk_rows)          */
-    int wide;                /* index stored as int64 (N > INT32_MAX)      */
-    int shuffle, deflate;    /* the datasets' filters; deflate 0 = none:
-                                contiguous datasets, no filter at all      */
-    encoded_chunk *sorted, *index;
-    unsigned char *lent[2];  /* deflate 0 with lent memory: sorted's and
-                                index's chunks, back to back (not owned) */
-    /* set by write_encoded_to when write_raw must store the contiguous
-       data: file offsets of sorted's and index's first byte */
-    int raw_pending;
-    uint64_t raw_at[2];
-    /* set by write_encoded_to for a small file, built in memory: the whole
-       file (raw data regions as zeros), for write_raw to store */
-    unsigned char *image;
-    size_t image_size;
-};
-
 
 /* ------------------------------------------------------------ HDF5 causes */
 
@@ -1081,7 +1054,8 @@ static int make_dcpl(int rank, const hsize_t *chunk, int shuffle, int deflate, h
     hid_t dcpl = H5I_INVALID_HID;
     int rc = 0;
 
-    if ((dcpl = H5Pcreate(H5P_DATASET_CREATE)) < 0)
+    /* no modification times: the same result gives the same bytes */
+    if ((dcpl = H5Pcreate(H5P_DATASET_CREATE)) < 0 || H5Pset_obj_track_times(dcpl, 0) < 0)
         CUPLAS_FAIL(err, CUPLAS_ERR_OUTPUT, "cannot create dataset properties");
     if (!chunk) {
         /* space allocated at creation and never filled: the data goes
@@ -1487,8 +1461,32 @@ void cuplas_h5grid_free(cuplas_h5grid *g)
         free(g->raw);
     if (g->file_type >= 0)
         H5Tclose((hid_t)g->file_type);
+    free(g->type_blob);
     memset(g, 0, sizeof *g);
     g->file_type = H5I_INVALID_HID;
+}
+
+int cuplas_h5grid_keep_type(cuplas_h5grid *g, cuplas_error *err)
+{
+    size_t n = 0;
+    char cause[CAUSE_LEN];
+
+    free(g->type_blob);
+    g->type_blob = NULL;
+    g->type_len = 0;
+    if (g->file_type < 0 || H5Tencode((hid_t)g->file_type, NULL, &n) < 0 || !n)
+        return cuplas_error_set(err, CUPLAS_ERR_INTERNAL, "cannot encode the type of %s (%s)",
+                                g->dataset ? g->dataset : "a grid", h5_cause(cause));
+    if (!(g->type_blob = malloc(n)))
+        return cuplas_error_set(err, CUPLAS_ERR_NOMEM, "out of memory");
+    if (H5Tencode((hid_t)g->file_type, g->type_blob, &n) < 0) {
+        free(g->type_blob);
+        g->type_blob = NULL;
+        return cuplas_error_set(err, CUPLAS_ERR_INTERNAL, "cannot encode the type of %s (%s)",
+                                g->dataset ? g->dataset : "a grid", h5_cause(cause));
+    }
+    g->type_len = n;
+    return 0;
 }
 
 typedef struct convert_ctx {
@@ -1608,26 +1606,16 @@ static int write_one(void *p, int64_t j)
     return pwrite_all(x->fd, c->data, rows * row, (off_t)(enc->raw_at[which] + r0 * row));
 }
 
-/* The in-memory file's image, but for the raw data regions (zeros there,
- * written next by write_one): 0 or errno. */
+/* The in-memory file's pieces (every byte but the raw data regions, which
+ * write_one stores next): 0 or errno. */
 static int write_image(int fd, const cuplas_h5_encoded *enc)
 {
-    uint64_t cut[2][2] = {{0, 0}, {0, 0}};   /* [start, end) of sorted, index */
-    if (enc->raw_pending) {
-        size_t cells = (size_t)(enc->H * enc->W);
-        cut[0][0] = enc->raw_at[0];
-        cut[0][1] = enc->raw_at[0] + cells * enc->elem_size * (size_t)enc->C;
-        cut[1][0] = enc->raw_at[1];
-        cut[1][1] = enc->raw_at[1] + cells * (enc->wide ? 8 : 4);
-    }
-    int lo = cut[0][0] <= cut[1][0] ? 0 : 1;   /* the region that comes first */
-    uint64_t from[3] = {0, cut[lo][1], cut[!lo][1]};
-    uint64_t to[3] = {cut[lo][0], cut[!lo][0], enc->image_size};
-    for (int k = 0; k < 3; k++) {
-        uint64_t a = from[k], b = to[k] < enc->image_size ? to[k] : enc->image_size;
-        int e = a < b ? pwrite_all(fd, enc->image + a, (size_t)(b - a), (off_t)a) : 0;
+    const unsigned char *p = enc->image;
+    for (int k = 0; k < enc->nseg; k++) {
+        int e = pwrite_all(fd, p, (size_t)enc->seg[k][1], (off_t)enc->seg[k][0]);
         if (e)
             return e;
+        p += enc->seg[k][1];
     }
     return 0;
 }
@@ -1681,14 +1669,47 @@ int cuplas_h5_write_encoded(const char *out_path, const cuplas_h5grid *in,
 static size_t encoded_bytes(const cuplas_h5_encoded *e)
 {
     size_t n = 0;
+    if (!e->deflate)
+        return (size_t)(e->H * e->W) * (e->elem_size * (size_t)e->C + (e->wide ? 8 : 4));
     for (size_t i = 0; i < e->nchunks; i++)
         n += e->sorted[i].size + e->index[i].size;
     return n;
 }
 
-/* The in-memory file's bytes into enc->image. The flush comes first: the
- * image of an unflushed file keeps the superblock of H5Fcreate (its end
- * of file 2048 bytes), which no reader opens. */
+/* Drop the raw data regions (zeros in an image) from enc->image, keeping
+ * the pieces around them back to back: 200 KiB of zeros for a 256^2 x 3
+ * result need not be copied or sent to a helper. */
+static void compact_image(cuplas_h5_encoded *enc)
+{
+    uint64_t end = enc->image_size, cut[2][2] = {{end, end}, {end, end}};
+    if (!enc->deflate) {
+        size_t cells = (size_t)(enc->H * enc->W);
+        cut[0][0] = enc->raw_at[0];
+        cut[0][1] = enc->raw_at[0] + cells * enc->elem_size * (size_t)enc->C;
+        cut[1][0] = enc->raw_at[1];
+        cut[1][1] = enc->raw_at[1] + cells * (enc->wide ? 8 : 4);
+    }
+    int lo = cut[0][0] <= cut[1][0] ? 0 : 1;   /* the region that comes first */
+    uint64_t from[3] = {0, cut[lo][1], cut[!lo][1]};
+    uint64_t to[3] = {cut[lo][0], cut[!lo][0], end};
+    size_t kept = 0;
+
+    enc->nseg = 0;
+    for (int k = 0; k < CUPLAS_H5_IMAGE_SEGS; k++) {
+        uint64_t a = from[k] < end ? from[k] : end, b = to[k] < end ? to[k] : end;
+        if (a >= b)
+            continue;
+        memmove(enc->image + kept, enc->image + a, (size_t)(b - a));
+        enc->seg[enc->nseg][0] = a;
+        enc->seg[enc->nseg][1] = b - a;
+        enc->nseg++;
+        kept += (size_t)(b - a);
+    }
+}
+
+/* The in-memory file's bytes into enc->image (compacted). The flush comes
+ * first: the image of an unflushed file keeps the superblock of
+ * H5Fcreate (its end of file 2048 bytes), which no reader opens. */
 static int take_image(hid_t fid, cuplas_h5_encoded *enc, const char *tmp, cuplas_error *err)
 {
     char cause[CAUSE_LEN];
@@ -1699,6 +1720,7 @@ static int take_image(hid_t fid, cuplas_h5_encoded *enc, const char *tmp, cuplas
         return cuplas_error_set(err, n > 0 && !enc->image ? CUPLAS_ERR_NOMEM : CUPLAS_ERR_OUTPUT,
                                 "cannot build %s in memory (%s)", tmp, h5_cause(cause));
     enc->image_size = (size_t)n;
+    compact_image(enc);
     return 0;
 }
 
@@ -1707,7 +1729,7 @@ int cuplas_h5_write_encoded_to(const char *tmp, const cuplas_h5grid *in,
                                cuplas_error *err)
 {
     hid_t fapl = H5I_INVALID_HID, lcpl = H5I_INVALID_HID, fid = H5I_INVALID_HID;
-    hid_t gid = H5I_INVALID_HID;
+    hid_t gcpl = H5I_INVALID_HID, gid = H5I_INVALID_HID;
     char cause[CAUSE_LEN];
     int rc = 0;
 
@@ -1723,6 +1745,7 @@ int cuplas_h5_write_encoded_to(const char *tmp, const cuplas_h5grid *in,
     enc->raw_pending = 0;
     free(enc->image);
     enc->image = NULL;
+    enc->nseg = 0;
     size_t bytes = encoded_bytes(enc);
     int in_memory = bytes <= IMAGE_MAX_BYTES;
     if ((fapl = H5Pcreate(H5P_FILE_ACCESS)) < 0 ||
@@ -1732,7 +1755,8 @@ int cuplas_h5_write_encoded_to(const char *tmp, const cuplas_h5grid *in,
         CUPLAS_FAIL(err, CUPLAS_ERR_OUTPUT, "cannot create %s (%s)", tmp, h5_cause(cause));
     if ((lcpl = H5Pcreate(H5P_LINK_CREATE)) < 0 ||
         H5Pset_create_intermediate_group(lcpl, 1) < 0 ||
-        (gid = H5Gcreate2(fid, in->dataset, lcpl, H5P_DEFAULT, H5P_DEFAULT)) < 0)
+        (gcpl = H5Pcreate(H5P_GROUP_CREATE)) < 0 || H5Pset_obj_track_times(gcpl, 0) < 0 ||
+        (gid = H5Gcreate2(fid, in->dataset, lcpl, gcpl, H5P_DEFAULT)) < 0)
         CUPLAS_FAIL(err, CUPLAS_ERR_OUTPUT, "cannot create group %s (%s)", in->dataset,
                     h5_cause(cause));
 
@@ -1759,12 +1783,14 @@ int cuplas_h5_write_encoded_to(const char *tmp, const cuplas_h5grid *in,
     enc->raw_pending = !enc->deflate;
 fail:
     if (gid >= 0) H5Gclose(gid);
+    if (gcpl >= 0) H5Pclose(gcpl);
     if (lcpl >= 0) H5Pclose(lcpl);
     if (fid >= 0) H5Fclose(fid);
     if (fapl >= 0) H5Pclose(fapl);
     if (rc) {
         free(enc->image);
         enc->image = NULL;
+        enc->nseg = 0;
     }
     return rc;
 }
