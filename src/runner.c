@@ -281,7 +281,7 @@ static void step_run(void *p)
                                          s->fetch, s->io, s->e);
         if (s->rc == 0 && !*s->skip && s->r->helpers) {
             /* for a helper; without it the HDF5 thread builds the output */
-            cuplas_error ignored;
+            cuplas_error ignored = {0};
             cuplas_h5grid_keep_type(s->g, &ignored);
         }
         break;

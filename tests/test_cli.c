@@ -452,6 +452,31 @@ static void test_cli_threads_deterministic(void **state)
     }
 }
 
+/* `cuplas run` with HDF5 helper processes (on the CPU backend they must be
+ * asked for): every output is built by a helper and correct. */
+static void test_cli_h5_helpers(void **state)
+{
+    const fixture *f = *state;
+
+    make_collection(f);
+    assert_int_equal(sh(f, BIN " run cfg.yaml --set backend.h5_helpers=2 --set output.deflate=0 "
+                           "--set output.dir=oh --set logging.file=oh.log"), 0);
+    verify_collection(f, "oh");
+    char *log = slurp(f, "oh.log", NULL);
+    assert_int_equal(count_str(log, "\"event\":\"job_done\""), 3);
+    assert_int_equal(count_str(log, "\"helper_s\":"), 3);
+    assert_int_equal(count_str(log, "\"helper_s\":0,"), 0);   /* each went to a helper */
+    assert_int_equal(count_str(log, "h5_helper"), 0);          /* no helper lost */
+    free(log);
+    /* compressed outputs stay on the HDF5 thread */
+    assert_int_equal(sh(f, BIN " run cfg.yaml --set backend.h5_helpers=2 --set output.deflate=1 "
+                           "--set output.dir=oc --set logging.file=oc.log"), 0);
+    verify_collection(f, "oc");
+    log = slurp(f, "oc.log", NULL);
+    assert_int_equal(count_str(log, "\"helper_s\":0,"), 3);
+    free(log);
+}
+
 /* One-off sort: exact output path, refuses to replace without --force, and
  * gives the same index as a batch run with the same seed. */
 static void test_cli_sort(void **state)
@@ -836,6 +861,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_cli_run_and_resume, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cli_threads_deterministic, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cli_sort, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_cli_h5_helpers, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cli_bad_inputs, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cli_output_errors, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cli_bad_config, setup, teardown),
