@@ -477,6 +477,28 @@ static void test_cli_h5_helpers(void **state)
     free(log);
 }
 
+/* Helpers killed in the middle of a run: every job still completes (the
+ * HDF5 thread builds the rest) and the loss is logged. */
+static void test_cli_h5_helpers_killed(void **state)
+{
+    const fixture *f = *state;
+
+    assert_int_equal(sh(f, "mkdir -p data && " BIN " gen --kind colors --size 40x40 --count 300 "
+                           "--seed 4 data/many.h5"), 0);
+    write_text(f, "cfg.yaml", "inputs:\n  - files: data/many.h5\noutput:\n  dir: out\n"
+                              "  deflate: 0\nbackend:\n  device: cpu\n  h5_helpers: 2\n");
+    /* once the first job is done, kill the run's children (its helpers) */
+    assert_int_equal(sh(f, BIN " run cfg.yaml --set logging.file=run.log & pid=$!; "
+                           "for i in $(seq 1000); do grep -q job_done run.log 2>/dev/null && "
+                           "break; sleep 0.01; done; pkill -KILL -P $pid; wait $pid"), 0);
+    char *log = slurp(f, "run.log", NULL);
+    assert_int_equal(count_str(log, "\"event\":\"job_done\""), 300);
+    assert_true(count_str(log, "\"event\":\"h5_helper_lost\"") >= 1);
+    assert_true(has_line(log, "h5_helper_lost", "killed by signal 9", NULL));
+    free(log);
+    verify_output(f, "data/many.h5", "/grid_299", "out/many.grid_299.h5");
+}
+
 /* One-off sort: exact output path, refuses to replace without --force, and
  * gives the same index as a batch run with the same seed. */
 static void test_cli_sort(void **state)
@@ -862,6 +884,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_cli_threads_deterministic, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cli_sort, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cli_h5_helpers, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_cli_h5_helpers_killed, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cli_bad_inputs, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cli_output_errors, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cli_bad_config, setup, teardown),
