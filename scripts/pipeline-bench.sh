@@ -38,6 +38,8 @@ REPEAT=${PIPE_REPEAT:-1}
 has() { case " $COLS " in *" $1 "*) return 0;; esac; return 1; }
 note() { echo "$*" | tee -a "$OUT/log.txt"; }
 gpulist() { seq -s, 0 $(($1 - 1)); }
+GPUS=$(printf "%s\n" 1 2 $NG | sort -nu | tr '\n' ' ')   # 1, 2 and all, each once
+GPUS2=$(printf "%s\n" 2 $NG | sort -nu | tr '\n' ' ')
 run_cfg() { # name file gpus lanes extra...
     local name=$1 file=$2 g=$3 lanes=$4; shift 4
     if [ -n "${PIPE_SYNC:-}" ]; then
@@ -84,9 +86,9 @@ YAML
 [ -n "${PIPE_QUICK:-}" ] && [ -z "${PIPE_DET:-}" ] || {
 $B/cuplas gen --kind colors --size 128x128 --count 12 --seed 5 small.h5 >/dev/null
 $B/cuplas gen --kind normal --size 96x80 --channels 16 --count 4 --seed 6 small16.h5 >/dev/null
-for g in 1 2 $NG; do run_cfg det-g$g "small*.h5" $g 4; done
+for g in $GPUS; do run_cfg det-g$g "small*.h5" $g 4; done
 run_cfg det-cpu "small*.h5" cpu 1
-for g in 2 $NG cpu; do
+for g in $GPUS2 cpu; do
     r=$($B/cmp_outputs out-det-g1 out-det-$( [ $g = cpu ] && echo cpu || echo g$g ) | tail -1)
     note "determinism g1 vs $g: $r"
     echo "{\"check\":\"bytes g1 vs $g\",\"result\":\"$r\"}" >> "$J"
@@ -120,7 +122,7 @@ done
 for lanes in 1 8 16; do
     $B/bench_sort --throughput 512 --lanes $lanes colors:256x256 | tee -a "$J"
 done
-for g in 2 $NG; do
+for g in $GPUS2; do
     $B/bench_sort --throughput $((64 * g)) --lanes 4 --gpus $g normal:1024x1024x16 | tee -a "$J"
     $B/bench_sort --throughput $((512 * g)) --lanes 16 --gpus $g colors:256x256 | tee -a "$J"
 done
@@ -138,7 +140,7 @@ pure() { # tag: the reduced pure-sort set
 # 4. end to end, 1 / 2 / 4 GPUs
 for k in $(seq 1 $REPEAT); do
     rs=$( [ $k = 1 ] || echo -r$k )
-    for g in 1 2 $NG; do
+    for g in $GPUS; do
         has A && run_cfg A-g$g$rs "A?.h5" $g $LA
         has B && run_cfg B-g$g$rs Bc.h5 $g $LB
     done
@@ -168,7 +170,7 @@ if [ -n "${PIPE_ORDER_AB:-}" ]; then   # the same long runs, sorts interleaved
     has A && [ "$ALONG" -gt 8 ] && CUPLAS_GPU_ORDER=0 run_cfg Along-g$NG-interleaved "[A?.h5, AL*.h5]" $NG $LA
     has B && [ "$BLONG" -gt 1 ] && CUPLAS_GPU_ORDER=0 run_cfg Blong-g$NG-interleaved "[Bc.h5, BL*.h5]" $NG $LB
 fi
-for c in $COLS; do for g in 2 $NG; do
+for c in $COLS; do for g in $GPUS2; do
     r=$($B/cmp_outputs out-$c-g1 out-$c-g$g | tail -1); note "bytes $c g1 vs g$g: $r"
     echo "{\"check\":\"bytes $c g1 vs g$g\",\"result\":\"$r\"}" >> "$J"
 done; done
