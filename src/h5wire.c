@@ -94,31 +94,32 @@ static const void *take(rbuf *b, size_t n)
     return b->p + b->at - n;
 }
 
+/* n bytes into v (left as it is past the end). */
+static void get(rbuf *b, void *v, size_t n)
+{
+    const void *p = take(b, n);
+    if (p)
+        memcpy(v, p, n);
+}
+
 static uint64_t get_u64(rbuf *b)
 {
     uint64_t v = 0;
-    const void *p = take(b, sizeof v);
-    if (p)
-        memcpy(&v, p, sizeof v);
+    get(b, &v, sizeof v);
     return v;
 }
 
 static double get_f64(rbuf *b)
 {
     double v = 0;
-    const void *p = take(b, sizeof v);
-    if (p)
-        memcpy(&v, p, sizeof v);
+    get(b, &v, sizeof v);
     return v;
 }
 
 static const char *get_str(rbuf *b)
 {
-    uint32_t n = 0;
-    const void *p = take(b, sizeof n);
-    if (!p)
-        return NULL;
-    memcpy(&n, p, sizeof n);
+    uint32_t n = NO_STRING;
+    get(b, &n, sizeof n);
     if (n == NO_STRING)
         return NULL;
     const char *s = n ? take(b, n) : NULL;

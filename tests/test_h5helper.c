@@ -148,6 +148,36 @@ static void request(const cuplas_h5grid *g, const cuplas_h5_encoded *enc, const 
     assert_int_equal(cuplas_h5wire_request(out, g, enc, &META, req, len, &e), 0);
 }
 
+/* Grid `ds` of `in` written here (a<k>.h5) and through a reply (b<k>.h5):
+ * by helper processes h, or with h NULL by serve in this process. The two
+ * files must hold the same bytes. */
+static void same_bytes_both_ways(const fixture *f, const char *in, const char *ds, int k,
+                                 cuplas_h5helpers *h)
+{
+    char a[PATH_MAX], b[PATH_MAX], name[64];
+    cuplas_h5grid g = {.file_type = -1};
+    cuplas_h5_encoded *enc = NULL;
+    unsigned char *req = NULL, *reply = NULL;
+    size_t req_len, reply_len;
+    cuplas_error e = {0};
+
+    read_encode(in, ds, &g, &enc);
+    snprintf(name, sizeof name, "a%d.h5", k);
+    assert_int_equal(cuplas_h5_write_encoded(tu_path(f->dir, name, a), &g, enc, &META, &e), 0);
+    snprintf(name, sizeof name, "b%d.h5", k);
+    request(&g, enc, tu_path(f->dir, name, b), &req, &req_len);
+    if (h)
+        assert_int_equal(cuplas_h5helpers_call(h, req, req_len, &reply, &reply_len, &e), 0);
+    else
+        assert_int_equal(cuplas_h5wire_serve(req, req_len, &reply, &reply_len, &e), 0);
+    assert_int_equal(publish_reply(reply, reply_len, &g, enc, b, &e), 0);
+    assert_same_bytes(a, b);
+    free(req);
+    free(reply);
+    cuplas_h5_encoded_free(enc);
+    cuplas_h5grid_free(&g);
+}
+
 /* --------------------------------------------------------------- tests */
 
 /* In this process, without helpers: request -> serve -> apply gives the
@@ -157,29 +187,12 @@ static void test_wire_matches_in_process(void **state)
 {
     const fixture *f = *state;
     const cuplas_gen_kind kinds[] = {CUPLAS_GEN_COLORS, CUPLAS_GEN_NORMAL, CUPLAS_GEN_GAUSSIANS};
-    char in[PATH_MAX], a[PATH_MAX], b[PATH_MAX], name[64];
+    char in[PATH_MAX], name[64];
 
     for (int k = 0; k < 3; k++) {
         snprintf(name, sizeof name, "in%d.h5", k);
         make_input(tu_path(f->dir, name, in), kinds[k], 24, 40, 1);
-        cuplas_h5grid g = {.file_type = -1};
-        cuplas_h5_encoded *enc = NULL;
-        unsigned char *req = NULL, *reply = NULL;
-        size_t req_len, reply_len;
-        cuplas_error e = {0};
-
-        read_encode(in, "/g", &g, &enc);
-        snprintf(name, sizeof name, "a%d.h5", k);
-        assert_int_equal(cuplas_h5_write_encoded(tu_path(f->dir, name, a), &g, enc, &META, &e), 0);
-        snprintf(name, sizeof name, "b%d.h5", k);
-        request(&g, enc, tu_path(f->dir, name, b), &req, &req_len);
-        assert_int_equal(cuplas_h5wire_serve(req, req_len, &reply, &reply_len, &e), 0);
-        assert_int_equal(publish_reply(reply, reply_len, &g, enc, b, &e), 0);
-        assert_same_bytes(a, b);
-        free(req);
-        free(reply);
-        cuplas_h5_encoded_free(enc);
-        cuplas_h5grid_free(&g);
+        same_bytes_both_ways(f, in, "/g", k, NULL);
     }
 }
 
@@ -213,7 +226,7 @@ static void test_fits(void **state)
 static void test_helpers_match_in_process(void **state)
 {
     const fixture *f = *state;
-    char in[PATH_MAX], a[PATH_MAX], b[PATH_MAX], name[64], ds[16];
+    char in[PATH_MAX], ds[16];
     cuplas_h5helpers *h = NULL;
     cuplas_error e = {0};
 
@@ -222,24 +235,8 @@ static void test_helpers_match_in_process(void **state)
     assert_int_equal(cuplas_h5helpers_count(h), 2);
     assert_int_equal(cuplas_h5helpers_alive(h), 2);
     for (int k = 0; k < 6; k++) {
-        cuplas_h5grid g = {.file_type = -1};
-        cuplas_h5_encoded *enc = NULL;
-        unsigned char *req = NULL, *reply = NULL;
-        size_t req_len, reply_len;
-
         snprintf(ds, sizeof ds, "/g_%03d", k);
-        read_encode(in, ds, &g, &enc);
-        snprintf(name, sizeof name, "a%d.h5", k);
-        assert_int_equal(cuplas_h5_write_encoded(tu_path(f->dir, name, a), &g, enc, &META, &e), 0);
-        snprintf(name, sizeof name, "b%d.h5", k);
-        request(&g, enc, tu_path(f->dir, name, b), &req, &req_len);
-        assert_int_equal(cuplas_h5helpers_call(h, req, req_len, &reply, &reply_len, &e), 0);
-        assert_int_equal(publish_reply(reply, reply_len, &g, enc, b, &e), 0);
-        assert_same_bytes(a, b);
-        free(req);
-        free(reply);
-        cuplas_h5_encoded_free(enc);
-        cuplas_h5grid_free(&g);
+        same_bytes_both_ways(f, in, ds, k, h);
     }
     cuplas_h5helpers_stop(h);
 }
