@@ -1598,7 +1598,7 @@ static int write_one(void *p, int64_t j)
     const cuplas_h5_encoded *enc = x->enc;
     int which = (size_t)j >= enc->nchunks;
     size_t ci = which ? (size_t)j - enc->nchunks : (size_t)j;
-    size_t cell = which ? (enc->wide ? 8 : 4) : enc->elem_size * (size_t)enc->C;
+    size_t cell = cuplas_h5_cell_bytes(enc, which);
     size_t row = cell * (size_t)enc->W, r0 = ci * (size_t)enc->chunk_rows;
     size_t rows = (size_t)enc->H - r0 < (size_t)enc->chunk_rows ? (size_t)enc->H - r0
                                                                  : (size_t)enc->chunk_rows;
@@ -1670,10 +1670,15 @@ static size_t encoded_bytes(const cuplas_h5_encoded *e)
 {
     size_t n = 0;
     if (!e->deflate)
-        return (size_t)(e->H * e->W) * (e->elem_size * (size_t)e->C + (e->wide ? 8 : 4));
+        return (size_t)(e->H * e->W) * (cuplas_h5_cell_bytes(e, 0) + cuplas_h5_cell_bytes(e, 1));
     for (size_t i = 0; i < e->nchunks; i++)
         n += e->sorted[i].size + e->index[i].size;
     return n;
+}
+
+int cuplas_h5_encoded_in_memory(const cuplas_h5_encoded *enc)
+{
+    return encoded_bytes(enc) <= IMAGE_MAX_BYTES;
 }
 
 /* Drop the raw data regions (zeros in an image) from enc->image, keeping
@@ -1685,9 +1690,9 @@ static void compact_image(cuplas_h5_encoded *enc)
     if (!enc->deflate) {
         size_t cells = (size_t)(enc->H * enc->W);
         cut[0][0] = enc->raw_at[0];
-        cut[0][1] = enc->raw_at[0] + cells * enc->elem_size * (size_t)enc->C;
+        cut[0][1] = enc->raw_at[0] + cells * cuplas_h5_cell_bytes(enc, 0);
         cut[1][0] = enc->raw_at[1];
-        cut[1][1] = enc->raw_at[1] + cells * (enc->wide ? 8 : 4);
+        cut[1][1] = enc->raw_at[1] + cells * cuplas_h5_cell_bytes(enc, 1);
     }
     int lo = cut[0][0] <= cut[1][0] ? 0 : 1;   /* the region that comes first */
     uint64_t from[3] = {0, cut[lo][1], cut[!lo][1]};
@@ -1747,7 +1752,7 @@ int cuplas_h5_write_encoded_to(const char *tmp, const cuplas_h5grid *in,
     enc->image = NULL;
     enc->nseg = 0;
     size_t bytes = encoded_bytes(enc);
-    int in_memory = bytes <= IMAGE_MAX_BYTES;
+    int in_memory = cuplas_h5_encoded_in_memory(enc);
     if ((fapl = H5Pcreate(H5P_FILE_ACCESS)) < 0 ||
         H5Pset_fclose_degree(fapl, H5F_CLOSE_SEMI) < 0 ||
         (in_memory && H5Pset_fapl_core(fapl, bytes + IMAGE_SLACK_BYTES, 0) < 0) ||

@@ -208,6 +208,9 @@ int cuplas_h5_write_encoded_to(const char *tmp, const cuplas_h5grid *in,
                                cuplas_h5_encoded *enc, const cuplas_result_meta *meta,
                                cuplas_error *err);
 
+/* Does write_encoded_to build enc's file in memory (at most 8 MiB of data)? */
+int cuplas_h5_encoded_in_memory(const cuplas_h5_encoded *enc);
+
 /* No HDF5 calls: store what write_encoded_to left: the in-memory file,
  * then the contiguous data (pwrite at the datasets' offsets, in
  * parallel); a no-op when it left nothing. */

@@ -44,4 +44,10 @@ struct cuplas_h5_encoded {
     uint64_t seg[CUPLAS_H5_IMAGE_SEGS][2];
 };
 
+/* Bytes per cell of sorted (which 0) or index (which 1). */
+static inline size_t cuplas_h5_cell_bytes(const struct cuplas_h5_encoded *e, int which)
+{
+    return which ? (e->wide ? 8 : 4) : e->elem_size * (size_t)e->C;
+}
+
 #endif

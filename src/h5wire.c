@@ -15,8 +15,6 @@
 #define REPLY_MAGIC "cuplasR1"
 #define MAGIC_LEN 8
 #define NO_STRING UINT32_MAX
-/* write_encoded_to builds files with at most this much data in memory */
-#define WIRE_MAX_DATA ((size_t)8 << 20)
 
 /* ---------------------------------------------------------------- writer */
 
@@ -145,8 +143,7 @@ static int magic_ok(rbuf *b, const char *magic)
 int cuplas_h5wire_fits(const cuplas_h5grid *in, const cuplas_h5_encoded *enc)
 {
     return enc && !enc->deflate && in->type_blob && in->file && in->dataset &&
-           (size_t)(enc->H * enc->W) * (enc->elem_size * (size_t)enc->C + (enc->wide ? 8 : 4)) <=
-               WIRE_MAX_DATA;
+           cuplas_h5_encoded_in_memory(enc);
 }
 
 int cuplas_h5wire_request(const char *tmp, const cuplas_h5grid *in,

@@ -29,6 +29,7 @@
 
 #include "cuplas_build.h"
 #include "testutil.h"
+#include "h5util.h"
 #include "tmpdir.h"
 #ifdef HAVE_CUDA
 #include "sort_gpu.h"
@@ -208,16 +209,6 @@ static int64_t *read_index(hid_t gid, int64_t *N)
     return index;
 }
 
-static double read_double_attr(hid_t obj, const char *name)
-{
-    double v = NAN;
-    hid_t aid = H5Aopen(obj, name, H5P_DEFAULT);
-    assert_true(aid >= 0);
-    assert_true(H5Aread(aid, H5T_NATIVE_DOUBLE, &v) >= 0);
-    H5Aclose(aid);
-    return v;
-}
-
 /* The output of in_file:in_ds is a correct, complete cuplas result. */
 static void verify_output(const fixture *f, const char *in_file, const char *in_ds,
                           const char *out_file)
@@ -254,7 +245,7 @@ static void verify_output(const fixture *f, const char *in_file, const char *in_
         assert_memory_equal(sorted + (size_t)i * row, in + (size_t)index[i] * row, row);
     for (size_t k = 0; k < sizeof attrs / sizeof attrs[0]; k++)
         assert_true(H5Aexists(gid, attrs[k]) > 0);
-    double before = read_double_attr(gid, "and_before"), after = read_double_attr(gid, "and_after");
+    double before = tu_double_attr(gid, "and_before"), after = tu_double_attr(gid, "and_after");
     assert_true(after < before);
     assert_true(after > 0);
 

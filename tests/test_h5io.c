@@ -27,6 +27,7 @@
 #endif
 
 #include "h5io.h"
+#include "h5util.h"
 #include "tmpdir.h"
 #include "threads.h"
 
@@ -171,16 +172,6 @@ static int64_t read_int_attr(hid_t obj, const char *name)
     return v;
 }
 
-static double read_double_attr(hid_t obj, const char *name)
-{
-    double v = NAN;
-    hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
-    assert_true(a >= 0);
-    assert_true(H5Aread(a, H5T_NATIVE_DOUBLE, &v) >= 0);
-    H5Aclose(a);
-    return v;
-}
-
 static void check_str_attr(hid_t obj, const char *name, const char *want)
 {
     hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
@@ -309,9 +300,9 @@ static void round_trip(const fixture *f, const char *dtype_name, hid_t type)
 
     assert_int_equal(read_int_attr(gid, "complete"), 1);
     assert_int_equal(read_int_attr(gid, "seed"), 42);
-    assert_true(read_double_attr(gid, "and_after") == 2.25);
-    assert_true(read_double_attr(gid, "and_before") == 9.5);
-    assert_true(read_double_attr(gid, "wall_seconds") == 0.5);
+    assert_true(tu_double_attr(gid, "and_after") == 2.25);
+    assert_true(tu_double_attr(gid, "and_before") == 9.5);
+    assert_true(tu_double_attr(gid, "wall_seconds") == 0.5);
     check_str_attr(gid, "input_dtype", dtype_name);
     check_str_attr(gid, "input_dataset", dset);
     check_str_attr(gid, "input_file", in);
