@@ -18,8 +18,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "h5io.h"
-#include "clock.h"
+#include "io/h5io.h"
+#include "util/clock.h"
 
 static int cmp_d(const void *a, const void *b)
 {

@@ -22,16 +22,16 @@
 #include <time.h>
 
 #include "cuplas_build.h"
-#include "config.h"
-#include "gen.h"
-#include "h5io.h"
-#include "metrics.h"
-#include "quantize.h"
-#include "sort.h"
+#include "config/config.h"
+#include "io/h5_gen.h"
+#include "io/h5io.h"
+#include "core/metrics.h"
+#include "core/quantize.h"
+#include "sort/sort.h"
 #ifdef HAVE_CUDA
-#include "sort_gpu.h"
+#include "cuda/sort_gpu.h"
 #endif
-#include "schedule.h"
+#include "core/schedule.h"
 #ifdef _OPENMP
 #include <omp.h>
 #endif

@@ -10,8 +10,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "metrics.h"
-#include "sort.h"
+#include "core/metrics.h"
+#include "sort/sort.h"
 #include "../tests/testutil.h"
 
 int main(int argc, char **argv)

@@ -18,12 +18,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "metrics.h"   /* provides: cuplas_and */
-#include "params.h"    /* provides: cuplas_sort_params and its defaults */
-#include "quantize.h"  /* provides: cuplas_features_normalize */
-#include "sort.h"      /* provides: cuplas_sort_features */
+#include "core/metrics.h"   /* provides: cuplas_and */
+#include "core/params.h"    /* provides: cuplas_sort_params and its defaults */
+#include "core/quantize.h"  /* provides: cuplas_features_normalize */
+#include "sort/sort.h"      /* provides: cuplas_sort_features */
 #ifdef HAVE_CUDA
-#include "sort_gpu.h"  /* provides: cuplas_gpu_ctx_init */
+#include "cuda/sort_gpu.h"  /* provides: cuplas_gpu_ctx_init */
 #endif
 
 int main(int argc, char **argv)

@@ -32,7 +32,7 @@
 #include "h5util.h"
 #include "tmpdir.h"
 #ifdef HAVE_CUDA
-#include "sort_gpu.h"
+#include "cuda/sort_gpu.h"
 #endif
 
 #ifndef CUPLAS_BUILDDIR
@@ -801,7 +801,7 @@ static void test_cli_interrupt(void **state)
     const fixture *f = *state;
     char *text;
 
-    assert_int_equal(sh(f, "mkdir -p data && " BIN " gen --size 256x256 data/big.h5"), 0);
+    assert_int_equal(sh(f, "mkdir -p data && " BIN " gen --size 512x512 data/big.h5"), 0);
     write_text(f, "big.yaml", "inputs:\n  - files: data/big.h5\noutput:\n  dir: out\n");
     assert_int_equal(sh(f, BIN " run big.yaml --log-format text --set backend.device=cpu & "
                            "pid=$!; sleep 0.7; "

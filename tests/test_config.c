@@ -22,7 +22,7 @@
 
 #include "tmpdir.h"
 /* not "config.h": -I. of the build would find autoconf's header first */
-#include "config.h"
+#include "config/config.h"
 
 #ifndef CUPLAS_SRCDIR
 #define CUPLAS_SRCDIR "."

@@ -23,8 +23,8 @@
 #include <omp.h>
 #endif
 
-#include "gen.h"
-#include "h5io.h"
+#include "io/h5_gen.h"
+#include "io/h5io.h"
 #include "tmpdir.h"
 
 static int setup(void **state)

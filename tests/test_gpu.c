@@ -16,11 +16,11 @@
 
 #include "cuplas_build.h"
 #ifdef HAVE_CUDA
-#include "metrics.h"
-#include "pool.h"
-#include "quantize.h"
-#include "sort.h"
-#include "sort_gpu.h"
+#include "core/metrics.h"
+#include "util/pool.h"
+#include "core/quantize.h"
+#include "sort/sort.h"
+#include "cuda/sort_gpu.h"
 #include "testutil.h"
 
 static cuplas_gpu_ctx *ctx;

@@ -18,10 +18,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "gen.h"
-#include "h5helper.h"
-#include "h5io.h"
-#include "h5wire.h"
+#include "io/h5_gen.h"
+#include "io/h5helper.h"
+#include "io/h5io.h"
+#include "io/h5wire.h"
 #include "tmpdir.h"
 
 #ifndef CUPLAS_BUILDDIR

@@ -26,10 +26,10 @@
 #include <omp.h>
 #endif
 
-#include "h5io.h"
+#include "io/h5io.h"
 #include "h5util.h"
 #include "tmpdir.h"
-#include "threads.h"
+#include "util/threads.h"
 
 /* ---------------------------------------------------------------- helpers */
 

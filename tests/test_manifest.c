@@ -19,9 +19,9 @@
 
 #include <cmocka.h>
 
-#include "json.h"
-#include "manifest.h"
-#include "stale.h"
+#include "util/json.h"
+#include "pipeline/manifest.h"
+#include "io/stale.h"
 
 static cuplas_json *parse(const char *s, int *rc)
 {

@@ -15,9 +15,9 @@
 
 #include <cmocka.h>
 
-#include "metrics.h"
-#include "pool.h"
-#include "quantize.h"
+#include "core/metrics.h"
+#include "util/pool.h"
+#include "core/quantize.h"
 
 typedef struct count_ctx {
     int64_t n;

@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "shard.h"
+#include "pipeline/shard.h"
 
 static void test_assign_greedy(void **state)
 {

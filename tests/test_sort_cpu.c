@@ -14,13 +14,13 @@
 #include <omp.h>
 #endif
 
-#include "quantize.h"
-#include "hd_quad.h"
-#include "metrics.h"
-#include "schedule.h"
-#include "sort.h"
+#include "core/quantize.h"
+#include "core/quad.h"
+#include "core/metrics.h"
+#include "core/schedule.h"
+#include "sort/sort.h"
 #include "testutil.h"
-#include "threads.h"
+#include "util/threads.h"
 
 static void test_perm_bijection(void **state)
 {

@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "hd_random.h"
+#include "core/random.h"
 
 /* Uniform integers 0..255 (random colours), N x C doubles. */
 static inline double *tu_colors(int64_t N, int C, uint64_t seed)

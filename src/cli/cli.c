@@ -1,0 +1,135 @@
+/*
+ * cli.c - helpers shared by the subcommands (options, errors, signals).
+ *
+ * Design fact: the signal handler's target is the one piece of
+ * process-wide mutable state in cuplas. A handler gets no user argument,
+ * so it needs a static pointer to the runner's cancel flag; it only ever
+ * stores 1 through it (async-signal-safe), and the workers poll the flag.
+ */
+#define _GNU_SOURCE /* vasprintf */
+#include "cli/cli.h"
+#include "util/log.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+static volatile int *signal_flag;
+
+int cuplas_cli_override(cuplas_overrides *o, const char *fmt, ...)
+{
+    char *s = NULL;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vasprintf(&s, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return -1;
+    if (o->n == o->cap) {
+        int cap = o->cap ? 2 * o->cap : 8;
+        char **v = realloc(o->v, (size_t)cap * sizeof *v);
+        if (!v) {
+            free(s);
+            return -1;
+        }
+        o->v = v;
+        o->cap = cap;
+    }
+    o->v[o->n++] = s;
+    return 0;
+}
+
+void cuplas_cli_overrides_free(cuplas_overrides *o)
+{
+    for (int i = 0; i < o->n; i++)
+        free(o->v[i]);
+    free(o->v);
+    memset(o, 0, sizeof *o);
+}
+
+int cuplas_cli_usage(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "cuplas %s: ", cmd);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\nTry 'cuplas help %s'.\n", cmd);
+    return CUPLAS_EXIT_USAGE;
+}
+
+int cuplas_cli_log_format(const char *cmd, const char *arg)
+{
+    cuplas_log_format f;
+    if (cuplas_log_format_parse(arg, &f) == 0)
+        return 0;
+    return cuplas_cli_usage(cmd, "--log-format: unknown format '%s' (accepted: text, json, auto)",
+                            arg);
+}
+
+void cuplas_cli_error(const cuplas_error *e)
+{
+    char buf[1100];
+    fprintf(stderr, "cuplas: error: %s\n", cuplas_error_format(e, buf, sizeof buf));
+}
+
+int cuplas_cli_fail(const cuplas_error *e)
+{
+    cuplas_cli_error(e);
+    return cuplas_cli_exit_for(e->code);
+}
+
+int cuplas_cli_exit_for(cuplas_status code)
+{
+    switch (code) {
+    case CUPLAS_OK: return CUPLAS_EXIT_OK;
+    case CUPLAS_ERR_USAGE: return CUPLAS_EXIT_USAGE;
+    case CUPLAS_ERR_NOMEM:
+    case CUPLAS_ERR_NODEVICE:
+    case CUPLAS_ERR_CUDA:
+    case CUPLAS_ERR_INTERNAL: return CUPLAS_EXIT_FATAL;
+    case CUPLAS_ERR_INTERRUPTED: return CUPLAS_EXIT_INTERRUPTED;
+    default: return CUPLAS_EXIT_JOBS_FAILED;
+    }
+}
+
+int cuplas_cli_int(const char *s, long long lo, long long hi, long long *v)
+{
+    char *end;
+    errno = 0;
+    long long x = strtoll(s, &end, 10);
+    if (errno || end == s || *end || x < lo || x > hi)
+        return -1;
+    *v = x;
+    return 0;
+}
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    if (signal_flag)
+        *signal_flag = 1;
+}
+
+void cuplas_cli_catch_signals(volatile int *flag)
+{
+    static const int sigs[] = {SIGINT, SIGTERM, SIGUSR1};
+    struct sigaction sa;
+
+    memset(&sa, 0, sizeof sa);
+    sigemptyset(&sa.sa_mask);
+    if (flag) {
+        signal_flag = flag;
+        sa.sa_handler = on_signal;
+        /* a second Ctrl-C means "now": the default action kills at once */
+        sa.sa_flags = SA_RESETHAND;
+    } else {
+        sa.sa_handler = SIG_DFL;
+    }
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+        sigaction(sigs[i], &sa, NULL);
+    if (!flag)
+        signal_flag = NULL;
+}

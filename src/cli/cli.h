@@ -1,0 +1,77 @@
+/*
+ * cli.h - what the subcommands share: their entry points and help texts,
+ * option helpers, error printing and the signal -> cancel-flag bridge.
+ *
+ * Every subcommand is `int cuplas_cmd_X(int argc, char **argv)` with argv[0]
+ * the subcommand name; it returns the process exit code (CUPLAS_EXIT_*) and
+ * never exits itself, so main stays a dispatch table.
+ */
+#ifndef CUPLAS_CLI_H
+#define CUPLAS_CLI_H
+
+#include <stdio.h>
+
+#include "config/config.h"
+#include "util/error.h"
+#include "pipeline/jobs.h"
+
+typedef struct cuplas_cmd {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;   /* one line for `cuplas --help`      */
+    const char *help;      /* the whole `cuplas help CMD` text  */
+} cuplas_cmd;
+
+extern const cuplas_cmd cuplas_cmd_run_def, cuplas_cmd_check_def, cuplas_cmd_sort_def,
+    cuplas_cmd_gen_def, cuplas_cmd_report_def;
+
+/* The exit-code paragraph every help text ends with. */
+#define CUPLAS_HELP_EXIT_CODES                                                    \
+    "Exit codes:\n"                                                               \
+    "  0   every job done, or skipped because its output is complete\n"         \
+    "  1   at least one job failed (the others still ran)\n"                      \
+    "  2   usage or config error: nothing was run\n"                             \
+    "  3   environment error (no usable GPU for backend.device: gpu, no memory)\n" \
+    "  75  interrupted by SIGINT/SIGTERM/SIGUSR1: stopped cleanly; a rerun with\n" \
+    "      output.overwrite: skip resumes (EX_TEMPFAIL: requeue the SLURM task)\n"
+
+/* --set values collected in order (later ones win in cuplas_config_load). */
+typedef struct cuplas_overrides {
+    char **v;
+    int n, cap;
+} cuplas_overrides;
+
+int cuplas_cli_override(cuplas_overrides *o, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void cuplas_cli_overrides_free(cuplas_overrides *o);
+
+/* "cuplas CMD: msg" + a pointer to the help; returns CUPLAS_EXIT_USAGE. */
+int cuplas_cli_usage(const char *cmd, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* --log-format ARG of command cmd: 0 when ARG is a known format, else the
+ * usage message and CUPLAS_EXIT_USAGE. */
+int cuplas_cli_log_format(const char *cmd, const char *arg);
+
+/* "cuplas: error: where: msg" on stderr. */
+void cuplas_cli_error(const cuplas_error *e);
+
+/* cuplas_cli_error, then the exit code for e's class (cuplas_cli_exit_for). */
+int cuplas_cli_fail(const cuplas_error *e);
+
+/* Exit code for a failure that stopped a command before any job ran. */
+int cuplas_cli_exit_for(cuplas_status code);
+
+/* Parse a whole decimal integer in [lo, hi]; 0 on success. */
+int cuplas_cli_int(const char *s, long long lo, long long hi, long long *v);
+
+/* SIGINT, SIGTERM and SIGUSR1 store 1 into *flag (once; a second signal
+ * takes the default action). flag NULL puts the default actions back:
+ * call it before *flag goes out of scope. */
+void cuplas_cli_catch_signals(volatile int *flag);
+
+/* The job plan of `cuplas check` (and `run --dry-run`) on out. Returns the
+ * number of jobs that cannot run. */
+int cuplas_cli_print_plan(FILE *out, const cuplas_config *cfg, const cuplas_jobs *jobs);
+
+#endif

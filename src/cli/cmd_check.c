@@ -1,0 +1,230 @@
+/*
+ * cmd_check.c - `cuplas check CONFIG`: validate, probe every input, print
+ * the job plan, change nothing.
+ *
+ * Design fact: check decides each job's action with the same rules as the
+ * runner (overwrite policy, resume identity, channel checks, output
+ * folder) but only reads: no folder is created and no file is opened for
+ * writing. A missing GPU is reported, not fatal: check is typically run on
+ * a login node for a job that will run on a GPU node.
+ */
+#define _GNU_SOURCE /* strdup */
+#include "cuplas_build.h"
+#include "cli/cli.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "io/h5io.h"
+#include "pipeline/shard.h"
+#ifdef HAVE_CUDA
+#include "cuda/sort_gpu.h"
+#endif
+
+#define LINE_LEN 2048
+
+static const char check_help[] =
+    "Usage: cuplas check CONFIG [--set KEY=VALUE ...] [--shard I/N]\n"
+    "\n"
+    "Validate CONFIG, open and probe every input (shape and dtype), and print\n"
+    "the job plan: one line per job with its input, grid shape, dtype, output\n"
+    "and action (sort / skip: output complete / error: why). Nothing is\n"
+    "written or created.\n"
+    "\n"
+    "Options:\n"
+    "  --set KEY=VALUE  override a config key (repeatable; YAML value, e.g.\n"
+    "                   --set sort.seed=7 --set 'channels.use=[0,1,2]')\n"
+    "  --shard I/N      only the plan of shard I (0-based) of N: the jobs that\n"
+    "                   `cuplas run --shard I/N` (or array task I of N) runs.\n"
+    "                   SLURM array variables are not read here\n"
+    "  -h, --help       this text\n"
+    "\n"
+    "Exit codes (check):\n"
+    "  0   every job can run (sort or skip)\n"
+    "  1   some input is bad (its plan line says why)\n"
+    "  2   usage or config error (file:line:column)\n";
+
+/* Why files cannot be created under dir (without creating it), or NULL. */
+static const char *dir_problem(const char *dir, char *buf, size_t size)
+{
+    char *p = strdup(dir);
+    struct stat st;
+    const char *why = NULL;
+
+    if (!p)
+        return "out of memory";
+    /* walk up to the nearest existing ancestor: that is where mkdir -p starts */
+    for (;;) {
+        if (stat(p, &st) == 0) {
+            if (!S_ISDIR(st.st_mode))
+                snprintf(buf, size, "output folder %s is not a directory", p), why = buf;
+            else if (access(p, W_OK | X_OK) != 0)
+                snprintf(buf, size, "output folder %s is not writable", p), why = buf;
+            break;
+        }
+        char *slash = strrchr(p, '/');
+        if (!slash || slash == p)
+            break;
+        *slash = '\0';
+    }
+    free(p);
+    return why;
+}
+
+static void shape_text(const cuplas_job *j, char *buf, size_t size)
+{
+    if (j->rank == 3)
+        snprintf(buf, size, "%lldx%lldx%lld", (long long)j->H, (long long)j->W, (long long)j->C);
+    else
+        snprintf(buf, size, "%lldx%lldx%lld(from %lldx%lld)", (long long)j->H, (long long)j->W,
+                 (long long)j->C, (long long)j->dims[0], (long long)j->dims[1]);
+}
+
+int cuplas_cli_print_plan(FILE *out, const cuplas_config *cfg, const cuplas_jobs *jobs)
+{
+    int nsort = 0, nskip = 0, nerr = 0;
+    char line[LINE_LEN], shape[128], why[LINE_LEN];
+
+    for (int i = 0; i < jobs->n; i++) {
+        const cuplas_job *j = &jobs->v[i];
+        cuplas_error e;
+        const char *action = "sort", *note = "";
+        struct stat st;
+        int *use = NULL, nuse = 0;
+
+        cuplas_error_clear(&e);
+        if (j->err.code) {
+            e = j->err;
+        } else if (cuplas_job_channels(cfg, j->C, &use, &nuse, &e) == 0) {
+            char *slash = strrchr(j->output, '/');
+            char *dir = slash ? strndup(j->output, (size_t)(slash - j->output)) : strdup(".");
+            const char *p = dir ? dir_problem(dir[0] ? dir : "/", why, sizeof why) : NULL;
+            free(dir);
+            if (p) {
+                cuplas_error_set(&e, CUPLAS_ERR_OUTPUT, "%s", p);
+            } else if (stat(j->output, &st) == 0) {
+                if (cfg->output.overwrite == CUPLAS_OVERWRITE_ERROR) {
+                    cuplas_error_where(&e, "%s", j->output);
+                    cuplas_error_set(&e, CUPLAS_ERR_EXISTS, "output exists (overwrite: error)");
+                } else if (cfg->output.overwrite == CUPLAS_OVERWRITE_OVERWRITE) {
+                    note = " (replaces the existing output)";
+                } else if (cuplas_h5_output_complete(j->output, j->dataset, j->identity)) {
+                    action = "skip";
+                    note = " (complete)";
+                } else {
+                    note = " (redo: existing output incomplete or from other inputs/params)";
+                }
+            }
+        }
+        free(use);
+        if (e.code) {
+            nerr++;
+            fprintf(out, "error  %s\n", cuplas_job_error_line(jobs, j, &e, line, sizeof line));
+            continue;
+        }
+        shape_text(j, shape, sizeof shape);
+        fprintf(out, "%-5s  %s:%s  %s %s  -> %s%s\n", action, j->file, j->dataset, shape,
+                j->dtype, j->output, note);
+        if (action[1] == 'k')
+            nskip++;
+        else
+            nsort++;
+    }
+    fprintf(out, "plan: %d job%s: %d to sort, %d to skip, %d with errors\n", jobs->n,
+            jobs->n == 1 ? "" : "s", nsort, nskip, nerr);
+    return nerr;
+}
+
+/* The backend line: what `run` would use here. */
+static void print_backend(FILE *out, const cuplas_config *cfg)
+{
+    int ngpu = 0;
+#ifdef HAVE_CUDA
+    ngpu = cuplas_gpu_count();
+#endif
+    cuplas_device_kind d = cfg->backend.device;
+    if (d == CUPLAS_DEVICE_CPU || (d == CUPLAS_DEVICE_AUTO && ngpu == 0))
+        fprintf(out, "backend: cpu (threads: %d = %s)\n", cfg->backend.threads,
+                cfg->backend.threads ? "fixed" : "OpenMP default");
+    else if (ngpu == 0)
+        fprintf(out, "backend: gpu requested, but no usable GPU is visible here "
+                "(`cuplas run` here would exit 3)\n");
+    else
+        fprintf(out, "backend: gpu (%d visible; backend.gpus: %s)\n", ngpu,
+                cfg->backend.ngpus ? "a list" : "all");
+}
+
+static int cmd_check(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"set", required_argument, NULL, 's'},
+        {"shard", required_argument, NULL, 'S'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    cuplas_overrides ov = {0};
+    cuplas_config cfg;
+    cuplas_jobs jobs = {0}, mine = {0};
+    cuplas_shard shard = {0, 0};
+    cuplas_error err;
+    int c, rc = CUPLAS_EXIT_OK, loaded = 0;
+
+    cuplas_error_clear(&err);
+    optind = 0;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        if (c == 'h') {
+            fputs(check_help, stdout);
+            goto done;
+        }
+        if (c == 'S') {
+            if (cuplas_shard_parse(optarg, &shard, &err) != 0) {
+                rc = cuplas_cli_usage("check", "%s", err.msg);
+                goto done;
+            }
+            continue;
+        }
+        if (c != 's') {
+            rc = cuplas_cli_usage("check", "bad option");
+            goto done;
+        }
+        if (cuplas_cli_override(&ov, "%s", optarg) != 0) {
+            rc = CUPLAS_EXIT_FATAL;
+            goto done;
+        }
+    }
+    if (optind != argc - 1) {
+        rc = cuplas_cli_usage("check", "expected exactly one CONFIG file");
+        goto done;
+    }
+    cuplas_h5_quiet();
+    if (cuplas_config_load(&cfg, argv[optind], (const char *const *)ov.v, ov.n, &err) != 0) {
+        rc = cuplas_cli_fail(&err);
+        goto done;
+    }
+    loaded = 1;
+    if (cuplas_jobs_build(&jobs, &cfg, &err) != 0 ||
+        cuplas_shard_select(&jobs, &shard, &mine, &err) != 0) {
+        rc = cuplas_cli_fail(&err);
+        goto done;
+    }
+    printf("config: %s (valid)\n", argv[optind]);
+    print_backend(stdout, &cfg);
+    if (shard.count > 0)
+        printf("shard %d/%d: %d of %d jobs\n", shard.index, shard.count, mine.n, jobs.n);
+    if (cuplas_cli_print_plan(stdout, &cfg, &mine) > 0)
+        rc = CUPLAS_EXIT_JOBS_FAILED;
+done:
+    cuplas_shard_release(&mine);
+    cuplas_jobs_free(&jobs);
+    if (loaded)
+        cuplas_config_free(&cfg);
+    cuplas_cli_overrides_free(&ov);
+    return rc;
+}
+
+const cuplas_cmd cuplas_cmd_check_def = {
+    "check", cmd_check, "validate a config, probe its inputs, print the job plan", check_help,
+};

@@ -1,0 +1,302 @@
+/*
+ * cmd_run.c - `cuplas run CONFIG`: the batch job.
+ *
+ * config -> log -> job list -> shard -> stale temps -> runner -> summary
+ * -> manifest -> exit code. Everything that can stop the run before a job
+ * starts (config, log file, output collisions, shard, no GPU) is decided
+ * here first, so exit codes 2 and 3 always mean that no output was
+ * written. The manifest is written on every path that reached the runner,
+ * the interrupted one (75) included: it is what `cuplas report` reads.
+ */
+#include "cli/cli.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "io/h5io.h"
+#include "util/log.h"
+#include "pipeline/manifest.h"
+#include "pipeline/runner.h"
+#include "pipeline/shard.h"
+#include "io/stale.h"
+
+static const char run_help[] =
+    "Usage: cuplas run CONFIG [--set KEY=VALUE ...] [--log-format text|json]\n"
+    "                  [--shard I/N | --no-shard] [--force] [--dry-run]\n"
+    "\n"
+    "Sort every dataset that CONFIG's inputs name and write one result file\n"
+    "per dataset (group named after the dataset: `index` and `sorted`, with\n"
+    "the parameters, seed, metrics and input identity as attributes). Jobs\n"
+    "run largest grid first; a bad input fails its own job only. With\n"
+    "output.overwrite: skip a rerun skips every complete output (resume),\n"
+    "after removing temp files that a killed run left next to this run's\n"
+    "outputs.\n"
+    "\n"
+    "Every run that starts its jobs writes a manifest into output.dir:\n"
+    "cuplas-manifest.I-of-N.json (sharded) or cuplas-manifest.json: run info\n"
+    "and one record per dataset (status, error, AND, timings, device).\n"
+    "`cuplas report DIR` merges them.\n"
+    "\n"
+    "Options:\n"
+    "  --set KEY=VALUE      override a config key (repeatable; YAML value,\n"
+    "                       e.g. --set backend.device=cpu --set sort.seed=7)\n"
+    "  --log-format FORMAT  text, json or auto (overrides logging.format;\n"
+    "                       auto = text on a terminal, else JSON lines)\n"
+    "  --shard I/N          run shard I (0-based) of N of the job list. The\n"
+    "                       split is deterministic and balanced by grid size\n"
+    "                       (N*C), so N processes with I = 0..N-1 sort every\n"
+    "                       dataset exactly once. Default inside a SLURM array\n"
+    "                       task: I = SLURM_ARRAY_TASK_ID - SLURM_ARRAY_TASK_MIN,\n"
+    "                       N = MAX - MIN + 1 (or SLURM_ARRAY_TASK_COUNT)\n"
+    "  --no-shard           ignore the SLURM array variables: the whole list\n"
+    "  --force              redo every job of the shard (= --set\n"
+    "                       output.overwrite=overwrite)\n"
+    "  --dry-run            print the (shard's) job plan, as `cuplas check`\n"
+    "  -h, --help           this text\n"
+    "\n"
+    "Signals: SIGINT, SIGTERM and SIGUSR1 start no new job; a running CPU\n"
+    "sort stops at its next level, a GPU sort when its job ends; nothing\n"
+    "partial is published (temp files are removed). The summary and the\n"
+    "manifest are written and cuplas exits 75, so a rerun (or SLURM requeue,\n"
+    "scripts/cuplas-requeue.sbatch) resumes. A second signal kills at once.\n"
+    "\n" CUPLAS_HELP_EXIT_CODES
+    "  (3 also when every job succeeded but the manifest could not be written)\n";
+
+/* A fatal error goes to the log; also to stderr when the log is a file. */
+static void report(cuplas_log *lg, const cuplas_error *e)
+{
+    char buf[1100], text[1200];
+    snprintf(text, sizeof text, "cuplas: error: %s", cuplas_error_format(e, buf, sizeof buf));
+    cuplas_log_event(lg, CUPLAS_LOG_ERROR, "fatal", text,
+                     CUPLAS_LF_S("code", cuplas_status_name(e->code)), NULL);
+    if (lg->owns_out || !lg->out)
+        fprintf(stderr, "%s\n", text);
+}
+
+/* Which shard this process runs: --shard, else the SLURM array task
+ * (unless --no-shard), else all of it. */
+static int pick_shard(const char *opt, int no_env, cuplas_shard *sh, char *source, size_t size,
+                      cuplas_error *err)
+{
+    memset(sh, 0, sizeof *sh);
+    snprintf(source, size, "none");
+    if (opt) {
+        snprintf(source, size, "--shard");
+        return cuplas_shard_parse(opt, sh, err);
+    }
+    if (no_env)
+        return 0;
+    if (cuplas_shard_from_env(getenv("SLURM_ARRAY_TASK_ID"), getenv("SLURM_ARRAY_TASK_COUNT"),
+                              getenv("SLURM_ARRAY_TASK_MIN"), getenv("SLURM_ARRAY_TASK_MAX"),
+                              sh, err) != 0)
+        return (int)err->code;
+    if (sh->count > 0)
+        snprintf(source, size, "SLURM array task %s", getenv("SLURM_ARRAY_TASK_ID"));
+    return 0;
+}
+
+/* Outputs of this shard and its manifest: where stale temp files can be. */
+static void clean_stale(const cuplas_jobs *mine, const char *manifest, time_t since,
+                        cuplas_log *lg)
+{
+    const char **paths = calloc((size_t)mine->n + 1, sizeof *paths);
+    if (!paths)
+        return;   /* only housekeeping: the run itself does not need it */
+    for (int i = 0; i < mine->n; i++)
+        paths[i] = mine->v[i].output;
+    paths[mine->n] = manifest;
+    cuplas_stale_clean(paths, mine->n + 1, since, lg);
+    free(paths);
+}
+
+static int cmd_run(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"set", required_argument, NULL, 's'},
+        {"log-format", required_argument, NULL, 'l'},
+        {"dry-run", no_argument, NULL, 'n'},
+        {"shard", required_argument, NULL, 'S'},
+        {"no-shard", no_argument, NULL, 'N'},
+        {"force", no_argument, NULL, 'f'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    cuplas_overrides ov = {0};
+    cuplas_config cfg;
+    cuplas_jobs jobs = {0}, mine = {0};
+    cuplas_runner runner;
+    cuplas_manifest man;
+    cuplas_shard shard;
+    cuplas_log lg = {0};
+    cuplas_error err;
+    const char *log_format = NULL, *shard_opt = NULL;
+    char *man_path = NULL, source[64], text[512];
+    /* a signal while planning: nothing starts, and the exit is still 75 */
+    volatile int early_stop = 0;
+    int c, rc = CUPLAS_EXIT_OK, loaded = 0, dry = 0, have_runner = 0, no_shard = 0, force = 0;
+    int have_man = 0;
+
+    cuplas_error_clear(&err);
+    memset(&runner, 0, sizeof runner);
+    memset(&man, 0, sizeof man);
+    optind = 0;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'h':
+            fputs(run_help, stdout);
+            goto done;
+        case 's':
+            if (cuplas_cli_override(&ov, "%s", optarg) != 0) {
+                rc = CUPLAS_EXIT_FATAL;
+                goto done;
+            }
+            break;
+        case 'l':
+            if ((rc = cuplas_cli_log_format("run", optarg)) != 0)
+                goto done;
+            log_format = optarg;
+            break;
+        case 'n':
+            dry = 1;
+            break;
+        case 'S':
+            shard_opt = optarg;
+            break;
+        case 'N':
+            no_shard = 1;
+            break;
+        case 'f':
+            force = 1;
+            break;
+        default:
+            rc = cuplas_cli_usage("run", "bad option");
+            goto done;
+        }
+    }
+    if (optind != argc - 1) {
+        rc = cuplas_cli_usage("run", "expected exactly one CONFIG file");
+        goto done;
+    }
+    if (shard_opt && no_shard) {
+        rc = cuplas_cli_usage("run", "--shard and --no-shard exclude each other");
+        goto done;
+    }
+    /* last, so that it wins over any --set output.overwrite */
+    if (force && cuplas_cli_override(&ov, "output.overwrite=overwrite") != 0) {
+        rc = CUPLAS_EXIT_FATAL;
+        goto done;
+    }
+    if (pick_shard(shard_opt, no_shard, &shard, source, sizeof source, &err) != 0) {
+        rc = cuplas_cli_usage("run", "%s", err.msg);
+        goto done;
+    }
+    if (!dry) {
+        if (cuplas_manifest_begin(&man, argv[optind], &shard, &err) != 0) {
+            cuplas_cli_error(&err);
+            rc = CUPLAS_EXIT_FATAL;
+            goto done;
+        }
+        have_man = 1;
+        cuplas_cli_catch_signals(&early_stop);
+    }
+    cuplas_h5_quiet();
+    if (cuplas_config_load(&cfg, argv[optind], (const char *const *)ov.v, ov.n, &err) != 0) {
+        rc = cuplas_cli_fail(&err);
+        goto done;
+    }
+    loaded = 1;
+    if (cuplas_log_open(&lg, &cfg.log, log_format, &err) != 0) {
+        rc = cuplas_cli_fail(&err);
+        goto done;
+    }
+    /* the whole list, failed inputs included: every task must split the same list */
+    if (cuplas_jobs_build(&jobs, &cfg, &err) != 0 ||
+        cuplas_shard_select(&jobs, &shard, &mine, &err) != 0) {
+        report(&lg, &err);
+        rc = cuplas_cli_exit_for(err.code);
+        goto done;
+    }
+    if (shard.count > 0) {
+        snprintf(text, sizeof text, "cuplas: shard %d/%d (%s): %d of %d jobs", shard.index,
+                 shard.count, source, mine.n, jobs.n);
+        if (dry)
+            printf("%s\n", text + 8);
+        else
+            cuplas_log_event(&lg, CUPLAS_LOG_INFO, "shard", text,
+                             CUPLAS_LF_I("index", shard.index), CUPLAS_LF_I("count", shard.count),
+                             CUPLAS_LF_S("source", source), CUPLAS_LF_I("jobs", mine.n),
+                             CUPLAS_LF_I("all_jobs", jobs.n), NULL);
+    }
+    if (dry) {
+        rc = cuplas_cli_print_plan(stdout, &cfg, &mine) ? CUPLAS_EXIT_JOBS_FAILED
+                                                         : CUPLAS_EXIT_OK;
+        goto done;
+    }
+    if (cuplas_runner_init(&runner, &cfg, &mine, &lg, &err) != 0) {
+        report(&lg, &err);
+        rc = cuplas_cli_exit_for(err.code);
+        goto done;
+    }
+    have_runner = 1;
+#ifdef __linux__
+    runner.helper_exe = "/proc/self/exe";   /* this binary: `cuplas __h5-helper` */
+#endif
+    if (!(man_path = cuplas_manifest_path(cfg.output.dir, &shard))) {
+        cuplas_error_set(&err, CUPLAS_ERR_NOMEM, "out of memory");
+        report(&lg, &err);
+        rc = CUPLAS_EXIT_FATAL;
+        goto done;
+    }
+    clean_stale(&mine, man_path, (time_t)man.start_unix, &lg);
+    /* after a signal while planning, keep that handler (reset: a second
+       signal kills) and just pass the request on */
+    if (!early_stop)
+        cuplas_cli_catch_signals(&runner.cancel);
+    if (early_stop)
+        runner.cancel = 1;
+    if (cuplas_runner_run(&runner, &err) != 0) {
+        report(&lg, &err);
+        cuplas_runner_summary(&runner);
+        rc = runner.cancel ? CUPLAS_EXIT_INTERRUPTED : CUPLAS_EXIT_FATAL;
+    } else {
+        cuplas_runner_summary(&runner);
+        rc = cuplas_runner_exit_code(&runner);
+    }
+    /* the manifest on every path that reached the runner, 75 included */
+    cuplas_error_clear(&err);
+    if (cuplas_manifest_add_results(&man, &mine, runner.results, runner.workers, &err) == 0) {
+        cuplas_manifest_finish(&man, rc, runner.cancel);
+        if (cuplas_manifest_write(&man, man_path, &err) == 0) {
+            snprintf(text, sizeof text, "cuplas: manifest %s", man_path);
+            cuplas_log_event(&lg, CUPLAS_LOG_INFO, "manifest", text,
+                             CUPLAS_LF_S("path", man_path), CUPLAS_LF_I("exit_code", rc), NULL);
+        }
+    }
+    if (err.code) {
+        report(&lg, &err);
+        /* a task without a manifest looks lost to `report`: a clean run must not
+           exit 0 then; 1 and 75 already say "look at this" (75: requeue) */
+        if (rc == CUPLAS_EXIT_OK)
+            rc = CUPLAS_EXIT_FATAL;
+    }
+done:
+    cuplas_cli_catch_signals(NULL);
+    if (have_runner)
+        cuplas_runner_free(&runner);
+    if (have_man)
+        cuplas_manifest_free(&man);
+    free(man_path);
+    cuplas_shard_release(&mine);
+    cuplas_jobs_free(&jobs);
+    cuplas_log_close(&lg);
+    if (loaded)
+        cuplas_config_free(&cfg);
+    cuplas_cli_overrides_free(&ov);
+    return rc;
+}
+
+const cuplas_cmd cuplas_cmd_run_def = {
+    "run", cmd_run, "sort every input of a config (the batch job)", run_help,
+};

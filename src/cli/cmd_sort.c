@@ -1,0 +1,236 @@
+/*
+ * cmd_sort.c - `cuplas sort IN.h5:/dataset OUT.h5`: one grid, no config.
+ *
+ * Design fact: every option becomes a --set override of a config with no
+ * file, so a one-off sort validates and behaves exactly like a batch job
+ * (same schema, same runner, same output). Without --force an existing
+ * OUT.h5 is an error: a one-off command should not silently replace files.
+ */
+#define _GNU_SOURCE /* strndup */
+#include "cli/cli.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "io/h5io.h"
+#include "util/log.h"
+#include "pipeline/runner.h"
+
+static const char sort_help[] =
+    "Usage: cuplas sort IN.h5[:/DATASET] OUT.h5 [options]\n"
+    "\n"
+    "Sort one dataset and write OUT.h5 (exactly that path; the group inside\n"
+    "is named after the dataset). DATASET may be left out when IN.h5 holds\n"
+    "a single numeric dataset of rank 2 or 3.\n"
+    "\n"
+    "Options:\n"
+    "  --seed N                 sort.seed (default 1337)\n"
+    "  --backend auto|cpu|gpu   backend.device (default auto)\n"
+    "  --gpu ID                 use this CUDA device (implies --backend gpu)\n"
+    "  --threads N              backend.threads: CPU threads (0 = OpenMP default)\n"
+    "  --height H, --width W    grid shape of an (N, C) dataset (default: its\n"
+    "                           height/width attributes, else a square)\n"
+    "  --channels LIST          channels that drive the sort, e.g. 0,1,2 or 0-2,5\n"
+    "                           (default: all)\n"
+    "  --weights LIST           one weight per used channel, e.g. 1,1,0.5\n"
+    "  --normalize none|standardize|minmax   per-channel scaling (default none)\n"
+    "  --set KEY=VALUE          any other config key (repeatable)\n"
+    "  --log-format FORMAT      text, json or auto\n"
+    "  --force                  replace OUT.h5 if it exists\n"
+    "  -h, --help               this text\n"
+    "\n" CUPLAS_HELP_EXIT_CODES;
+
+/* "0,1,2-4" -> "[0,1,\"2-4\"]" (ranges quoted for the YAML list). */
+static int list_override(cuplas_overrides *ov, const char *key, const char *list, int ranges)
+{
+    size_t n = strlen(list) * 3 + 8, len = 1;
+    char *buf = malloc(n), *copy = strdup(list), *save = NULL;
+    int rc = -1;
+
+    if (!buf || !copy)
+        goto fail;
+    buf[0] = '[';
+    for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        int quote = ranges && strchr(t, '-');
+        len += (size_t)snprintf(buf + len, n - len, "%s%s%s%s", len > 1 ? "," : "",
+                                quote ? "\"" : "", t, quote ? "\"" : "");
+    }
+    snprintf(buf + len, n - len, "]");
+    rc = cuplas_cli_override(ov, "%s=%s", key, buf);
+fail:
+    free(buf);
+    free(copy);
+    return rc;
+}
+
+/* Split "in.h5:/ds"; without ":/", the file's only dataset. */
+static int split_input(const char *arg, char **file, char **dataset, cuplas_error *err)
+{
+    const char *sep = NULL;
+    for (const char *p = strstr(arg, ":/"); p; p = strstr(p + 1, ":/"))
+        sep = p;   /* the last ":/": a dataset path holds no ':' in practice */
+    if (sep) {
+        *file = strndup(arg, (size_t)(sep - arg));
+        *dataset = strdup(sep + 1);
+        return *file && *dataset ? 0 : cuplas_error_set(err, CUPLAS_ERR_NOMEM, "out of memory");
+    }
+    char **names = NULL;
+    int count = 0, rc = 0;
+    *file = strdup(arg);
+    if (!*file)
+        return cuplas_error_set(err, CUPLAS_ERR_NOMEM, "out of memory");
+    if (cuplas_h5_list_datasets(arg, &names, &count, err) != 0) {
+        snprintf(err->where, sizeof err->where, "%s:/", arg);
+        return (int)err->code;
+    }
+    if (count != 1) {
+        cuplas_error_where(err, "%s", arg);
+        rc = cuplas_error_set(err, CUPLAS_ERR_USAGE, "%d numeric datasets in the file; name "
+                              "one as %s:/DATASET%s%s", count, arg, count ? ", e.g. " : "",
+                              count ? names[0] : "");
+    } else if (!(*dataset = strdup(names[0]))) {
+        rc = cuplas_error_set(err, CUPLAS_ERR_NOMEM, "out of memory");
+    }
+    cuplas_h5_free_names(names, count);
+    return rc;
+}
+
+static int cmd_sort(int argc, char **argv)
+{
+    enum { O_SEED = 256, O_BACKEND, O_GPU, O_THREADS, O_HEIGHT, O_WIDTH, O_CHANNELS,
+           O_WEIGHTS, O_NORMALIZE, O_SET, O_LOGFMT, O_FORCE };
+    static const struct option opts[] = {
+        {"seed", required_argument, NULL, O_SEED},
+        {"backend", required_argument, NULL, O_BACKEND},
+        {"gpu", required_argument, NULL, O_GPU},
+        {"threads", required_argument, NULL, O_THREADS},
+        {"height", required_argument, NULL, O_HEIGHT},
+        {"width", required_argument, NULL, O_WIDTH},
+        {"channels", required_argument, NULL, O_CHANNELS},
+        {"weights", required_argument, NULL, O_WEIGHTS},
+        {"normalize", required_argument, NULL, O_NORMALIZE},
+        {"set", required_argument, NULL, O_SET},
+        {"log-format", required_argument, NULL, O_LOGFMT},
+        {"force", no_argument, NULL, O_FORCE},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    cuplas_overrides ov = {0};
+    cuplas_config cfg;
+    cuplas_jobs jobs = {0};
+    cuplas_runner runner;
+    cuplas_log lg = {0};
+    cuplas_error err;
+    char *file = NULL, *dataset = NULL;
+    const char *log_format = NULL;
+    long long height = 0, width = 0, v;
+    int c, rc = CUPLAS_EXIT_OK, loaded = 0, have_runner = 0, force = 0, gpu = 0,
+        backend = 0, bad = 0;
+
+    cuplas_error_clear(&err);
+    memset(&runner, 0, sizeof runner);
+    /* no --force: an existing OUT.h5 fails the job (a later --set may change it) */
+    bad |= cuplas_cli_override(&ov, "output.overwrite=error");
+    optind = 0;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'h':
+            fputs(sort_help, stdout);
+            goto done;
+        case O_SEED: bad |= cuplas_cli_override(&ov, "sort.seed=%s", optarg); break;
+        case O_BACKEND:
+            backend = 1;
+            bad |= cuplas_cli_override(&ov, "backend.device=%s", optarg);
+            break;
+        case O_GPU:
+            gpu = 1;
+            bad |= cuplas_cli_override(&ov, "backend.gpus=[%s]", optarg);
+            break;
+        case O_THREADS: bad |= cuplas_cli_override(&ov, "backend.threads=%s", optarg); break;
+        case O_HEIGHT:
+        case O_WIDTH:
+            if (cuplas_cli_int(optarg, 1, INT64_MAX, &v) != 0) {
+                rc = cuplas_cli_usage("sort", "--%s: expected a positive integer, got '%s'",
+                                      c == O_HEIGHT ? "height" : "width", optarg);
+                goto done;
+            }
+            *(c == O_HEIGHT ? &height : &width) = v;
+            break;
+        case O_CHANNELS:
+            bad |= strcmp(optarg, "all") ? list_override(&ov, "channels.use", optarg, 1)
+                                         : cuplas_cli_override(&ov, "channels.use=all");
+            break;
+        case O_WEIGHTS: bad |= list_override(&ov, "channels.weights", optarg, 0); break;
+        case O_NORMALIZE:
+            bad |= cuplas_cli_override(&ov, "channels.normalize=%s", optarg);
+            break;
+        case O_SET: bad |= cuplas_cli_override(&ov, "%s", optarg); break;
+        case O_LOGFMT:
+            if ((rc = cuplas_cli_log_format("sort", optarg)) != 0)
+                goto done;
+            log_format = optarg;
+            break;
+        case O_FORCE: force = 1; break;
+        default:
+            rc = cuplas_cli_usage("sort", "bad option");
+            goto done;
+        }
+    }
+    if (gpu && !backend)
+        bad |= cuplas_cli_override(&ov, "backend.device=gpu");
+    if (force)
+        bad |= cuplas_cli_override(&ov, "output.overwrite=overwrite");
+    if (bad) {
+        rc = CUPLAS_EXIT_FATAL;
+        goto done;
+    }
+    if (optind != argc - 2) {
+        rc = cuplas_cli_usage("sort", "expected IN.h5:/DATASET and OUT.h5");
+        goto done;
+    }
+    cuplas_h5_quiet();
+    if (cuplas_config_load(&cfg, NULL, (const char *const *)ov.v, ov.n, &err) != 0) {
+        rc = cuplas_cli_fail(&err);
+        goto done;
+    }
+    loaded = 1;
+    if (cuplas_log_open(&lg, &cfg.log, log_format, &err) != 0) {
+        rc = cuplas_cli_fail(&err);
+        goto done;
+    }
+    if (split_input(argv[optind], &file, &dataset, &err) != 0) {
+        rc = cuplas_cli_fail(&err);
+        goto done;
+    }
+    if (cuplas_jobs_add_one(&jobs, &cfg, file, dataset, height, width, argv[optind + 1],
+                            &err) != 0 ||
+        cuplas_runner_init(&runner, &cfg, &jobs, &lg, &err) != 0) {
+        rc = cuplas_cli_fail(&err);
+        goto done;
+    }
+    have_runner = 1;
+    cuplas_cli_catch_signals(&runner.cancel);
+    if (cuplas_runner_run(&runner, &err) != 0) {
+        cuplas_cli_error(&err);
+        rc = runner.cancel ? CUPLAS_EXIT_INTERRUPTED : CUPLAS_EXIT_FATAL;
+        goto done;
+    }
+    rc = cuplas_runner_exit_code(&runner);
+done:
+    cuplas_cli_catch_signals(NULL);
+    if (have_runner)
+        cuplas_runner_free(&runner);
+    cuplas_jobs_free(&jobs);
+    cuplas_log_close(&lg);
+    if (loaded)
+        cuplas_config_free(&cfg);
+    cuplas_cli_overrides_free(&ov);
+    free(file);
+    free(dataset);
+    return rc;
+}
+
+const cuplas_cmd cuplas_cmd_sort_def = {
+    "sort", cmd_sort, "sort one dataset into one output file (no config)", sort_help,
+};

@@ -1,0 +1,110 @@
+/*
+ * main.c - the `cuplas` binary: dispatch to a subcommand, nothing else.
+ *
+ *   cuplas run CONFIG     batch job        (cmd_run.c   -> jobs.c, runner.c, log.c)
+ *   cuplas check CONFIG   plan, no writes  (cmd_check.c -> jobs.c)
+ *   cuplas sort IN OUT    one-off sort     (cmd_sort.c  -> jobs.c, runner.c)
+ *   cuplas gen ...        synthetic inputs (cmd_gen.c   -> gen.c)
+ *   cuplas report DIR     merge manifests  (cmd_report.c -> manifest.c)
+ */
+#include "cuplas_build.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include <hdf5.h>
+
+#include "cli/cli.h"       /* provides: the subcommand table entries, exit-code help text */
+#include "config/config.h"    /* provides: cuplas_config_print_keys (`cuplas help config`)   */
+#include "util/error.h"     /* provides: CUPLAS_EXIT_* process exit codes                   */
+#include "io/h5helper.h"  /* provides: cuplas_h5helper_main (`cuplas __h5-helper`)         */
+
+static const cuplas_cmd *const commands[] = {
+    &cuplas_cmd_run_def, &cuplas_cmd_check_def, &cuplas_cmd_sort_def, &cuplas_cmd_gen_def,
+    &cuplas_cmd_report_def,
+};
+#define NCOMMANDS (sizeof commands / sizeof commands[0])
+
+static void usage(FILE *out)
+{
+    fprintf(out, "Usage: cuplas COMMAND [options]   (cuplas help COMMAND for its options)\n"
+                 "\nSort HDF5 feature grids with the CUPLAS/PLAS algorithm.\n\nCommands:\n");
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        fprintf(out, "  %-7s %s\n", commands[i]->name, commands[i]->summary);
+    fprintf(out, "  help    cuplas help COMMAND, or cuplas help config (every config key)\n"
+                 "\nOptions:\n  -h, --help     this text\n  -V, --version  version and "
+                 "build features\n\n" CUPLAS_HELP_EXIT_CODES);
+}
+
+static void version(void)
+{
+    unsigned maj = 0, min = 0, rel = 0;
+    H5get_libversion(&maj, &min, &rel);
+#ifdef HAVE_CUDA
+    const char *cuda = "yes";
+#else
+    const char *cuda = "no";
+#endif
+#ifdef _OPENMP
+    const char *omp = "yes";
+#else
+    const char *omp = "no";
+#endif
+    printf("cuplas %s (CUDA: %s, OpenMP: %s, HDF5 %u.%u.%u)\n", PACKAGE_VERSION, cuda, omp,
+           maj, min, rel);
+}
+
+static const cuplas_cmd *find(const char *name)
+{
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        if (!strcmp(commands[i]->name, name))
+            return commands[i];
+    return NULL;
+}
+
+static int help(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stdout);
+        return CUPLAS_EXIT_OK;
+    }
+    if (!strcmp(argv[1], "config")) {
+        printf("| key | type | default | accepted | description |\n|---|---|---|---|---|\n");
+        cuplas_config_print_keys(stdout);
+        return CUPLAS_EXIT_OK;
+    }
+    const cuplas_cmd *c = find(argv[1]);
+    if (!c) {
+        fprintf(stderr, "cuplas help: unknown command '%s'\n", argv[1]);
+        return CUPLAS_EXIT_USAGE;
+    }
+    fputs(c->help, stdout);
+    return CUPLAS_EXIT_OK;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return CUPLAS_EXIT_USAGE;
+    }
+    if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+        usage(stdout);
+        return CUPLAS_EXIT_OK;
+    }
+    if (!strcmp(argv[1], "-V") || !strcmp(argv[1], "--version")) {
+        version();
+        return CUPLAS_EXIT_OK;
+    }
+    if (!strcmp(argv[1], "help"))
+        return help(argc - 1, argv + 1);
+    /* not a command: how `cuplas run` starts its HDF5 helper processes */
+    if (!strcmp(argv[1], "__h5-helper"))
+        return cuplas_h5helper_main(CUPLAS_H5HELPER_FD);
+    const cuplas_cmd *c = find(argv[1]);
+    if (!c) {
+        fprintf(stderr, "cuplas: unknown command '%s'\nTry 'cuplas --help'.\n", argv[1]);
+        return CUPLAS_EXIT_USAGE;
+    }
+    return c->run(argc - 1, argv + 1);
+}

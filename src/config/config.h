@@ -1,0 +1,129 @@
+/*
+ * config.h - the YAML job config (libyaml), validated against one schema.
+ *
+ * cuplas_config_load() parses the file into a node tree, applies --set
+ * overrides (dotted keys) on that tree, then walks the schema: unknown keys,
+ * wrong types and out-of-range values are errors that carry
+ * file:line:column, the key, and what is accepted. Every key has a default
+ * and a one-line doc (cuplas_config_print_keys prints the reference table).
+ */
+#ifndef CUPLAS_CONFIG_H
+#define CUPLAS_CONFIG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "util/error.h"
+#include "core/params.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum { CUPLAS_OVERWRITE_SKIP = 0, CUPLAS_OVERWRITE_OVERWRITE, CUPLAS_OVERWRITE_ERROR } cuplas_overwrite;
+typedef enum { CUPLAS_NORM_NONE = 0, CUPLAS_NORM_STANDARDIZE, CUPLAS_NORM_MINMAX } cuplas_norm;
+typedef enum { CUPLAS_DEVICE_AUTO = 0, CUPLAS_DEVICE_CPU, CUPLAS_DEVICE_GPU } cuplas_device_kind;
+typedef enum { CUPLAS_LOG_ERROR = 0, CUPLAS_LOG_WARN, CUPLAS_LOG_INFO, CUPLAS_LOG_DEBUG } cuplas_log_level;
+typedef enum { CUPLAS_LOG_AUTO = 0, CUPLAS_LOG_TEXT, CUPLAS_LOG_JSON } cuplas_log_format;
+
+/* One entry of `inputs:`. */
+typedef struct cuplas_input_spec {
+    char **files;      /* paths or glob patterns, as written (relative = to the cwd) */
+    int nfiles;
+    char **datasets;   /* dataset paths or fnmatch patterns; none = every rank-2/3 numeric dataset */
+    int ndatasets;
+    int64_t height;    /* for (N, C) datasets: 0 = from attributes or a square N */
+    int64_t width;
+    int line;          /* config line of this entry, for error messages */
+} cuplas_input_spec;
+
+typedef struct cuplas_output_opts {
+    char *dir;                 /* output.dir                                    */
+    char *name;                /* output.name: template, {stem} {dataset} {file} */
+    cuplas_overwrite overwrite;/* output.overwrite: skip | overwrite | error     */
+    int64_t chunk_rows;        /* output.chunk_rows: 0 = auto (~1 MiB chunks)   */
+    int deflate;               /* output.deflate: 0 (off) .. 9                  */
+    bool shuffle;              /* output.shuffle: byte shuffle before deflate    */
+    bool fsync;                /* output.fsync: fsync each result before rename  */
+} cuplas_output_opts;
+
+typedef struct cuplas_channel_opts {
+    int *use;          /* channels.use: indices into C; NULL = all       */
+    int nuse;
+    double *weights;   /* channels.weights: one per used channel, or NULL */
+    int nweights;
+    cuplas_norm normalize; /* channels.normalize                          */
+} cuplas_channel_opts;
+
+typedef struct cuplas_backend_opts {
+    cuplas_device_kind device; /* backend.device: auto | cpu | gpu           */
+    int *gpus;                 /* backend.gpus: device ids; NULL = all visible */
+    int ngpus;
+    bool cpu_fallback;         /* backend.cpu_fallback: GPU failure -> CPU    */
+    int threads;               /* backend.threads: CPU threads, 0 = OpenMP's   */
+    int lanes;                 /* backend.lanes: grids in flight per GPU       */
+    int memory_limit_mb;       /* backend.memory_limit_mb: 0 = no cap          */
+    int h5_helpers;            /* backend.h5_helpers: -1 = one per GPU used    */
+} cuplas_backend_opts;
+
+typedef struct cuplas_log_opts {
+    cuplas_log_level level;    /* logging.level  */
+    cuplas_log_format format;  /* logging.format: auto | text | json */
+    char *file;                /* logging.file: NULL = stderr */
+} cuplas_log_opts;
+
+typedef struct cuplas_config {
+    char *path;                /* the config file as given ("" for none)   */
+    char *base_dir;            /* its directory ("." for none); informational:
+                                  relative inputs and output.dir are resolved
+                                  against the current working directory     */
+    cuplas_input_spec *inputs;
+    int ninputs;
+    cuplas_output_opts output;
+    cuplas_sort_params sort;
+    cuplas_channel_opts channels;
+    cuplas_backend_opts backend;
+    cuplas_log_opts log;
+} cuplas_config;
+
+/* Fill every key with its documented default (no inputs). */
+void cuplas_config_defaults(cuplas_config *cfg);
+
+/*
+ * Load and validate `path`, then apply `overrides` ("a.b=value", YAML
+ * scalar or flow-sequence syntax for the value) before validation.
+ * path may be NULL: defaults plus overrides only (used by `cuplas sort`).
+ * On error cfg is left freed and err says file:line:col, key, accepted.
+ */
+int cuplas_config_load(cuplas_config *cfg, const char *path,
+                       const char *const *overrides, int noverrides,
+                       cuplas_error *err);
+
+void cuplas_config_free(cuplas_config *cfg);
+
+/* The effective config as YAML (malloc'd string), with every key set.
+ * Stored in output attributes and printed by `cuplas check`. */
+char *cuplas_config_to_yaml(const cuplas_config *cfg);
+
+/* The sort parameters alone as YAML (malloc'd): the `sort:` section only. */
+char *cuplas_sort_params_to_yaml(const cuplas_sort_params *p);
+
+/* Everything that shapes the result, as YAML (malloc'd): the `sort:` and
+ * `channels:` sections. This is the output's "params" attribute. */
+char *cuplas_config_params_to_yaml(const cuplas_config *cfg);
+
+/* Print the key reference (key, type, default, accepted, doc), one per line,
+ * as the rows of a Markdown table (docs/config-keys.md is this output). */
+void cuplas_config_print_keys(FILE *out);
+
+const char *cuplas_norm_name(cuplas_norm n);
+const char *cuplas_device_kind_name(cuplas_device_kind d);
+const char *cuplas_overwrite_name(cuplas_overwrite o);
+const char *cuplas_log_level_name(cuplas_log_level l);
+const char *cuplas_log_format_name(cuplas_log_format f);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,139 @@
+/* metrics.c - average neighbour distance (AND), thread-count independent. */
+#include "core/metrics.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Rolling row buffers are used up to this many values a row (2 x 8 MiB an
+ * item); a 1 x N line or a very wide grid reads through the index. */
+#define GATHER_MAX_VALUES ((int64_t)1 << 20)
+
+/* Values per item of the parallel loop over rows. */
+#define AND_BLOCK_VALUES ((int64_t)1 << 18)
+
+static double dist(const double *a, const double *b, int C)
+{
+    double s = 0;
+    for (int c = 0; c < C; c++) {
+        double d = a[c] - b[c];
+        s += d * d;
+    }
+    return sqrt(s);
+}
+
+static const double *cell(const double *x, int C, const int64_t *index, int64_t i)
+{
+    return x + index[i] * (int64_t)C;
+}
+
+/* Row y's edges through the index, cell by cell: right, then down. Every
+ * path below adds the same distances in this order, so the sums do not
+ * depend on the path (pair_rows is this on contiguous rows). */
+static double row_sum(const double *x, int C, const int64_t *index, int64_t y, int64_t H,
+                      int64_t W)
+{
+    double s = 0;
+    for (int64_t xx = 0; xx < W; xx++) {
+        const double *a = cell(x, C, index, y * W + xx);
+        if (xx + 1 < W)
+            s += dist(a, cell(x, C, index, y * W + xx + 1), C);
+        if (y + 1 < H)
+            s += dist(a, cell(x, C, index, (y + 1) * W + xx), C);
+    }
+    return s;
+}
+
+/* row_sum on contiguous rows: a is row y, b row y + 1 (NULL on the last). */
+static double pair_rows(const double *a, const double *b, int64_t W, int C)
+{
+    double s = 0;
+    for (int64_t xx = 0; xx < W; xx++) {
+        if (xx + 1 < W)
+            s += dist(a + xx * C, a + (xx + 1) * C, C);
+        if (b)
+            s += dist(a + xx * C, b + xx * C, C);
+    }
+    return s;
+}
+
+static void gather_row(const double *x, int C, const int64_t *index, int64_t y, int64_t W,
+                       double *dst)
+{
+    for (int64_t xx = 0; xx < W; xx++)
+        memcpy(dst + xx * C, x + index[y * W + xx] * C, (size_t)C * sizeof *dst);
+}
+
+/* One loop over blocks of rows, each filling its rows' slots of row[]. */
+typedef struct and_ctx {
+    const double *x;
+    int64_t H, W;
+    int C;
+    const int64_t *index;   /* NULL: x in grid order */
+    int gather;             /* through rolling row buffers */
+    int64_t rows;           /* rows per item */
+    double *row;
+} and_ctx;
+
+/* Rows [y0, y1) through the index: each row gathered once into two
+ * rolling buffers (rows y and y + 1), one random read per cell instead
+ * of three. -1 when a buffer could not be allocated. */
+static int rows_gathered(const and_ctx *k, int64_t y0, int64_t y1)
+{
+    const int64_t H = k->H, W = k->W;
+    double *a = malloc((size_t)(W * k->C) * sizeof *a), *b = malloc((size_t)(W * k->C) * sizeof *b);
+    int rc = a && b ? 0 : -1;
+
+    if (rc == 0)
+        gather_row(k->x, k->C, k->index, y0, W, a);
+    for (int64_t y = y0; y < y1 && rc == 0; y++) {
+        if (y + 1 < H)
+            gather_row(k->x, k->C, k->index, y + 1, W, b);
+        k->row[y] = pair_rows(a, y + 1 < H ? b : NULL, W, k->C);
+        double *t = a;
+        a = b;
+        b = t;
+    }
+    free(a);
+    free(b);
+    return rc;
+}
+
+static int and_rows(void *p, int64_t item)
+{
+    const and_ctx *k = p;
+    const int64_t H = k->H, W = k->W, C = k->C;
+    int64_t y0 = item * k->rows, y1 = y0 + k->rows < H ? y0 + k->rows : H;
+
+    if (k->gather)
+        return rows_gathered(k, y0, y1);
+    for (int64_t y = y0; y < y1; y++)
+        k->row[y] = k->index ? row_sum(k->x, k->C, k->index, y, H, W)
+                             : pair_rows(k->x + y * W * C, y + 1 < H ? k->x + (y + 1) * W * C
+                                                                     : NULL, W, k->C);
+    return 0;
+}
+
+double cuplas_and(const double *x, int64_t H, int64_t W, int C, const int64_t *index,
+                  cuplas_pool *pool)
+{
+    int64_t edges = H * (W - 1) + (H - 1) * W;
+    if (edges <= 0)
+        return 0.0;
+    and_ctx k = {x, H, W, C, index, index && W * C <= GATHER_MAX_VALUES, 1,
+                 malloc((size_t)H * sizeof(double))};
+    if (!k.row)
+        return NAN;
+    /* about 2^18 values a block: a few dozen items on a large grid */
+    k.rows = (AND_BLOCK_VALUES / (W * C)) > 1 ? AND_BLOCK_VALUES / (W * C) : 1;
+    int64_t nb = cuplas_par_blocks(H, k.rows);
+    if (cuplas_par_for(pool, nb, and_rows, &k, NULL) < nb) {
+        k.gather = 0;   /* out of memory for the row buffers: through the index */
+        cuplas_par_for(pool, nb, and_rows, &k, NULL);
+    }
+    double total = 0;
+    for (int64_t y = 0; y < H; y++)
+        total += k.row[y];
+    free(k.row);
+    return total / (double)edges;
+}

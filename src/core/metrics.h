@@ -1,0 +1,29 @@
+/*
+ * metrics.h - AND, the average L2 distance between 4-neighbours.
+ *
+ * Sum over every horizontal and vertical edge of sqrt(sum_c (a_c - b_c)^2),
+ * divided by H(W-1) + (H-1)W, in double (shared/reference/peers.md). Rows
+ * are summed in parallel into per-row slots and added in row order, so the
+ * value is the same for any thread count.
+ */
+#ifndef CUPLAS_METRICS_H
+#define CUPLAS_METRICS_H
+
+#include <stdint.h>
+
+#include "util/pool.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* x: N x C row-major; index: gather map (cell -> row of x) or NULL for the
+ * identity; rows in parallel on pool (NULL: OpenMP). Returns 0 for grids
+ * with no edges, NaN when out of memory. */
+double cuplas_and(const double *x, int64_t H, int64_t W, int C, const int64_t *index,
+                  cuplas_pool *pool);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

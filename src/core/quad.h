@@ -1,0 +1,79 @@
+/*
+ * hd_quad.h - the 4-cell assignment and exact integer rounding, shared by
+ * the CPU reference and the kernels.
+ *
+ *      cells c0..c3 (anywhere in a block)     cost D[i][j] = |x_i - t_j|^2
+ *      values x0..x3, targets t0..t3          choose pi: cell j <- x_pi(j)
+ *
+ * Of the 24 arrangements pi (lexicographic order, identity first), take the
+ * first with the least total cost, and apply it as scored: cell j receives
+ * the value that was at cell pi(j). Costs are exact 64-bit integers, so the
+ * choice and every sum of costs are identical on any backend and in any
+ * summation order.
+ */
+#ifndef CUPLAS_HD_QUAD_H
+#define CUPLAS_HD_QUAD_H
+
+#include <stdint.h>
+
+#include "core/random.h"
+
+/* Quantised features live in [-CUPLAS_QMAX, CUPLAS_QMAX]: a difference
+ * fits in 16 bits and its square in 32, so a channel adds < 2^31. */
+#define CUPLAS_QMAX 16383
+
+/* round(s / w) with halves rounded up, for w > 0 and any sign of s. */
+CUPLAS_HD int64_t cuplas_div_round(int64_t s, int64_t w)
+{
+    int64_t num = 2 * s + w, den = 2 * w;
+    int64_t q = num / den;
+    if (num % den != 0 && num < 0)
+        q -= 1;
+    return q;
+}
+
+/* The 24 permutations of (0,1,2,3) in lexicographic order. */
+#define CUPLAS_PERM4_LIST(X)                                                   \
+    X(0, 0, 1, 2, 3) X(1, 0, 1, 3, 2) X(2, 0, 2, 1, 3) X(3, 0, 2, 3, 1)         \
+    X(4, 0, 3, 1, 2) X(5, 0, 3, 2, 1) X(6, 1, 0, 2, 3) X(7, 1, 0, 3, 2)         \
+    X(8, 1, 2, 0, 3) X(9, 1, 2, 3, 0) X(10, 1, 3, 0, 2) X(11, 1, 3, 2, 0)       \
+    X(12, 2, 0, 1, 3) X(13, 2, 0, 3, 1) X(14, 2, 1, 0, 3) X(15, 2, 1, 3, 0)     \
+    X(16, 2, 3, 0, 1) X(17, 2, 3, 1, 0) X(18, 3, 0, 1, 2) X(19, 3, 0, 2, 1)     \
+    X(20, 3, 1, 0, 2) X(21, 3, 1, 2, 0) X(22, 3, 2, 0, 1) X(23, 3, 2, 1, 0)
+
+/*
+ * Best arrangement for cost matrix D (D[i][j]: value i on cell j). Returns
+ * the sources packed 2 bits per cell (cell j <- value (code >> 2j) & 3) and
+ * the identity's and the best cost.
+ */
+CUPLAS_HD uint32_t cuplas_quad_best(const uint64_t D[4][4], uint64_t *cost_id,
+                                    uint64_t *cost_best)
+{
+    uint64_t best = D[0][0] + D[1][1] + D[2][2] + D[3][3];
+    uint32_t code = 0u | (1u << 2) | (2u << 4) | (3u << 6);
+    *cost_id = best;
+#define CUPLAS_TRY_PERM(k, a, b, c, d)                                         \
+    {                                                                          \
+        uint64_t s = D[a][0] + D[b][1] + D[c][2] + D[d][3];                    \
+        if (s < best) {                                                        \
+            best = s;                                                          \
+            code = (uint32_t)(a) | ((uint32_t)(b) << 2) |                      \
+                   ((uint32_t)(c) << 4) | ((uint32_t)(d) << 6);                \
+        }                                                                      \
+    }
+    CUPLAS_PERM4_LIST(CUPLAS_TRY_PERM)
+#undef CUPLAS_TRY_PERM
+    *cost_best = best;
+    return code;
+}
+
+/* The stopping rule shared by both backends: does a pass whose groups
+ * cost `before` and then `after` end its configuration? Relative, so it
+ * does not depend on the data's scale; exact integers in, one IEEE
+ * multiply and compare out. */
+CUPLAS_HD int cuplas_pass_stops(uint64_t before, uint64_t after, double ib)
+{
+    return before == 0 || (double)(before - after) < ib * (double)before;
+}
+
+#endif

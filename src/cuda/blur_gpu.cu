@@ -1,0 +1,281 @@
+/*
+ * blur.cu - exact integer box blur along one axis, any H x W x Cp.
+ *
+ * The grid is row-major [y][x][c] int16 with cells cs elements apart (Cp,
+ * or 2 Cp when q and the target share one record per cell); the prefix
+ * sums P always use Cp. A "line" is one channel of one row (axis 0) or of
+ * one column (axis 1); lines are numbered so that adjacent threads touch
+ * adjacent addresses in the column pass. Per pass:
+ *
+ *   seg_sum -> seg_scan -> prefix   P[l][k] = in[l][0] + ... + in[l][k]
+ *   window                          out[l][k] = round(window sum / (2r+1))
+ *
+ * Window sums that run past an edge are assembled from up to three P
+ * differences according to the border mode, so the result equals the CPU
+ * reference's sliding window bit for bit and costs O(1) per cell at any r.
+ */
+#include "cuda/blur_gpu.cuh"
+
+#include "cuda/cuda_check.h"
+#include "core/quad.h"
+
+#define SEG 32
+#define THREADS 256
+
+/* ------------------------------------------------------------------ geometry */
+
+/*
+ * Lines cover the C real channels only: padding channels are zero in q and
+ * stay zero in the target, as their blur would be. IT is the index type:
+ * 32-bit whenever the grid allows, because 64-bit division made the window
+ * kernel compute-bound.
+ *
+ * Segment order: in the column pass (axis 1) adjacent threads take
+ * adjacent lines of one segment, so every load is coalesced; in the row
+ * pass (axis 0) adjacent threads take the channels of one cell, then the
+ * next segments of the same row, so a warp stays inside one row.
+ */
+template <typename IT>
+struct axis_geom {
+    IT lines, n, nseg;  /* lines, elements per line, segments per line */
+    IT W;
+    int C, Cp, axis;
+    IT cs;              /* cell stride of in/out; P always uses Cp */
+};
+
+/* Start and step of line l in an array whose cells are cs elements apart. */
+template <typename IT>
+static __device__ __forceinline__ IT line_base(const axis_geom<IT> &g, IT l, IT cs)
+{
+    IT cell = l / g.C, c = l - cell * g.C;
+    return g.axis == 0 ? cell * g.W * cs + c : cell * cs + c;
+}
+
+template <typename IT>
+static __device__ __forceinline__ IT line_stride(const axis_geom<IT> &g, IT cs)
+{
+    return g.axis == 0 ? cs : g.W * cs;
+}
+
+/* Thread t of a per-segment kernel -> (line, segment); also the slot of
+ * that segment's sum. Row pass: channel fastest, then segment, then row,
+ * so a warp reads whole cells of a few neighbouring segments. */
+template <typename IT>
+static __device__ __forceinline__ void seg_of(const axis_geom<IT> &g, IT t, IT &l, IT &s)
+{
+    if (g.axis == 0) {
+        IT c = t % g.C, rest = t / g.C, y = rest / g.nseg;
+        s = rest - y * g.nseg;
+        l = y * g.C + c;
+    } else {
+        s = t / g.lines;
+        l = t - s * g.lines;
+    }
+}
+
+template <typename IT>
+static __device__ __forceinline__ IT seg_slot(const axis_geom<IT> &g, IT l, IT s)
+{
+    return g.axis == 0 ? l * g.nseg + s : s * g.lines + l;
+}
+
+/* ------------------------------------------------------------------ kernels */
+
+template <typename PT, typename IT>
+__global__ void seg_sum_kernel(PT *segs, const int16_t *in, axis_geom<IT> g)
+{
+    IT t = (IT)blockIdx.x * blockDim.x + threadIdx.x, l, s;
+    if (t >= g.lines * g.nseg)
+        return;
+    seg_of(g, t, l, s);
+    IT base = line_base(g, l, g.cs), stride = line_stride(g, g.cs);
+    IT k1 = min(g.n, (s + 1) * SEG);
+    PT sum = 0;
+    for (IT k = s * SEG; k < k1; k++)
+        sum += in[base + k * stride];
+    segs[seg_slot(g, l, s)] = sum;
+}
+
+/* Exclusive scan over the segments of each line, in place: one warp per
+ * line, 32 segments per step with a shuffle scan and a running carry. */
+template <typename PT, typename IT>
+__global__ void seg_scan_kernel(PT *segs, axis_geom<IT> g)
+{
+    IT l = ((IT)blockIdx.x * blockDim.x + threadIdx.x) / 32;
+    int lane = threadIdx.x & 31;
+    if (l >= g.lines)
+        return; /* whole warps leave together: lines are per warp */
+    PT carry = 0;
+    for (IT s0 = 0; s0 < g.nseg; s0 += 32) {
+        IT s = s0 + lane;
+        PT v = s < g.nseg ? segs[seg_slot(g, l, s)] : (PT)0, x = v;
+        for (int o = 1; o < 32; o <<= 1) {
+            PT y = __shfl_up_sync(0xffffffffu, x, o);
+            if (lane >= o)
+                x += y;
+        }
+        if (s < g.nseg)
+            segs[seg_slot(g, l, s)] = carry + x - v;
+        carry += __shfl_sync(0xffffffffu, x, 31);
+    }
+}
+
+template <typename PT, typename IT>
+__global__ void prefix_kernel(PT *P, const PT *segs, const int16_t *in, axis_geom<IT> g)
+{
+    IT t = (IT)blockIdx.x * blockDim.x + threadIdx.x, l, s;
+    if (t >= g.lines * g.nseg)
+        return;
+    seg_of(g, t, l, s);
+    IT base = line_base(g, l, g.cs), stride = line_stride(g, g.cs);
+    IT pbase = line_base(g, l, (IT)g.Cp), pstride = line_stride(g, (IT)g.Cp);
+    IT k1 = min(g.n, (s + 1) * SEG);
+    PT run = segs[seg_slot(g, l, s)];
+    for (IT k = s * SEG; k < k1; k++) {
+        run += in[base + k * stride];
+        P[pbase + k * pstride] = run;
+    }
+}
+
+template <typename PT, typename IT>
+static __device__ __forceinline__ PT range_sum(const PT *P, IT base, IT stride, IT a, IT b)
+{
+    return P[base + b * stride] - (a > 0 ? P[base + (a - 1) * stride] : (PT)0);
+}
+
+/* Sum of in[B(k)] for k in [j-r, j+r], r <= n-1, B the border map. Signed
+ * arithmetic for the window ends, which may lie outside [0, n). */
+template <typename PT, typename IT>
+static __device__ PT window_sum(const PT *P, IT base, IT stride, IT n, IT j, IT r,
+                                cuplas_border border)
+{
+    int64_t lo = (int64_t)j - r, hi = (int64_t)j + r;
+    PT s = range_sum(P, base, stride, (IT)(lo > 0 ? lo : 0), (IT)(hi < n - 1 ? hi : n - 1));
+    if (lo < 0) {
+        IT m = (IT)-lo;
+        if (border == CUPLAS_BORDER_CIRCULAR)
+            s += range_sum(P, base, stride, n - m, n - 1);
+        else if (border == CUPLAS_BORDER_REFLECT)
+            s += range_sum(P, base, stride, (IT)1, m);
+        else
+            s += (PT)m * range_sum(P, base, stride, (IT)0, (IT)0);
+    }
+    if (hi > (int64_t)n - 1) {
+        IT m = (IT)(hi - ((int64_t)n - 1));
+        if (border == CUPLAS_BORDER_CIRCULAR)
+            s += range_sum(P, base, stride, (IT)0, m - 1);
+        else if (border == CUPLAS_BORDER_REFLECT)
+            s += range_sum(P, base, stride, n - 1 - m, n - 2);
+        else
+            s += (PT)m * range_sum(P, base, stride, n - 1, n - 1);
+    }
+    return s;
+}
+
+/* cuplas_div_round in 32 bits: the same formula, so the same result while
+ * |2s + w| < 2^31 (the launcher checks); 64-bit division is a slow
+ * software routine on the GPU and dominated this kernel. */
+static __device__ __forceinline__ int32_t div_round32(int32_t s, int32_t w)
+{
+    int32_t num = 2 * s + w, den = 2 * w;
+    int32_t q = num / den;
+    if (num % den != 0 && num < 0)
+        q -= 1;
+    return q;
+}
+
+template <typename PT, typename IT, bool R32>
+__global__ void window_kernel(int16_t *out, const PT *P, axis_geom<IT> g, cuplas_border border,
+                              IT r)
+{
+    IT e = (IT)blockIdx.x * blockDim.x + threadIdx.x;
+    if (e >= g.lines * g.n)
+        return;
+    IT cell = e / g.C, c = e - cell * g.C, l, j;
+    if (g.axis == 0) {
+        IT y = cell / g.W;
+        j = cell - y * g.W;
+        l = y * g.C + c;
+    } else {
+        j = cell / g.W;
+        l = (cell - j * g.W) * g.C + c;
+    }
+    PT s = window_sum(P, line_base(g, l, (IT)g.Cp), line_stride(g, (IT)g.Cp), g.n, j, r, border);
+    out[(int64_t)cell * g.cs + c] =
+        R32 ? (int16_t)div_round32((int32_t)s, 2 * (int32_t)r + 1)
+            : (int16_t)cuplas_div_round((int64_t)s, 2 * (int64_t)r + 1);
+}
+
+/* ---------------------------------------------------------------- launchers */
+
+/* int32 prefix sums are exact while a line sums below 2^31. */
+static bool wide_prefix(int64_t H, int64_t W)
+{
+    return (H > W ? H : W) * (int64_t)CUPLAS_QMAX >= ((int64_t)1 << 31);
+}
+
+size_t cuplas_blur_workspace(int64_t H, int64_t W, int Cp)
+{
+    size_t pt = wide_prefix(H, W) ? 8 : 4;
+    int64_t segs_x = H * Cp * ((W + SEG - 1) / SEG), segs_y = W * Cp * ((H + SEG - 1) / SEG);
+    size_t p_bytes = (size_t)(H * W * Cp) * pt;
+    p_bytes = (p_bytes + 255) & ~(size_t)255;
+    return p_bytes + (size_t)(segs_x > segs_y ? segs_x : segs_y) * pt;
+}
+
+template <typename PT, typename IT>
+static int blur_pass_t(int16_t *out, const int16_t *in, int64_t H, int64_t W, int C, int Cp,
+                       int cs, int axis, int r, cuplas_border border, void *ws,
+                       cudaStream_t stream, cuplas_error *err)
+{
+    int rc = 0;
+    axis_geom<IT> g;
+    g.W = (IT)W;
+    g.C = C;
+    g.Cp = Cp;
+    g.cs = (IT)cs;
+    g.axis = axis;
+    g.lines = (IT)(axis == 0 ? H * C : W * C);
+    g.n = (IT)(axis == 0 ? W : H);
+    g.nseg = (g.n + SEG - 1) / SEG;
+    size_t p_bytes = ((size_t)(H * W * Cp) * sizeof(PT) + 255) & ~(size_t)255;
+    PT *P = (PT *)ws;
+    PT *segs = (PT *)((char *)ws + p_bytes);
+    int64_t nsegs = (int64_t)g.lines * g.nseg;
+
+    seg_sum_kernel<PT, IT><<<cuplas_blocks(nsegs, THREADS), THREADS, 0, stream>>>(segs, in, g);
+    CUPLAS_LAUNCH_CHECK(err, stream);
+    seg_scan_kernel<PT, IT><<<cuplas_blocks((int64_t)g.lines * 32, THREADS), THREADS, 0, stream>>>(
+        segs, g);
+    CUPLAS_LAUNCH_CHECK(err, stream);
+    prefix_kernel<PT, IT><<<cuplas_blocks(nsegs, THREADS), THREADS, 0, stream>>>(P, segs, in, g);
+    CUPLAS_LAUNCH_CHECK(err, stream);
+    /* |window sum| <= (2r+1) 2^15 for any int16 input (not only +-QMAX),
+     * so |2s + w| <= (2r+1)(2^16 + 1) */
+    if ((2 * (int64_t)r + 1) * (((int64_t)1 << 16) + 1) < ((int64_t)1 << 31))
+        window_kernel<PT, IT, true><<<cuplas_blocks((int64_t)g.lines * g.n, THREADS), THREADS, 0,
+                                      stream>>>(out, P, g, border, (IT)r);
+    else
+        window_kernel<PT, IT, false><<<cuplas_blocks((int64_t)g.lines * g.n, THREADS), THREADS, 0,
+                                       stream>>>(out, P, g, border, (IT)r);
+    CUPLAS_LAUNCH_CHECK(err, stream);
+fail:
+    return rc;
+}
+
+int cuplas_blur_pass(int16_t *out, const int16_t *in, int64_t H, int64_t W, int C, int Cp,
+                     int cs, int axis, int r, cuplas_border border, void *workspace,
+                     cudaStream_t stream, cuplas_error *err)
+{
+    /* 32-bit indices while every element index and thread id fits */
+    bool narrow = H * W * (int64_t)cs < ((int64_t)1 << 31) - 32 * 256;
+    if (wide_prefix(H, W))
+        return narrow ? blur_pass_t<int64_t, uint32_t>(out, in, H, W, C, Cp, cs, axis, r, border,
+                                                       workspace, stream, err)
+                      : blur_pass_t<int64_t, int64_t>(out, in, H, W, C, Cp, cs, axis, r, border,
+                                                      workspace, stream, err);
+    return narrow ? blur_pass_t<int32_t, uint32_t>(out, in, H, W, C, Cp, cs, axis, r, border,
+                                                   workspace, stream, err)
+                  : blur_pass_t<int32_t, int64_t>(out, in, H, W, C, Cp, cs, axis, r, border,
+                                                  workspace, stream, err);
+}

@@ -1,0 +1,514 @@
+/*
+ * sort_gpu.cu - GPU context, workspace, and the sort driver.
+ *
+ *   upload -> shuffle -> for each level: blur (x, y), level kernel -> index
+ *
+ * The number of levels is known on the host, so all launches are queued at
+ * once on the context's stream; the data-dependent loops (configurations,
+ * passes) run inside the cooperative level kernel. The host waits once,
+ * for the index.
+ *
+ * Layout: q and the target apart (N x Cp each), or in the PACKED solve mode
+ * interleaved per cell ([q | t], 2 Cp), so that the solve's random gathers
+ * fetch one sector for both. The footprint is the same either way.
+ */
+#include "cuda/sort_gpu.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda/assign_gpu.cuh"
+#include "cuda/blur_gpu.cuh"
+#include "cuda/cuda_check.h"
+
+struct cuplas_gpu_ctx {
+    int device;
+    char name[256];
+    cudaStream_t stream;
+    int sms;             /* multiprocessors: the level kernel's grid bound */
+    int occ_cp, occ_per_sm; /* level-kernel occupancy, cached for one Cp */
+    cuplas_solve_mode mode, occ_mode; /* solve mode; the mode occ_per_sm is for */
+    void *ws;          /* device workspace, grown on demand */
+    size_t ws_bytes;
+    int16_t *h_q;      /* pinned: features to upload        */
+    int32_t *h_idx;    /* pinned: index downloaded          */
+    cuplas_loop_state *h_state; /* pinned: a pageable download would
+                                   wait for the sort inside the copy, spinning */
+    int64_t h_q_n, h_idx_n;
+    cudaEvent_t ev[4]; /* upload, sort, download boundaries  */
+    cuplas_gpu_order *order; /* the device's sort order, or NULL */
+};
+
+/* Grids of at least this many cells fill an H200 on their own: theirs
+ * run one after another. Smaller grids keep running several at a time
+ * (256^2 x 3: 290 grids/s ordered 16 wide against 576 free, r13). */
+#define ORDER_CELLS ((int64_t)1 << 20)
+
+struct cuplas_gpu_order {
+    int device, off;     /* off: CUPLAS_GPU_ORDER=0, sorts interleave freely */
+    pthread_mutex_t mu;  /* held from a sort's wait to its record */
+    cudaEvent_t last;    /* recorded after the last ordered sort's launches */
+};
+
+/* Carved out of the workspace for one grid. */
+struct gpu_buffers {
+    int16_t *q, *t;  /* cell i at q + i*cs, t + i*cs */
+    int cs;
+    int16_t *in;     /* the uploaded features (N x Cp) until the shuffle */
+    int32_t *idx;
+    cuplas_loop_state *state;
+    void *blur_ws;
+};
+
+static size_t align256(size_t n) { return (n + 255) & ~(size_t)255; }
+
+/* ------------------------------------------------------------- context */
+
+extern "C" int cuplas_gpu_count(void)
+{
+    int n = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess) {
+        cudaGetLastError(); /* clear the sticky "no driver" status */
+        return 0;
+    }
+    return n;
+}
+
+extern "C" const char *cuplas_gpu_solve_mode_name(cuplas_solve_mode mode)
+{
+    static const char *const names[] = {"legacy", "lazy", "packed", "auto"};
+    return mode >= CUPLAS_SOLVE_LEGACY && mode <= CUPLAS_SOLVE_AUTO ? names[mode] : "?";
+}
+
+extern "C" int cuplas_gpu_ctx_init(cuplas_gpu_ctx **out, int device, cuplas_error *err)
+{
+    int rc = 0;
+    cudaDeviceProp prop;
+    cuplas_gpu_ctx *ctx = (cuplas_gpu_ctx *)calloc(1, sizeof *ctx);
+    *out = NULL;
+    if (!ctx)
+        CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
+    ctx->device = device;
+    if (device < 0 || device >= cuplas_gpu_count())
+        CUPLAS_FAIL(err, CUPLAS_ERR_NODEVICE, "GPU %d does not exist (%d visible)", device,
+                    cuplas_gpu_count());
+    CUPLAS_CUDA_TRY(err, cudaSetDevice(device));
+    CUPLAS_CUDA_TRY(err, cudaGetDeviceProperties(&prop, device));
+    snprintf(ctx->name, sizeof ctx->name, "%s", prop.name);
+    CUPLAS_CUDA_TRY(err, cudaStreamCreateWithFlags(&ctx->stream, cudaStreamNonBlocking));
+    /* the last event is waited on: blocking, so that a lane waiting for its
+       sort sleeps instead of spinning a core the other lanes' host work needs */
+    for (int i = 0; i < 4; i++)
+        CUPLAS_CUDA_TRY(err, cudaEventCreateWithFlags(&ctx->ev[i], i == 3 ? cudaEventBlockingSync
+                                                                         : cudaEventDefault));
+    CUPLAS_CUDA_TRY(err, cudaMallocHost((void **)&ctx->h_state, sizeof *ctx->h_state));
+    if (!prop.cooperativeLaunch)
+        CUPLAS_FAIL(err, CUPLAS_ERR_NODEVICE, "%s cannot run cooperative kernels", prop.name);
+    ctx->sms = prop.multiProcessorCount;
+    ctx->mode = CUPLAS_SOLVE_AUTO;
+    {
+        /* developer A/B switch: the modes give identical results */
+        const char *m = getenv("CUPLAS_GPU_SOLVE");
+        for (int k = CUPLAS_SOLVE_LEGACY; m && k <= CUPLAS_SOLVE_AUTO; k++)
+            if (!strcmp(m, cuplas_gpu_solve_mode_name((cuplas_solve_mode)k)))
+                ctx->mode = (cuplas_solve_mode)k;
+    }
+    *out = ctx;
+    return 0;
+fail:
+    cuplas_error_where(err, "gpu %d", device);
+    cuplas_gpu_ctx_free(ctx);
+    return rc;
+}
+
+extern "C" void cuplas_gpu_ctx_free(cuplas_gpu_ctx *ctx)
+{
+    if (!ctx)
+        return;
+    cudaSetDevice(ctx->device);
+    if (ctx->ws)
+        cudaFree(ctx->ws);
+    if (ctx->h_q)
+        cudaFreeHost(ctx->h_q);
+    if (ctx->h_idx)
+        cudaFreeHost(ctx->h_idx);
+    if (ctx->h_state)
+        cudaFreeHost(ctx->h_state);
+    for (int i = 0; i < 4; i++)
+        if (ctx->ev[i])
+            cudaEventDestroy(ctx->ev[i]);
+    if (ctx->stream)
+        cudaStreamDestroy(ctx->stream);
+    free(ctx);
+}
+
+extern "C" const char *cuplas_gpu_name(const cuplas_gpu_ctx *ctx) { return ctx->name; }
+
+extern "C" int cuplas_gpu_order_create(cuplas_gpu_order **out, int device, cuplas_error *err)
+{
+    int rc = 0;
+    const char *env = getenv("CUPLAS_GPU_ORDER");
+    cuplas_gpu_order *o = (cuplas_gpu_order *)calloc(1, sizeof *o);
+    *out = NULL;
+    if (!o)
+        CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
+    o->device = device;
+    o->off = env && !strcmp(env, "0");   /* developer A/B switch */
+    pthread_mutex_init(&o->mu, NULL);
+    CUPLAS_CUDA_TRY(err, cudaSetDevice(device));
+    CUPLAS_CUDA_TRY(err, cudaEventCreateWithFlags(&o->last, cudaEventDisableTiming));
+    *out = o;
+    return 0;
+fail:
+    cuplas_gpu_order_free(o);
+    return rc;
+}
+
+extern "C" void cuplas_gpu_order_free(cuplas_gpu_order *o)
+{
+    if (!o)
+        return;
+    cudaSetDevice(o->device);
+    if (o->last)
+        cudaEventDestroy(o->last);
+    pthread_mutex_destroy(&o->mu);
+    free(o);
+}
+
+extern "C" void cuplas_gpu_ctx_set_order(cuplas_gpu_ctx *ctx, cuplas_gpu_order *o)
+{
+    ctx->order = o && o->device == ctx->device && !o->off ? o : NULL;
+}
+
+/* For a grid that fills the GPU: lock the order and make the stream wait
+ * for the ordered sort queued last (a wait takes the event's latest
+ * record, so recording it again afterwards is safe). The caller records
+ * o->last after its last launch and unlocks (order_leave). Returns the
+ * order it holds, NULL when the grid is small or there is none. */
+static cuplas_gpu_order *order_enter(cuplas_gpu_order *o, int64_t N, cudaStream_t s,
+                                     cuplas_error *err, int *rc)
+{
+    if (!o || N < ORDER_CELLS)
+        return NULL;
+    pthread_mutex_lock(&o->mu);
+    cudaError_t e = cudaStreamWaitEvent(s, o->last, 0);
+    if (e != cudaSuccess)
+        *rc = cuplas_error_set(err, CUPLAS_ERR_CUDA, "cudaStreamWaitEvent: %s",
+                               cudaGetErrorString(e));
+    return o;   /* locked either way */
+}
+
+static void order_leave(cuplas_gpu_order *o)
+{
+    if (o)
+        pthread_mutex_unlock(&o->mu);
+}
+
+extern "C" void cuplas_gpu_set_solve_mode(cuplas_gpu_ctx *ctx, cuplas_solve_mode mode)
+{
+    ctx->mode = mode;
+}
+
+extern "C" cuplas_solve_mode cuplas_gpu_solve_mode(const cuplas_gpu_ctx *ctx) { return ctx->mode; }
+
+/* The mode a sort with Cp channels runs in. H200, 2026-11-21: PACKED wins at
+ * Cp = 4 (2048^2 x 3: 142 vs 145 ms LAZY), LAZY at Cp = 16 (1024^2 x 16:
+ * 74 vs 78 ms), where a record no longer fits one 32-byte sector. */
+static cuplas_solve_mode mode_for(const cuplas_gpu_ctx *ctx, int Cp)
+{
+    if (ctx->mode != CUPLAS_SOLVE_AUTO)
+        return ctx->mode;
+    return Cp <= 4 ? CUPLAS_SOLVE_PACKED : CUPLAS_SOLVE_LAZY;
+}
+
+extern "C" int cuplas_gpu_mem_info(cuplas_gpu_ctx *ctx, size_t *free_b, size_t *total_b)
+{
+    if (cudaSetDevice(ctx->device) != cudaSuccess || cudaMemGetInfo(free_b, total_b) != cudaSuccess)
+        return -1;
+    return 0;
+}
+
+/* Grow a pinned host buffer to n elements of size es (contents dropped). */
+static void *grow_pinned(void *p, int64_t *have, int64_t n, size_t es)
+{
+    if (*have >= n)
+        return p;
+    if (p)
+        cudaFreeHost(p);
+    *have = 0;
+    if (cudaHostAlloc(&p, (size_t)n * es, cudaHostAllocPortable) != cudaSuccess) {
+        cudaGetLastError();
+        return NULL;
+    }
+    *have = n;
+    return p;
+}
+
+extern "C" int16_t *cuplas_gpu_staging(cuplas_gpu_ctx *ctx, int64_t n)
+{
+    if (cudaSetDevice(ctx->device) != cudaSuccess)
+        return NULL;
+    ctx->h_q = (int16_t *)grow_pinned(ctx->h_q, &ctx->h_q_n, n, sizeof(int16_t));
+    return ctx->h_q;
+}
+
+extern "C" void cuplas_gpu_release(cuplas_gpu_ctx *ctx)
+{
+    cudaSetDevice(ctx->device);
+    if (ctx->ws)
+        cudaFree(ctx->ws);
+    ctx->ws = NULL;
+    ctx->ws_bytes = 0;
+}
+
+extern "C" size_t cuplas_sort_gpu_bytes(int64_t H, int64_t W, int Cp)
+{
+    size_t N = (size_t)(H * W);
+    return 2 * align256(N * Cp * sizeof(int16_t)) + align256(N * sizeof(int32_t)) +
+           align256(sizeof(cuplas_loop_state)) +
+           align256(cuplas_blur_workspace(H, W, Cp));
+}
+
+static int ensure_workspace(cuplas_gpu_ctx *ctx, size_t bytes, cuplas_error *err)
+{
+    int rc = 0;
+    if (ctx->ws_bytes >= bytes)
+        return 0;
+    if (ctx->ws)
+        CUPLAS_CUDA_TRY(err, cudaFree(ctx->ws));
+    ctx->ws = NULL;
+    ctx->ws_bytes = 0;
+    if (cudaMalloc(&ctx->ws, bytes) != cudaSuccess) {
+        size_t fr = 0, tot = 0;
+        cudaGetLastError();
+        cudaMemGetInfo(&fr, &tot);
+        ctx->ws = NULL;
+        CUPLAS_FAIL(err, CUPLAS_ERR_CUDA, "out of device memory: the grid needs %.2f GiB, %.2f GiB free of %.2f",
+                    bytes / 1073741824.0, fr / 1073741824.0, tot / 1073741824.0);
+    }
+    ctx->ws_bytes = bytes;
+fail:
+    return rc;
+}
+
+static gpu_buffers carve(void *ws, int64_t H, int64_t W, int Cp, cuplas_solve_mode mode)
+{
+    gpu_buffers b;
+    size_t N = (size_t)(H * W);
+    char *p = (char *)ws;
+    b.q = (int16_t *)p;
+    p += align256(N * Cp * sizeof(int16_t));
+    b.t = (int16_t *)p;
+    p += align256(N * Cp * sizeof(int16_t));
+    b.cs = Cp;
+    if (mode == CUPLAS_SOLVE_PACKED) {
+        b.t = b.q + Cp; /* the same 2 N Cp elements, interleaved */
+        b.cs = 2 * Cp;
+    }
+    b.idx = (int32_t *)p;
+    p += align256(N * sizeof(int32_t));
+    b.state = (cuplas_loop_state *)p;
+    p += align256(sizeof(cuplas_loop_state));
+    b.blur_ws = p;
+    /* packed: the input waits in the blur's workspace (at least N Cp x 4
+     * bytes), which the blur first writes after the shuffle */
+    b.in = mode == CUPLAS_SOLVE_PACKED ? (int16_t *)b.blur_ws : b.t;
+    return b;
+}
+
+/* ------------------------------------------------------------ one level */
+
+/* target <- blur(q): x passes, then y passes (CPU: cuplas_blur_cpu). */
+static int launch_blur(const gpu_buffers *b, int64_t H, int64_t W, int C, int Cp, int rx,
+                       int ry, int passes, cuplas_border bx, cuplas_border by, cudaStream_t s,
+                       cuplas_error *err)
+{
+    int rc = 0;
+    for (int i = 0; i < passes; i++)
+        CUPLAS_TRY(cuplas_blur_pass(b->t, i == 0 ? b->q : b->t, H, W, C, Cp, b->cs, 0, rx, bx,
+                                    b->blur_ws, s, err));
+    for (int i = 0; i < passes; i++)
+        CUPLAS_TRY(cuplas_blur_pass(b->t, b->t, H, W, C, Cp, b->cs, 1, ry, by, b->blur_ws, s,
+                                    err));
+fail:
+    return rc;
+}
+
+static cuplas_level_args level_args(const cuplas_qgrid *g, const cuplas_sort_params *p,
+                                    const cuplas_level *lv, int L)
+{
+    cuplas_level_args a;
+    a.seed = p->seed;
+    a.level = (uint32_t)L;
+    a.permuter = (uint32_t)p->permuter;
+    a.H = (uint32_t)g->H;
+    a.W = (uint32_t)g->W;
+    a.bh = (uint32_t)lv->bh;
+    a.bw = (uint32_t)lv->bw;
+    a.improvement_break = p->improvement_break;
+    a.min_configs = (uint32_t)p->min_configs;
+    a.max_configs = (uint32_t)p->max_configs;
+    a.max_passes = (uint32_t)p->max_passes;
+    return a;
+}
+
+/* ------------------------------------------------------------------ sort */
+
+extern "C" int cuplas_sort_gpu(cuplas_gpu_ctx *ctx, const cuplas_qgrid *g,
+                               const cuplas_sort_params *p, const cuplas_schedule *s,
+                               int64_t *index, const volatile int *cancel,
+                               cuplas_sort_stats *st, cuplas_error *err)
+{
+    int rc = 0;
+    const int64_t N = g->H * g->W;
+    const size_t qbytes = (size_t)N * g->Cp * sizeof(int16_t);
+    float ms[3] = {0, 0, 0};
+    int per_sm = 0;
+    cuplas_loop_state hs;
+    gpu_buffers b;
+    cudaStream_t str = ctx->stream;
+    cuplas_gpu_order *ordered = NULL;   /* set while its lock is held */
+    const cuplas_solve_mode mode = mode_for(ctx, g->Cp);
+    (void)cancel; /* a GPU sort always completes its grid (README) */
+    memset(st, 0, sizeof *st);
+    if (N > INT32_MAX)
+        CUPLAS_FAIL(err, CUPLAS_ERR_USAGE, "%lld cells: the GPU backend takes at most 2^31-1", (long long)N);
+    CUPLAS_CUDA_TRY(err, cudaSetDevice(ctx->device));
+    CUPLAS_TRY(ensure_workspace(ctx, cuplas_sort_gpu_bytes(g->H, g->W, g->Cp), err));
+    b = carve(ctx->ws, g->H, g->W, g->Cp, mode);
+    if (!(ctx->h_idx = (int32_t *)grow_pinned(ctx->h_idx, &ctx->h_idx_n, N, sizeof(int32_t))))
+        CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "cannot allocate pinned host memory for the index");
+    /* a lane sorts many grids of one shape: query the occupancy once */
+    if (ctx->occ_cp != g->Cp || ctx->occ_mode != mode) {
+        CUPLAS_TRY(cuplas_level_occupancy(g->Cp, mode, &ctx->occ_per_sm, err));
+        ctx->occ_cp = g->Cp;
+        ctx->occ_mode = mode;
+    }
+    per_sm = ctx->occ_per_sm;
+    if (per_sm < 1)
+        CUPLAS_FAIL(err, CUPLAS_ERR_CUDA, "the level kernel for %d channels does not fit an SM", g->C);
+
+    /* b.in (the target buffer, or the blur's workspace) holds the input
+     * until the shuffle has gathered it; g->q is pinned when it came from
+     * cuplas_gpu_staging (async copy) */
+    CUPLAS_CUDA_TRY(err, cudaEventRecord(ctx->ev[0], str));
+    CUPLAS_CUDA_TRY(err, cudaMemcpyAsync(b.in, g->q, qbytes, cudaMemcpyHostToDevice, str));
+    CUPLAS_CUDA_TRY(err, cudaMemsetAsync(b.state, 0, sizeof(cuplas_loop_state), str));
+    /* the upload overlaps the sorts ahead; the sort itself waits its turn
+       (ev[1] after the wait: device_ms is this grid's own time) */
+    ordered = order_enter(ctx->order, N, str, err, &rc);
+    if (rc)
+        goto fail;
+    CUPLAS_CUDA_TRY(err, cudaEventRecord(ctx->ev[1], str));
+    /* the blur leaves padding channels of the target alone: zero them, as
+     * the split layout's target gets them from the (zero-padded) input */
+    if (b.cs != g->Cp && g->C != g->Cp)
+        CUPLAS_CUDA_TRY(err, cudaMemsetAsync(b.q, 0, 2 * qbytes, str));
+    CUPLAS_TRY(cuplas_shuffle_launch(b.q, b.idx, b.in, N, g->Cp, b.cs, p->seed, p->shuffle, str,
+                                     err));
+    /* every launch is asynchronous: the loop decisions live on the device */
+    for (int L = 0; L < s->nlevels; L++) {
+        const cuplas_level *lv = &s->levels[L];
+        CUPLAS_TRY(launch_blur(&b, g->H, g->W, g->C, g->Cp, lv->rx, lv->ry, p->blur_passes,
+                               p->border_x, p->border_y, str, err));
+        CUPLAS_TRY(cuplas_level_launch(b.q, b.idx, b.t, g->Cp, mode, level_args(g, p, lv, L),
+                                       b.state, per_sm * ctx->sms, str, err));
+    }
+    CUPLAS_CUDA_TRY(err, cudaEventRecord(ctx->ev[2], str));
+    if (ordered) {
+        CUPLAS_CUDA_TRY(err, cudaEventRecord(ordered->last, str));
+        order_leave(ordered);
+        ordered = NULL;
+    }
+    CUPLAS_CUDA_TRY(err, cudaMemcpyAsync(ctx->h_idx, b.idx, (size_t)N * sizeof(int32_t),
+                                         cudaMemcpyDeviceToHost, str));
+    CUPLAS_CUDA_TRY(err, cudaMemcpyAsync(ctx->h_state, b.state, sizeof hs, cudaMemcpyDeviceToHost,
+                                         str));
+    CUPLAS_CUDA_TRY(err, cudaEventRecord(ctx->ev[3], str));
+    CUPLAS_CUDA_TRY(err, cudaEventSynchronize(ctx->ev[3]));
+    hs = *ctx->h_state;
+    for (int i = 0; i < 3; i++)
+        CUPLAS_CUDA_TRY(err, cudaEventElapsedTime(&ms[i], ctx->ev[i], ctx->ev[i + 1]));
+    for (int64_t i = 0; i < N; i++)
+        index[i] = ctx->h_idx[i];
+    st->levels = s->nlevels;
+    st->configs = (int64_t)hs.configs;
+    st->passes = (int64_t)hs.passes;
+    st->h2d_ms = ms[0];
+    st->device_ms = ms[1];
+    st->d2h_ms = ms[2];
+fail:
+    order_leave(ordered);   /* a failed launch: the next waits on an older record */
+    if (rc)
+        cuplas_error_where(err, "gpu %d (%s)", ctx->device, ctx->name);
+    return rc;
+}
+
+/* ------------------------------------------------- kernel-level test hooks */
+
+extern "C" int cuplas_gpu_blur(cuplas_gpu_ctx *ctx, const int16_t *q, int16_t *target,
+                               int64_t H, int64_t W, int Cp, int rx, int ry, int passes,
+                               cuplas_border bx, cuplas_border by, cuplas_error *err)
+{
+    int rc = 0;
+    const size_t row = (size_t)Cp * sizeof(int16_t), n = (size_t)(H * W);
+    CUPLAS_CUDA_TRY(err, cudaSetDevice(ctx->device));
+    CUPLAS_TRY(ensure_workspace(ctx, cuplas_sort_gpu_bytes(H, W, Cp), err));
+    {
+        gpu_buffers b = carve(ctx->ws, H, W, Cp, mode_for(ctx, Cp));
+        const size_t pitch = (size_t)b.cs * sizeof(int16_t);
+        CUPLAS_CUDA_TRY(err, cudaMemcpy2DAsync(b.q, pitch, q, row, row, n, cudaMemcpyHostToDevice,
+                                               ctx->stream));
+        /* the test hook blurs every channel (padding included) like the CPU */
+        CUPLAS_TRY(launch_blur(&b, H, W, Cp, Cp, rx, ry, passes, bx, by, ctx->stream, err));
+        CUPLAS_CUDA_TRY(err, cudaMemcpy2DAsync(target, row, b.t, pitch, row, n,
+                                               cudaMemcpyDeviceToHost, ctx->stream));
+        CUPLAS_CUDA_TRY(err, cudaStreamSynchronize(ctx->stream));
+    }
+fail:
+    return rc;
+}
+
+extern "C" int cuplas_gpu_pass(cuplas_gpu_ctx *ctx, int16_t *q, int64_t *idx,
+                               const int16_t *target, int Cp, const cuplas_pass_geom *g,
+                               uint64_t seed, uint32_t level, uint32_t cfg, uint32_t pass,
+                               uint64_t *before, uint64_t *after, cuplas_error *err)
+{
+    int rc = 0;
+    const int64_t N = g->H * g->W;
+    const size_t row = (size_t)Cp * sizeof(int16_t);
+    int32_t *h_idx = (int32_t *)malloc((size_t)N * sizeof *h_idx);
+    cuplas_loop_state hs;
+    cuplas_perm perm = cuplas_perm_make(g->kind, g->n, seed, CUPLAS_TAG_GROUP, level, cfg, pass);
+    if (!h_idx)
+        CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
+    for (int64_t i = 0; i < N; i++)
+        h_idx[i] = (int32_t)idx[i];
+    CUPLAS_CUDA_TRY(err, cudaSetDevice(ctx->device));
+    CUPLAS_TRY(ensure_workspace(ctx, cuplas_sort_gpu_bytes(g->H, g->W, Cp), err));
+    {
+        gpu_buffers b = carve(ctx->ws, g->H, g->W, Cp, mode_for(ctx, Cp));
+        const size_t pitch = (size_t)b.cs * sizeof(int16_t);
+        CUPLAS_CUDA_TRY(err, cudaMemcpy2DAsync(b.q, pitch, q, row, row, (size_t)N,
+                                               cudaMemcpyHostToDevice, ctx->stream));
+        CUPLAS_CUDA_TRY(err, cudaMemcpy2DAsync(b.t, pitch, target, row, row, (size_t)N,
+                                               cudaMemcpyHostToDevice, ctx->stream));
+        CUPLAS_CUDA_TRY(err, cudaMemcpyAsync(b.idx, h_idx, N * sizeof *h_idx, cudaMemcpyHostToDevice, ctx->stream));
+        CUPLAS_TRY(cuplas_pass_launch(b.q, b.idx, b.t, Cp, mode_for(ctx, Cp), g, perm, b.state,
+                                      ctx->stream, err));
+        CUPLAS_CUDA_TRY(err, cudaMemcpy2DAsync(q, row, b.q, pitch, row, (size_t)N,
+                                               cudaMemcpyDeviceToHost, ctx->stream));
+        CUPLAS_CUDA_TRY(err, cudaMemcpyAsync(h_idx, b.idx, N * sizeof *h_idx, cudaMemcpyDeviceToHost, ctx->stream));
+        CUPLAS_CUDA_TRY(err, cudaMemcpyAsync(&hs, b.state, sizeof hs, cudaMemcpyDeviceToHost, ctx->stream));
+        CUPLAS_CUDA_TRY(err, cudaStreamSynchronize(ctx->stream));
+    }
+    for (int64_t i = 0; i < N; i++)
+        idx[i] = h_idx[i];
+    *before = hs.sums[0];
+    *after = hs.sums[1];
+fail:
+    free(h_idx);
+    return rc;
+}

@@ -1,0 +1,512 @@
+/*
+ * jobs.c - from inputs[] to an ordered, deduplicated list of jobs.
+ *
+ * Design fact: planning never fails because of one input. A pattern with
+ * no match, an unreadable file or a missing dataset is recorded on a job
+ * (err) and the list goes on; only two jobs publishing the same output is
+ * a config error, since running either would destroy the other's result.
+ * The resume identity names everything that shapes a result (the input's
+ * bytes, by size and mtime, and the sort parameters with the seed), so a
+ * rerun skips exactly the outputs that would come out the same.
+ */
+#define _GNU_SOURCE /* realpath, strdup */
+#include "pipeline/jobs.h"
+
+#include <fnmatch.h>
+#include <glob.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "io/h5io.h"
+
+/* ---------------------------------------------------------------- helpers */
+
+void cuplas_fnv1a_hex(const char *s, char out[17])
+{
+    uint64_t h = UINT64_C(0xcbf29ce484222325);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        h ^= *p;
+        h *= UINT64_C(0x100000001b3);
+    }
+    snprintf(out, 17, "%016" PRIx64, h);
+}
+
+static int has_magic(const char *s)
+{
+    return strpbrk(s, "*?[") != NULL;
+}
+
+static const char *base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+/* Append n bytes of s to the growing string *buf. */
+static int put(char **buf, size_t *len, size_t *cap, const char *s, size_t n)
+{
+    if (*len + n + 1 > *cap) {
+        size_t c = (*cap ? *cap * 2 : 64) + n;
+        char *p = realloc(*buf, c);
+        if (!p)
+            return -1;
+        *buf = p;
+        *cap = c;
+    }
+    memcpy(*buf + *len, s, n);
+    *len += n;
+    (*buf)[*len] = '\0';
+    return 0;
+}
+
+/* dir + "/" + output.name with {stem} {file} {dataset} filled in. */
+static char *output_path(const char *dir, const char *tmpl, const char *file,
+                         const char *dataset)
+{
+    const char *base = base_name(file), *dot = strrchr(base, '.');
+    size_t stem_len = dot && dot != base ? (size_t)(dot - base) : strlen(base);
+    char *buf = NULL, *ds = strdup(dataset[0] == '/' ? dataset + 1 : dataset);
+    size_t len = 0, cap = 0;
+    int bad = !ds;
+
+    for (char *p = ds; p && *p; p++)
+        if (*p == '/')
+            *p = '_';
+    if (dir && dir[0]) {
+        bad |= put(&buf, &len, &cap, dir, strlen(dir));
+        if (dir[strlen(dir) - 1] != '/')
+            bad |= put(&buf, &len, &cap, "/", 1);
+    }
+    for (const char *t = tmpl; !bad && *t;) {
+        if (!strncmp(t, "{stem}", 6)) {
+            bad |= put(&buf, &len, &cap, base, stem_len);
+            t += 6;
+        } else if (!strncmp(t, "{file}", 6)) {
+            bad |= put(&buf, &len, &cap, base, strlen(base));
+            t += 6;
+        } else if (!strncmp(t, "{dataset}", 9)) {
+            bad |= put(&buf, &len, &cap, ds, strlen(ds));
+            t += 9;
+        } else {
+            bad |= put(&buf, &len, &cap, t, 1);
+            t++;
+        }
+    }
+    free(ds);
+    if (bad) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
+}
+
+/* The part of the identity that comes from the config: params and seed. */
+static void config_hash(const cuplas_config *cfg, char out[17])
+{
+    char *yaml = cuplas_config_params_to_yaml(cfg);
+    size_t n = (yaml ? strlen(yaml) : 0) + 64;
+    char *text = malloc(n);
+    if (text) {
+        snprintf(text, n, "%s\nseed=%" PRIu64 "\n", yaml ? yaml : "", cfg->sort.seed);
+        cuplas_fnv1a_hex(text, out);
+    } else {
+        snprintf(out, 17, "%s", "0000000000000000");
+    }
+    free(text);
+    free(yaml);
+}
+
+/* ------------------------------------------------------------- job list */
+
+static cuplas_job *new_job(cuplas_jobs *jobs, const char *file, const char *dataset,
+                           int input, int line, cuplas_error *err)
+{
+    if (jobs->n == jobs->cap) {
+        int cap = jobs->cap ? 2 * jobs->cap : 16;
+        cuplas_job *v = realloc(jobs->v, (size_t)cap * sizeof *v);
+        if (!v) {
+            cuplas_error_set(err, CUPLAS_ERR_NOMEM, "out of memory");
+            return NULL;
+        }
+        jobs->v = v;
+        jobs->cap = cap;
+    }
+    cuplas_job *j = &jobs->v[jobs->n];
+    char real[PATH_MAX];
+    memset(j, 0, sizeof *j);
+    j->input = input;
+    j->line = line;
+    j->file = strdup(file);
+    j->real = strdup(realpath(file, real) ? real : file);
+    j->dataset = dataset ? strdup(dataset) : NULL;
+    if (!j->file || !j->real || (dataset && !j->dataset)) {
+        free(j->file);
+        free(j->real);
+        free(j->dataset);
+        cuplas_error_set(err, CUPLAS_ERR_NOMEM, "out of memory");
+        return NULL;
+    }
+    jobs->n++;
+    return j;
+}
+
+static void free_job(cuplas_job *j)
+{
+    free(j->file);
+    free(j->real);
+    free(j->dataset);
+    free(j->output);
+    free(j->identity);
+}
+
+void cuplas_jobs_free(cuplas_jobs *jobs)
+{
+    for (int i = 0; i < jobs->n; i++)
+        free_job(&jobs->v[i]);
+    free(jobs->v);
+    memset(jobs, 0, sizeof *jobs);
+}
+
+/* Probe shape and type, stat the file, and fill output and identity. */
+static int plan_job(cuplas_job *j, const cuplas_config *cfg, const char *output,
+                    const char *hash, cuplas_error *err)
+{
+    cuplas_h5grid g;
+    struct stat st;
+    char shape[96];
+    int rc = 0;
+
+    j->output = output ? strdup(output)
+                       : output_path(cfg->output.dir, cfg->output.name, j->file, j->dataset);
+    if (!j->output)
+        return cuplas_error_set(err, CUPLAS_ERR_NOMEM, "out of memory");
+    if (cuplas_h5_probe_grid(j->file, j->dataset, j->height, j->width, &g, &j->err) != 0)
+        return 0;   /* a failed job, not a failed plan */
+    j->H = g.H;
+    j->W = g.W;
+    j->C = g.C;
+    j->rank = g.in_rank;
+    memcpy(j->dims, g.in_dims, sizeof j->dims);
+    snprintf(j->dtype, sizeof j->dtype, "%s", g.dtype);
+    cuplas_h5grid_free(&g);
+
+    if (stat(j->file, &st) != 0)
+        memset(&st, 0, sizeof st);
+    if (j->rank == 3)
+        snprintf(shape, sizeof shape, "%" PRId64 "x%" PRId64 "x%" PRId64, j->dims[0],
+                 j->dims[1], j->dims[2]);
+    else
+        snprintf(shape, sizeof shape, "%" PRId64 "x%" PRId64 "@%" PRId64 "x%" PRId64,
+                 j->dims[0], j->dims[1], j->H, j->W);
+    size_t n = strlen(j->real) + strlen(j->dataset) + 256;
+    if (!(j->identity = malloc(n)))
+        CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
+    snprintf(j->identity, n, "%s:%s shape=%s dtype=%s size=%lld mtime=%lld.%09ld params=%s",
+             j->real, j->dataset, shape, j->dtype, (long long)st.st_size,
+             (long long)st.st_mtim.tv_sec, (long)st.st_mtim.tv_nsec, hash);
+fail:
+    return rc;
+}
+
+/* A job that failed before it could be planned further. */
+static int failed_job(cuplas_jobs *jobs, const char *file, const char *dataset, int input,
+                      int line, const cuplas_error *why, cuplas_error *err)
+{
+    cuplas_job *j = new_job(jobs, file, dataset, input, line, err);
+    if (!j)
+        return CUPLAS_ERR_NOMEM;
+    j->err = *why;
+    return 0;
+}
+
+/* Jobs of one matched file of entry `in` (index k). */
+static int add_file(cuplas_jobs *jobs, const cuplas_config *cfg, int k, const char *file,
+                    const char *hash, int *matched, int *listed, cuplas_error *err)
+{
+    const cuplas_input_spec *in = &cfg->inputs[k];
+    char **names = NULL;
+    int count = 0, rc = 0, patterns = 0;
+    cuplas_error lerr = {0};
+
+    for (int d = 0; d < in->ndatasets; d++)
+        patterns |= has_magic(in->datasets[d]);
+    /* list even for literal names: it tells an unreadable file apart once */
+    if (cuplas_h5_list_datasets(file, &names, &count, &lerr) != 0) {
+        snprintf(lerr.where, sizeof lerr.where, "%s:/", file);
+        return failed_job(jobs, file, "/", k, in->line, &lerr, err);
+    }
+    (*listed)++;
+    if (in->ndatasets == 0 && count == 0) {
+        cuplas_error_set(&lerr, CUPLAS_ERR_INPUT, "no numeric dataset of rank 2 or 3");
+        snprintf(lerr.where, sizeof lerr.where, "%s:/", file);
+        CUPLAS_TRY(failed_job(jobs, file, "/", k, in->line, &lerr, err));
+    }
+    for (int i = 0; i < count; i++) {
+        int take = in->ndatasets == 0;
+        for (int d = 0; d < in->ndatasets && patterns; d++)
+            if (has_magic(in->datasets[d]) && fnmatch(in->datasets[d], names[i], 0) == 0) {
+                matched[d]++;
+                take = 1;
+            }
+        if (!take)
+            continue;
+        cuplas_job *j = new_job(jobs, file, names[i], k, in->line, err);
+        if (!j)
+            CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
+        j->height = in->height;
+        j->width = in->width;
+        CUPLAS_TRY(plan_job(j, cfg, NULL, hash, err));
+    }
+    for (int d = 0; d < in->ndatasets; d++) {
+        if (has_magic(in->datasets[d]))
+            continue;
+        /* a literal name: a job even if missing (the probe says why) */
+        char *path = NULL;
+        if (in->datasets[d][0] != '/' && asprintf(&path, "/%s", in->datasets[d]) < 0)
+            CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
+        cuplas_job *j = new_job(jobs, file, path ? path : in->datasets[d], k, in->line, err);
+        free(path);
+        if (!j)
+            CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
+        j->height = in->height;
+        j->width = in->width;
+        CUPLAS_TRY(plan_job(j, cfg, NULL, hash, err));
+        matched[d]++;
+    }
+fail:
+    cuplas_h5_free_names(names, count);
+    return rc;
+}
+
+/* Every job of inputs[k]. */
+static int add_entry(cuplas_jobs *jobs, const cuplas_config *cfg, int k, const char *hash,
+                     cuplas_error *err)
+{
+    const cuplas_input_spec *in = &cfg->inputs[k];
+    int *matched = calloc((size_t)in->ndatasets + 1, sizeof *matched);
+    int rc = 0, nfiles = 0;
+    cuplas_error why;
+
+    if (!matched)
+        return cuplas_error_set(err, CUPLAS_ERR_NOMEM, "out of memory");
+    for (int f = 0; f < in->nfiles; f++) {
+        const char *pat = in->files[f];
+        glob_t gl;
+        int g = has_magic(pat) ? glob(pat, 0, NULL, &gl) : GLOB_NOMATCH;
+        if (g == GLOB_NOSPACE) {
+            globfree(&gl);
+            CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory expanding %s", pat);
+        }
+        if (g != 0 && has_magic(pat)) {
+            cuplas_error_clear(&why);
+            cuplas_error_set(&why, CUPLAS_ERR_INPUT, "inputs[%d].files: \"%s\" matches no file",
+                             k, pat);
+            if (in->line)
+                snprintf(why.where, sizeof why.where, "%s:%d", cfg->path, in->line);
+            CUPLAS_TRY(failed_job(jobs, pat, NULL, k, in->line, &why, err));
+            continue;
+        }
+        size_t n = g == 0 ? gl.gl_pathc : 1;
+        for (size_t i = 0; i < n && rc == 0; i++) {
+            const char *file = g == 0 ? gl.gl_pathv[i] : pat;
+            rc = add_file(jobs, cfg, k, file, hash, matched, &nfiles, err);
+        }
+        if (g == 0)
+            globfree(&gl);
+        if (rc)
+            goto fail;
+    }
+    /* a dataset pattern is a filter, but one that matched in no file at all
+       is almost surely a typo */
+    for (int d = 0; d < in->ndatasets && nfiles; d++) {
+        if (matched[d] || !has_magic(in->datasets[d]))
+            continue;
+        cuplas_error_clear(&why);
+        cuplas_error_set(&why, CUPLAS_ERR_INPUT, "inputs[%d].datasets: \"%s\" matches no "
+                         "dataset in %d file%s", k, in->datasets[d], nfiles,
+                         nfiles == 1 ? "" : "s");
+        snprintf(why.where, sizeof why.where, "%s:%s", in->files[0], in->datasets[d]);
+        CUPLAS_TRY(failed_job(jobs, in->files[0], in->datasets[d], k, in->line, &why, err));
+    }
+fail:
+    free(matched);
+    return rc;
+}
+
+/* ------------------------------------------------------ dedup and order */
+
+static int cmp_str0(const char *a, const char *b)
+{
+    return strcmp(a ? a : "", b ? b : "");
+}
+
+static int cmp_identity(const void *pa, const void *pb)
+{
+    const cuplas_job *a = pa, *b = pb;
+    int c = strcmp(a->real, b->real);
+    if (!c)
+        c = cmp_str0(a->dataset, b->dataset);
+    if (!c)
+        c = (a->input > b->input) - (a->input < b->input);
+    return c;
+}
+
+/* Largest grid first; the order is total, so every run plans the same. */
+static int cmp_order(const void *pa, const void *pb)
+{
+    const cuplas_job *a = pa, *b = pb;
+    int64_t sa = a->err.code ? -1 : a->H * a->W * a->C;
+    int64_t sb = b->err.code ? -1 : b->H * b->W * b->C;
+    int c = (sa < sb) - (sa > sb);
+    if (!c)
+        c = strcmp(a->file, b->file);
+    if (!c)
+        c = cmp_str0(a->dataset, b->dataset);
+    if (!c)
+        c = (a->input > b->input) - (a->input < b->input);
+    return c;
+}
+
+static int cmp_output(const void *pa, const void *pb)
+{
+    const cuplas_job *a = *(cuplas_job *const *)pa, *b = *(cuplas_job *const *)pb;
+    return strcmp(a->output, b->output);
+}
+
+/* Same file (by canonical path) and dataset twice: keep the first entry's. */
+static void dedup(cuplas_jobs *jobs)
+{
+    int w = 0;
+    if (jobs->n < 2)
+        return;
+    qsort(jobs->v, (size_t)jobs->n, sizeof *jobs->v, cmp_identity);
+    for (int i = 0; i < jobs->n; i++) {
+        if (w > 0 && jobs->v[i].dataset && !strcmp(jobs->v[w - 1].real, jobs->v[i].real) &&
+            !cmp_str0(jobs->v[w - 1].dataset, jobs->v[i].dataset)) {
+            free_job(&jobs->v[i]);
+            continue;
+        }
+        jobs->v[w++] = jobs->v[i];
+    }
+    jobs->n = w;
+}
+
+static int check_collisions(const cuplas_jobs *jobs, cuplas_error *err)
+{
+    const cuplas_job **by = malloc((size_t)jobs->n * sizeof *by + 1);
+    int n = 0, rc = 0;
+
+    if (!by)
+        return cuplas_error_set(err, CUPLAS_ERR_NOMEM, "out of memory");
+    for (int i = 0; i < jobs->n; i++)
+        if (jobs->v[i].output)
+            by[n++] = &jobs->v[i];
+    qsort(by, (size_t)n, sizeof *by, cmp_output);
+    for (int i = 1; i < n; i++) {
+        const cuplas_job *a = by[i - 1], *b = by[i];
+        if (strcmp(a->output, b->output))
+            continue;
+        if (a->line && jobs->config_path[0])
+            cuplas_error_where(err, "%s:%d", jobs->config_path, a->line);
+        CUPLAS_FAIL(err, CUPLAS_ERR_USAGE, "output.name: %s:%s and %s:%s both map to %s "
+                    "(make output.name tell them apart)", a->file, a->dataset, b->file,
+                    b->dataset, a->output);
+    }
+fail:
+    free(by);
+    return rc;
+}
+
+/* ------------------------------------------------------------ public API */
+
+int cuplas_jobs_build(cuplas_jobs *jobs, const cuplas_config *cfg, cuplas_error *err)
+{
+    char hash[17];
+    int rc = 0;
+
+    memset(jobs, 0, sizeof *jobs);
+    jobs->config_path = cfg->path ? cfg->path : "";
+    config_hash(cfg, hash);
+    for (int k = 0; k < cfg->ninputs; k++)
+        CUPLAS_TRY(add_entry(jobs, cfg, k, hash, err));
+    dedup(jobs);
+    CUPLAS_TRY(check_collisions(jobs, err));
+    if (jobs->n > 1)
+        qsort(jobs->v, (size_t)jobs->n, sizeof *jobs->v, cmp_order);
+fail:
+    return rc;
+}
+
+int cuplas_jobs_add_one(cuplas_jobs *jobs, const cuplas_config *cfg, const char *file,
+                        const char *dataset, int64_t height, int64_t width,
+                        const char *output, cuplas_error *err)
+{
+    char hash[17];
+    cuplas_job *j;
+
+    if (!jobs->config_path)
+        jobs->config_path = "";
+    config_hash(cfg, hash);
+    if (!(j = new_job(jobs, file, dataset, -1, 0, err)))
+        return CUPLAS_ERR_NOMEM;
+    j->height = height;
+    j->width = width;
+    return plan_job(j, cfg, output, hash, err);
+}
+
+int cuplas_job_channels(const cuplas_config *cfg, int64_t C, int **use, int *nuse,
+                        cuplas_error *err)
+{
+    const cuplas_channel_opts *ch = &cfg->channels;
+    int n = ch->use ? ch->nuse : (int)C, rc = 0;
+
+    *use = NULL;
+    *nuse = 0;
+    if (n <= 0)
+        CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "no channels to sort by");
+    for (int k = 0; ch->use && k < n; k++)
+        if (ch->use[k] >= C)
+            CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "channels.use: channel %d does not exist "
+                        "(the data has C = %lld channels)", ch->use[k], (long long)C);
+    if (ch->nweights && ch->nweights != n)
+        CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "channels.weights: %d weight%s for %d used "
+                    "channel%s", ch->nweights, ch->nweights == 1 ? "" : "s", n,
+                    n == 1 ? "" : "s");
+    if (!(*use = malloc((size_t)n * sizeof **use)))
+        CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
+    for (int k = 0; k < n; k++)
+        (*use)[k] = ch->use ? ch->use[k] : k;
+    *nuse = n;
+fail:
+    return rc;
+}
+
+const char *cuplas_job_error_line(const cuplas_jobs *jobs, const cuplas_job *job,
+                                  const cuplas_error *e, char *buf, size_t size)
+{
+    char where[1200], at[600] = "";
+    const char *cfgp = jobs && jobs->config_path ? jobs->config_path : "";
+
+    if (!job->dataset) {
+        /* an entry-level failure already points at the config line */
+        snprintf(buf, size, "%s: %s", e->where[0] ? e->where : job->file, e->msg);
+        return buf;
+    }
+    /* the input's own context ("file:/dataset", set by h5io) is the best
+       anchor; an output-side context is shown after it */
+    size_t fl = strlen(job->file);
+    if (e->where[0] && !strncmp(e->where, job->file, fl) && e->where[fl] == ':')
+        snprintf(where, sizeof where, "%s", e->where);
+    else if (e->where[0])
+        snprintf(where, sizeof where, "%s:%s -> %s", job->file, job->dataset, e->where);
+    else
+        snprintf(where, sizeof where, "%s:%s", job->file, job->dataset);
+    if (job->line && cfgp[0])
+        snprintf(at, sizeof at, " [%s:%d]", cfgp, job->line);
+    snprintf(buf, size, "%s: %s%s", where, e->msg, at);
+    return buf;
+}

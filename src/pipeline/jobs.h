@@ -1,0 +1,80 @@
+/*
+ * jobs.h - the job list of a batch: one job per (input file, dataset).
+ *
+ * Built from the config's inputs[] (globs, then dataset names or
+ * patterns), probed for shape and type, deduplicated, given an output
+ * path and a resume identity, and ordered largest grid first. A bad input
+ * never stops the list from being built: it becomes a job that already
+ * carries its error, so every other job still runs.
+ */
+#ifndef CUPLAS_JOBS_H
+#define CUPLAS_JOBS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "config/config.h"
+#include "util/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct cuplas_job {
+    char *file;          /* input file as matched (for a no-match: the pattern) */
+    char *real;          /* its canonical path (dedup, identity)               */
+    char *dataset;       /* "/a/b"; "/" for a whole-file failure; NULL for an
+                            entry-level failure (a pattern that matched nothing) */
+    int input;           /* index into cfg->inputs, -1 for `cuplas sort`        */
+    int line;            /* config line of that entry, 0 = none                 */
+    int64_t height, width; /* (N, C) shape hints of the entry                   */
+    char *output;        /* result file; NULL when there can be none            */
+    char *identity;      /* resume key; NULL when the input could not be probed */
+    /* from the probe (valid when err.code == 0) */
+    int64_t H, W, C;
+    int rank;
+    int64_t dims[3];
+    char dtype[16];
+    cuplas_error err;    /* code != 0: failed while planning (bad input)       */
+} cuplas_job;
+
+typedef struct cuplas_jobs {
+    cuplas_job *v;
+    int n, cap;
+    const char *config_path; /* for "[cfg.yaml:LINE]" in messages, "" = none */
+} cuplas_jobs;
+
+/*
+ * Build the whole list from cfg. Returns 0 even when jobs failed (they
+ * carry their errors); nonzero only for config errors that stop the run
+ * before anything happens (two jobs writing one output: CUPLAS_ERR_USAGE)
+ * or for running out of memory. All HDF5 calls here come from the caller's
+ * thread: call it before starting workers.
+ */
+int cuplas_jobs_build(cuplas_jobs *jobs, const cuplas_config *cfg, cuplas_error *err);
+
+/* One job without inputs[] (`cuplas sort`): output is the exact path. */
+int cuplas_jobs_add_one(cuplas_jobs *jobs, const cuplas_config *cfg, const char *file,
+                        const char *dataset, int64_t height, int64_t width,
+                        const char *output, cuplas_error *err);
+
+void cuplas_jobs_free(cuplas_jobs *jobs);
+
+/* The channels that drive the sort of a C-channel grid: channels.use (or
+ * all) checked against C, and channels.weights checked against their
+ * count. *use is malloc'd. Errors are CUPLAS_ERR_INPUT (a job failure). */
+int cuplas_job_channels(const cuplas_config *cfg, int64_t C, int **use, int *nuse,
+                        cuplas_error *err);
+
+/* The one-line description of a job failure, without the "cuplas: error: "
+ * prefix:  "file:/dataset: msg [cfg.yaml:LINE]". */
+const char *cuplas_job_error_line(const cuplas_jobs *jobs, const cuplas_job *job,
+                                  const cuplas_error *e, char *buf, size_t size);
+
+/* FNV-1a 64 of a string, as 16 hex digits in out[17]. */
+void cuplas_fnv1a_hex(const char *s, char out[17]);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

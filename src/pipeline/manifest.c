@@ -1,0 +1,602 @@
+/*
+ * manifest.c - build, write, read and merge run manifests (manifest.h).
+ *
+ * Design fact: a manifest is written after the workers stopped, from the
+ * runner's result records, so it never races with a job; it is published
+ * like an output (temp file, fsync, rename), so a task killed while
+ * writing it leaves the previous manifest of that shard intact.
+ */
+#define _GNU_SOURCE /* strdup, strndup */
+#include "cuplas_build.h"
+#include "util/fsutil.h"
+#include "pipeline/manifest.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "io/h5io.h"
+#include "util/json.h"
+
+#define LINE_LEN 2048
+
+static const char *const slurm_vars[5] = {
+    "SLURM_JOB_ID", "SLURM_ARRAY_JOB_ID", "SLURM_ARRAY_TASK_ID", "SLURM_RESTART_COUNT",
+    "SLURMD_NODENAME",
+};
+static const char *const slurm_keys[5] = {
+    "job_id", "array_job_id", "array_task_id", "restart_count", "node",
+};
+
+/* ---------------------------------------------------------------- helpers */
+
+static double wall_now(char iso[40])
+{
+    struct timespec ts;
+    struct tm tm;
+    char date[32];
+    clock_gettime(CLOCK_REALTIME, &ts);
+    gmtime_r(&ts.tv_sec, &tm);
+    strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%S", &tm);
+    snprintf(iso, 40, "%.24s.%03dZ", date, (int)(ts.tv_nsec / 1000000));
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static char *dup0(const char *s)
+{
+    return s ? strdup(s) : NULL;
+}
+
+/* strdup that reports failure for non-NULL input only. */
+static int dup_into(char **dst, const char *s)
+{
+    *dst = dup0(s);
+    return s && !*dst ? -1 : 0;
+}
+
+static cuplas_manifest_entry *new_entry(cuplas_manifest *m)
+{
+    if (m->n == m->cap) {
+        int cap = m->cap ? 2 * m->cap : 16;
+        cuplas_manifest_entry *v = realloc(m->v, (size_t)cap * sizeof *v);
+        if (!v)
+            return NULL;
+        m->v = v;
+        m->cap = cap;
+    }
+    cuplas_manifest_entry *e = &m->v[m->n++];
+    memset(e, 0, sizeof *e);
+    e->and_before = e->and_after = NAN;
+    return e;
+}
+
+
+/* ------------------------------------------------------------- building */
+
+int cuplas_manifest_begin(cuplas_manifest *m, const char *config, const cuplas_shard *shard,
+                          cuplas_error *err)
+{
+    char host[256] = "";
+    int rc = 0;
+
+    memset(m, 0, sizeof *m);
+    if (gethostname(host, sizeof host - 1) != 0)
+        snprintf(host, sizeof host, "unknown");
+    m->start_unix = wall_now(m->start_time);
+    m->shard = *shard;
+    m->pid = (int)getpid();
+    m->exit_code = -1;
+    if (dup_into(&m->version, PACKAGE_VERSION) || dup_into(&m->host, host) ||
+        dup_into(&m->config, config))
+        CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
+    for (int k = 0; k < 5; k++) {
+        const char *v = getenv(slurm_vars[k]);
+        if (v && *v && !(m->slurm[k] = strdup(v)))
+            CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
+    }
+    return 0;
+fail:
+    cuplas_manifest_free(m);
+    return rc;
+}
+
+int cuplas_manifest_add_results(cuplas_manifest *m, const cuplas_jobs *jobs,
+                                const cuplas_job_result *results, const cuplas_worker *workers,
+                                cuplas_error *err)
+{
+    char line[LINE_LEN], device[256], backend[8];
+    int rc = 0;
+
+    for (int i = 0; i < jobs->n; i++) {
+        const cuplas_job *j = &jobs->v[i];
+        const cuplas_job_result *r = &results[i];
+        cuplas_manifest_entry *e = new_entry(m);
+        const char *dev = r->worker >= 0 ? workers[r->worker].name : NULL;
+
+        if (!e)
+            CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
+        snprintf(e->status, sizeof e->status, "%s", cuplas_job_state_name(r->state));
+        if (r->state == CUPLAS_JOB_FAILED || r->state == CUPLAS_JOB_CANCELLED)
+            cuplas_job_error_line(jobs, j, &r->err, line, sizeof line);
+        if (r->state == CUPLAS_JOB_DONE) {
+            e->and_before = r->and_before;
+            e->and_after = r->and_after;
+            snprintf(e->backend, sizeof e->backend, "%s", r->backend);
+        } else if (r->state == CUPLAS_JOB_SKIPPED &&
+                   cuplas_h5_output_metrics(j->output, j->dataset, &e->and_before,
+                                            &e->and_after, backend, sizeof backend, device,
+                                            sizeof device) == 0) {
+            /* the metrics of the output that made this job unnecessary */
+            snprintf(e->backend, sizeof e->backend, "%s", backend);
+            dev = device;
+        }
+        if (r->state != CUPLAS_JOB_DONE && r->state != CUPLAS_JOB_SKIPPED &&
+            r->state != CUPLAS_JOB_CANCELLED)
+            dev = NULL;
+        e->read_s = r->read_s;
+        e->prep_s = r->prep_s;
+        e->sort_s = r->sort_s;
+        e->write_s = r->write_s;
+        e->total_s = r->total_s;
+        if (!j->err.code) {
+            e->shape[0] = j->H;
+            e->shape[1] = j->W;
+            e->shape[2] = j->C;
+            snprintf(e->dtype, sizeof e->dtype, "%s", j->dtype);
+        }
+        if (dup_into(&e->input, j->file) || dup_into(&e->dataset, j->dataset) ||
+            dup_into(&e->output, j->output) || dup_into(&e->device, dev && *dev ? dev : NULL) ||
+            dup_into(&e->error, r->state == CUPLAS_JOB_FAILED ||
+                                        r->state == CUPLAS_JOB_CANCELLED ? line : NULL))
+            CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
+    }
+fail:
+    return rc;
+}
+
+void cuplas_manifest_finish(cuplas_manifest *m, int exit_code, int interrupted)
+{
+    m->end_unix = wall_now(m->end_time);
+    m->exit_code = exit_code;
+    m->interrupted = interrupted != 0;
+}
+
+char *cuplas_manifest_path(const char *dir, const cuplas_shard *shard)
+{
+    char name[64], *p = NULL;
+    const char *d = dir && *dir ? dir : ".";
+
+    if (shard->count > 0)
+        snprintf(name, sizeof name, "cuplas-manifest.%d-of-%d.json", shard->index,
+                 shard->count);
+    else
+        snprintf(name, sizeof name, "cuplas-manifest.json");
+    if (asprintf(&p, "%s%s%s", d, d[strlen(d) - 1] == '/' ? "" : "/", name) < 0)
+        return NULL;
+    return p;
+}
+
+/* -------------------------------------------------------------- writing */
+
+static void key(FILE *f, const char *k, int first)
+{
+    fputs(first ? "" : ", ", f);
+    cuplas_json_write_str(f, k);
+    fputs(": ", f);
+}
+
+static void print_entry(FILE *f, const cuplas_manifest_entry *e)
+{
+    fputs("    {", f);
+    key(f, "input", 1), cuplas_json_write_str(f, e->input);
+    key(f, "dataset", 0), cuplas_json_write_str(f, e->dataset);
+    key(f, "output", 0), cuplas_json_write_str(f, e->output);
+    key(f, "status", 0), cuplas_json_write_str(f, e->status);
+    key(f, "error", 0), cuplas_json_write_str(f, e->error);
+    fputs(",\n     ", f);
+    key(f, "and_before", 1), cuplas_json_write_num(f, e->and_before);
+    key(f, "and_after", 0), cuplas_json_write_num(f, e->and_after);
+    key(f, "read_s", 0), cuplas_json_write_num(f, e->read_s);
+    key(f, "prep_s", 0), cuplas_json_write_num(f, e->prep_s);
+    key(f, "sort_s", 0), cuplas_json_write_num(f, e->sort_s);
+    key(f, "write_s", 0), cuplas_json_write_num(f, e->write_s);
+    key(f, "total_s", 0), cuplas_json_write_num(f, e->total_s);
+    fputs(",\n     ", f);
+    key(f, "backend", 1), cuplas_json_write_str(f, e->backend[0] ? e->backend : NULL);
+    key(f, "device", 0), cuplas_json_write_str(f, e->device);
+    key(f, "shape", 0);
+    if (e->shape[0] > 0)
+        fprintf(f, "[%lld, %lld, %lld]", (long long)e->shape[0], (long long)e->shape[1],
+                (long long)e->shape[2]);
+    else
+        fputs("null", f);
+    key(f, "dtype", 0), cuplas_json_write_str(f, e->dtype[0] ? e->dtype : NULL);
+    fputs("}", f);
+}
+
+void cuplas_manifest_print(FILE *f, const cuplas_manifest *m)
+{
+    int n[5] = {0};
+    double sort_s = 0;
+    static const char *const names[5] = {"pending", "done", "skipped", "failed", "cancelled"};
+
+    for (int i = 0; i < m->n; i++) {
+        for (int k = 0; k < 5; k++)
+            n[k] += !strcmp(m->v[i].status, names[k]);
+        if (!strcmp(m->v[i].status, "done"))
+            sort_s += m->v[i].sort_s;
+    }
+    fprintf(f, "{\n  \"format\": \"cuplas-manifest\", \"format_version\": %d,\n",
+            CUPLAS_MANIFEST_FORMAT_VERSION);
+    fputs("  \"cuplas_version\": ", f), cuplas_json_write_str(f, m->version);
+    fputs(", \"host\": ", f), cuplas_json_write_str(f, m->host);
+    fprintf(f, ", \"pid\": %d,\n  \"config\": ", m->pid), cuplas_json_write_str(f, m->config);
+    fputs(",\n  \"start_time\": ", f), cuplas_json_write_str(f, m->start_time);
+    fputs(", \"end_time\": ", f), cuplas_json_write_str(f, m->end_time);
+    fputs(",\n  \"start_unix\": ", f), cuplas_json_write_num(f, m->start_unix);
+    fputs(", \"end_unix\": ", f), cuplas_json_write_num(f, m->end_unix);
+    if (m->shard.count > 0)
+        fprintf(f, ",\n  \"shard\": {\"index\": %d, \"count\": %d}", m->shard.index,
+                m->shard.count);
+    else
+        fputs(",\n  \"shard\": null", f);
+    fputs(",\n  \"slurm\": {", f);
+    for (int k = 0; k < 5; k++)
+        key(f, slurm_keys[k], k == 0), cuplas_json_write_str(f, m->slurm[k]);
+    fprintf(f, "},\n  \"exit_code\": %d, \"interrupted\": %s,\n", m->exit_code,
+            m->interrupted ? "true" : "false");
+    fprintf(f, "  \"totals\": {\"jobs\": %d, \"done\": %d, \"skipped\": %d, \"failed\": %d, "
+            "\"cancelled\": %d, \"pending\": %d, \"sort_s\": ", m->n, n[1], n[2], n[3], n[4],
+            n[0]);
+    cuplas_json_write_num(f, sort_s);
+    fputs(", \"wall_s\": ", f);
+    cuplas_json_write_num(f, m->end_unix - m->start_unix);
+    fputs("},\n  \"datasets\": [", f);
+    for (int i = 0; i < m->n; i++) {
+        fputs(i ? ",\n" : "\n", f);
+        print_entry(f, &m->v[i]);
+    }
+    fputs(m->n ? "\n  ]\n}\n" : "]\n}\n", f);
+}
+
+int cuplas_manifest_write(const cuplas_manifest *m, const char *path, cuplas_error *err)
+{
+    char *tmp = NULL, *dir = NULL;
+    const char *slash = strrchr(path, '/');
+    FILE *f = NULL;
+    int rc = 0;
+
+    if (slash && slash != path) {
+        if (!(dir = strndup(path, (size_t)(slash - path))))
+            CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
+        CUPLAS_TRY(cuplas_mkdir_p(dir, err));
+    }
+    if (!(tmp = cuplas_tmp_create(path, err))) {
+        rc = err->code ? (int)err->code : CUPLAS_ERR_OUTPUT;
+        goto fail;
+    }
+    if (!(f = fopen(tmp, "w")))
+        CUPLAS_FAIL(err, CUPLAS_ERR_OUTPUT, "cannot write %s: %s", tmp, strerror(errno));
+    cuplas_manifest_print(f, m);
+    int bad = ferror(f);
+    if (fclose(f) != 0 || bad) {
+        f = NULL;
+        CUPLAS_FAIL(err, CUPLAS_ERR_OUTPUT, "cannot write %s: %s", tmp, strerror(errno));
+    }
+    f = NULL;
+    CUPLAS_TRY(cuplas_tmp_publish(tmp, path, 1, err));
+    free(tmp);
+    tmp = NULL;
+fail:
+    if (f)
+        fclose(f);
+    if (tmp) {
+        unlink(tmp);
+        free(tmp);
+    }
+    free(dir);
+    if (rc)
+        cuplas_error_where(err, "%s", path);
+    return rc;
+}
+
+/* -------------------------------------------------------------- reading */
+
+static char *slurp(const char *path, size_t *len, cuplas_error *err)
+{
+    FILE *f = fopen(path, "rb");
+    char *buf = NULL;
+    size_t n = 0, cap = 0;
+
+    if (!f) {
+        cuplas_error_set(err, CUPLAS_ERR_INPUT, "cannot open: %s", strerror(errno));
+        return NULL;
+    }
+    for (;;) {
+        if (cap - n < 4096) {
+            char *p = realloc(buf, cap = cap ? 2 * cap : 65536);
+            if (!p) {
+                free(buf);
+                fclose(f);
+                cuplas_error_set(err, CUPLAS_ERR_NOMEM, "out of memory");
+                return NULL;
+            }
+            buf = p;
+        }
+        size_t k = fread(buf + n, 1, cap - n - 1, f);
+        n += k;
+        if (k == 0)
+            break;
+    }
+    fclose(f);
+    buf[n] = '\0';
+    *len = n;
+    return buf;
+}
+
+static double num_or_nan(const cuplas_json *o, const char *k)
+{
+    return cuplas_json_get_num(o, k, NAN);
+}
+
+static int read_entry(const cuplas_json *o, cuplas_manifest_entry *e)
+{
+    const cuplas_json *shape = cuplas_json_get(o, "shape");
+
+    if (!o || o->type != CUPLAS_JSON_OBJECT || !cuplas_json_get_str(o, "input", NULL) ||
+        !cuplas_json_get_str(o, "status", NULL))
+        return 1;
+    snprintf(e->status, sizeof e->status, "%s", cuplas_json_get_str(o, "status", ""));
+    snprintf(e->backend, sizeof e->backend, "%s", cuplas_json_get_str(o, "backend", ""));
+    snprintf(e->dtype, sizeof e->dtype, "%s", cuplas_json_get_str(o, "dtype", ""));
+    e->and_before = num_or_nan(o, "and_before");
+    e->and_after = num_or_nan(o, "and_after");
+    e->read_s = cuplas_json_get_num(o, "read_s", 0);
+    e->prep_s = cuplas_json_get_num(o, "prep_s", 0);
+    e->sort_s = cuplas_json_get_num(o, "sort_s", 0);
+    e->write_s = cuplas_json_get_num(o, "write_s", 0);
+    e->total_s = cuplas_json_get_num(o, "total_s", 0);
+    if (shape && shape->type == CUPLAS_JSON_ARRAY && shape->n == 3)
+        for (int k = 0; k < 3; k++)
+            e->shape[k] = (int64_t)shape->items[k].number;
+    if (dup_into(&e->input, cuplas_json_get_str(o, "input", NULL)) ||
+        dup_into(&e->dataset, cuplas_json_get_str(o, "dataset", NULL)) ||
+        dup_into(&e->output, cuplas_json_get_str(o, "output", NULL)) ||
+        dup_into(&e->error, cuplas_json_get_str(o, "error", NULL)) ||
+        dup_into(&e->device, cuplas_json_get_str(o, "device", NULL)))
+        return -1;
+    return 0;
+}
+
+int cuplas_manifest_read(const char *path, cuplas_manifest *m, cuplas_error *err)
+{
+    cuplas_json *doc = NULL;
+    const cuplas_json *shard, *slurm, *list;
+    size_t len = 0;
+    char *text = NULL;
+    int rc = 0;
+
+    memset(m, 0, sizeof *m);
+    if (!(text = slurp(path, &len, err)))
+        CUPLAS_TRY(err->code ? (int)err->code : CUPLAS_ERR_INPUT);
+    CUPLAS_TRY(cuplas_json_parse(text, len, &doc, err));
+    if (strcmp(cuplas_json_get_str(doc, "format", ""), "cuplas-manifest"))
+        CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "not a cuplas manifest (no \"format\": "
+                    "\"cuplas-manifest\")");
+    if (cuplas_json_get_num(doc, "format_version", 0) != CUPLAS_MANIFEST_FORMAT_VERSION)
+        CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "manifest format_version %g (this cuplas reads %d)",
+                    cuplas_json_get_num(doc, "format_version", 0),
+                    CUPLAS_MANIFEST_FORMAT_VERSION);
+    if (dup_into(&m->path, path) ||
+        dup_into(&m->version, cuplas_json_get_str(doc, "cuplas_version", NULL)) ||
+        dup_into(&m->host, cuplas_json_get_str(doc, "host", NULL)) ||
+        dup_into(&m->config, cuplas_json_get_str(doc, "config", NULL)))
+        CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
+    snprintf(m->start_time, sizeof m->start_time, "%s",
+             cuplas_json_get_str(doc, "start_time", ""));
+    snprintf(m->end_time, sizeof m->end_time, "%s", cuplas_json_get_str(doc, "end_time", ""));
+    m->start_unix = cuplas_json_get_num(doc, "start_unix", 0);
+    m->end_unix = cuplas_json_get_num(doc, "end_unix", 0);
+    m->pid = (int)cuplas_json_get_num(doc, "pid", 0);
+    m->exit_code = (int)cuplas_json_get_num(doc, "exit_code", -1);
+    const cuplas_json *intr = cuplas_json_get(doc, "interrupted");
+    m->interrupted = intr && intr->type == CUPLAS_JSON_BOOL && intr->boolean;
+    if ((shard = cuplas_json_get(doc, "shard")) && shard->type == CUPLAS_JSON_OBJECT) {
+        m->shard.index = (int)cuplas_json_get_num(shard, "index", -1);
+        m->shard.count = (int)cuplas_json_get_num(shard, "count", 0);
+        if (m->shard.count < 1 || m->shard.index < 0 || m->shard.index >= m->shard.count)
+            CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "bad \"shard\" (index %d, count %d)",
+                        m->shard.index, m->shard.count);
+    }
+    slurm = cuplas_json_get(doc, "slurm");
+    for (int k = 0; k < 5; k++)
+        if (dup_into(&m->slurm[k], cuplas_json_get_str(slurm, slurm_keys[k], NULL)))
+            CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
+    if (!(list = cuplas_json_get(doc, "datasets")) || list->type != CUPLAS_JSON_ARRAY)
+        CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "no \"datasets\" array");
+    for (int i = 0; i < list->n; i++) {
+        cuplas_manifest_entry *e = new_entry(m);
+        int r = e ? read_entry(&list->items[i], e) : -1;
+        if (r < 0)
+            CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
+        if (r > 0)
+            CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "datasets[%d]: needs \"input\" and \"status\"",
+                        i);
+    }
+    cuplas_json_free(doc);
+    free(text);
+    return 0;
+fail:
+    cuplas_json_free(doc);
+    free(text);
+    cuplas_manifest_free(m);
+    cuplas_error_where(err, "%s", path);
+    return rc;
+}
+
+void cuplas_manifest_free(cuplas_manifest *m)
+{
+    for (int i = 0; i < m->n; i++) {
+        cuplas_manifest_entry *e = &m->v[i];
+        free(e->input);
+        free(e->dataset);
+        free(e->output);
+        free(e->error);
+        free(e->device);
+    }
+    free(m->v);
+    free(m->path);
+    free(m->version);
+    free(m->host);
+    free(m->config);
+    for (int k = 0; k < 5; k++)
+        free(m->slurm[k]);
+    memset(m, 0, sizeof *m);
+}
+
+/* -------------------------------------------------------------- merging */
+
+/* Later first: end time, then start time, then path (a total order). */
+static int newer(const cuplas_manifest *a, const cuplas_manifest *b)
+{
+    if (a->end_unix != b->end_unix)
+        return a->end_unix > b->end_unix;
+    if (a->start_unix != b->start_unix)
+        return a->start_unix > b->start_unix;
+    return strcmp(a->path ? a->path : "", b->path ? b->path : "") > 0;
+}
+
+static int cmp_merged(const void *pa, const void *pb)
+{
+    const cuplas_merged_entry *a = pa, *b = pb;
+    int c = strcmp(a->e->input, b->e->input);
+    if (!c)
+        c = strcmp(a->e->dataset ? a->e->dataset : "", b->e->dataset ? b->e->dataset : "");
+    if (!c)   /* the winner of a key sorts first */
+        c = newer(b->from, a->from) - newer(a->from, b->from);
+    return c;
+}
+
+static int same_key(const cuplas_manifest_entry *a, const cuplas_manifest_entry *b)
+{
+    return !strcmp(a->input, b->input) &&
+           !strcmp(a->dataset ? a->dataset : "", b->dataset ? b->dataset : "");
+}
+
+int cuplas_manifest_merge(const cuplas_manifest *ms, int n, cuplas_merged *out,
+                          cuplas_error *err)
+{
+    cuplas_merged_entry *all = NULL;
+    int total = 0, k = 0, rc = 0;
+    double first = 0, last = 0, sum_b = 0, sum_a = 0;
+
+    memset(out, 0, sizeof *out);
+    if (!(out->used = malloc((size_t)n * sizeof *out->used + 1)))
+        CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
+    /* one manifest per shard: the newest (a requeued task rewrites its own) */
+    for (int i = 0; i < n; i++) {
+        int dup = -1;
+        for (int u = 0; u < out->nused; u++)
+            if (out->used[u]->shard.index == ms[i].shard.index &&
+                out->used[u]->shard.count == ms[i].shard.count)
+                dup = u;
+        if (dup < 0) {
+            out->used[out->nused++] = &ms[i];
+            continue;
+        }
+        out->nsuperseded++;
+        if (newer(&ms[i], out->used[dup]))
+            out->used[dup] = &ms[i];
+    }
+    /* shards of a count that left no manifest (a task died before writing) */
+    for (int u = 0; u < out->nused; u++) {
+        int count = out->used[u]->shard.count, seen = 0;
+        for (int v = 0; v < u; v++)
+            seen |= out->used[v]->shard.count == count;
+        for (int s = 0; s < count && !seen; s++) {
+            int have = 0;
+            for (int v = 0; v < out->nused; v++)
+                have |= out->used[v]->shard.count == count && out->used[v]->shard.index == s;
+            if (have)
+                continue;
+            cuplas_shard *p = realloc(out->missing, (size_t)(out->nmissing + 1) * sizeof *p);
+            if (!p)
+                CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
+            out->missing = p;
+            out->missing[out->nmissing].index = s;
+            out->missing[out->nmissing++].count = count;
+        }
+    }
+    for (int u = 0; u < out->nused; u++) {
+        const cuplas_manifest *m = out->used[u];
+        total += m->n;
+        if (u == 0 || m->start_unix < first)
+            first = m->start_unix;
+        if (u == 0 || m->end_unix > last)
+            last = m->end_unix;
+    }
+    out->span_s = out->nused ? last - first : 0;
+    if (!(all = malloc((size_t)total * sizeof *all + 1)) ||
+        !(out->v = malloc((size_t)total * sizeof *out->v + 1)))
+        CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
+    for (int u = 0; u < out->nused; u++)
+        for (int i = 0; i < out->used[u]->n; i++) {
+            all[k].e = &out->used[u]->v[i];
+            all[k++].from = out->used[u];
+        }
+    qsort(all, (size_t)total, sizeof *all, cmp_merged);
+    for (int i = 0; i < total;) {
+        int j = i, pick = i;
+        while (j < total && same_key(all[i].e, all[j].e))
+            j++;
+        /* newest first within [i, j): a skip says the earlier result stands */
+        if (!strcmp(all[i].e->status, "skipped"))
+            for (int t = i + 1; t < j; t++)
+                if (!strcmp(all[t].e->status, "done")) {
+                    pick = t;
+                    break;
+                }
+        out->v[out->n++] = all[pick];
+        i = j;
+    }
+    for (int i = 0; i < out->n; i++) {
+        const cuplas_manifest_entry *e = out->v[i].e;
+        if (!strcmp(e->status, "done")) {
+            out->done++;
+            out->sort_s += e->sort_s;
+        } else if (!strcmp(e->status, "skipped")) {
+            out->skipped++;
+        } else if (!strcmp(e->status, "failed")) {
+            out->failed++;
+        } else if (!strcmp(e->status, "cancelled")) {
+            out->cancelled++;
+        } else {
+            out->pending++;
+        }
+        if ((!strcmp(e->status, "done") || !strcmp(e->status, "skipped")) &&
+            isfinite(e->and_before) && isfinite(e->and_after)) {
+            sum_b += e->and_before;
+            sum_a += e->and_after;
+            out->and_count++;
+        }
+    }
+    out->and_before_mean = out->and_count ? sum_b / out->and_count : NAN;
+    out->and_after_mean = out->and_count ? sum_a / out->and_count : NAN;
+fail:
+    free(all);
+    if (rc)
+        cuplas_merged_free(out);
+    return rc;
+}
+
+void cuplas_merged_free(cuplas_merged *mg)
+{
+    free(mg->used);
+    free(mg->v);
+    free(mg->missing);
+    memset(mg, 0, sizeof *mg);
+}

@@ -1,0 +1,124 @@
+/*
+ * manifest.h - what one `cuplas run` did, as a JSON file in the output
+ * folder, and how `cuplas report` merges many of them.
+ *
+ * One manifest per shard: cuplas-manifest.I-of-N.json (or
+ * cuplas-manifest.json unsharded), published atomically at the end of
+ * every run that reached the runner, including an interrupted one. The
+ * format is documented in README.md ("SLURM") and versioned by
+ * "format_version".
+ */
+#ifndef CUPLAS_MANIFEST_H
+#define CUPLAS_MANIFEST_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "util/error.h"
+#include "pipeline/jobs.h"
+#include "pipeline/runner.h"
+#include "pipeline/shard.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CUPLAS_MANIFEST_FORMAT_VERSION 1
+
+typedef struct cuplas_manifest_entry {
+    char *input;              /* input file as the config matched it         */
+    char *dataset;            /* "/a/b", "/" (whole file), NULL (no match)    */
+    char *output;             /* NULL when there can be none                  */
+    char status[12];          /* done skipped failed cancelled pending        */
+    char *error;              /* one line, NULL unless failed/cancelled       */
+    double and_before, and_after;   /* NAN = unknown                          */
+    double read_s, prep_s, sort_s, write_s, total_s;
+    char backend[8];          /* "cpu", "gpu" or ""                           */
+    char *device;             /* device name or NULL                          */
+    int64_t shape[3];         /* H, W, C; all 0 = unknown                     */
+    char dtype[16];
+} cuplas_manifest_entry;
+
+typedef struct cuplas_manifest {
+    char *path;               /* where it was read from (report), or NULL     */
+    char *version, *host, *config;
+    char start_time[40], end_time[40];   /* ISO 8601 UTC                      */
+    double start_unix, end_unix;         /* seconds since the epoch           */
+    cuplas_shard shard;
+    /* SLURM_JOB_ID, SLURM_ARRAY_JOB_ID, SLURM_ARRAY_TASK_ID,
+       SLURM_RESTART_COUNT, SLURMD_NODENAME; NULL when unset */
+    char *slurm[5];
+    int pid;
+    int exit_code;
+    int interrupted;
+    cuplas_manifest_entry *v;
+    int n, cap;
+} cuplas_manifest;
+
+/* Run info of this process: version, host, pid, start time, shard, SLURM
+ * environment. end time and exit code are set by cuplas_manifest_finish. */
+int cuplas_manifest_begin(cuplas_manifest *m, const char *config, const cuplas_shard *shard,
+                          cuplas_error *err);
+
+/* One entry per job from the runner's result records. For a skipped job
+ * the metrics are read back from its complete output (HDF5 calls: only
+ * after the workers stopped). */
+int cuplas_manifest_add_results(cuplas_manifest *m, const cuplas_jobs *jobs,
+                                const cuplas_job_result *results, const cuplas_worker *workers,
+                                cuplas_error *err);
+
+/* Stamp the end time, exit code and interrupted flag. */
+void cuplas_manifest_finish(cuplas_manifest *m, int exit_code, int interrupted);
+
+/* "<dir>/cuplas-manifest.I-of-N.json" or "<dir>/cuplas-manifest.json";
+ * malloc'd, NULL when out of memory. */
+char *cuplas_manifest_path(const char *dir, const cuplas_shard *shard);
+
+/* Write m as JSON to f (the documented format). */
+void cuplas_manifest_print(FILE *f, const cuplas_manifest *m);
+
+/* Publish m at path atomically (temp file + fsync + rename), creating
+ * the folder if needed. */
+int cuplas_manifest_write(const cuplas_manifest *m, const char *path, cuplas_error *err);
+
+/* Read a manifest file written by cuplas_manifest_write. */
+int cuplas_manifest_read(const char *path, cuplas_manifest *m, cuplas_error *err);
+
+void cuplas_manifest_free(cuplas_manifest *m);
+
+/* ------------------------------------------------------------ merging */
+
+typedef struct cuplas_merged_entry {
+    const cuplas_manifest_entry *e;
+    const cuplas_manifest *from;
+} cuplas_merged_entry;
+
+typedef struct cuplas_merged {
+    const cuplas_manifest **used;   /* manifests that count, by shard        */
+    int nused;
+    int nsuperseded;                /* older manifests of a shard, ignored    */
+    cuplas_merged_entry *v;         /* one per dataset, sorted input, dataset */
+    int n;
+    cuplas_shard *missing;          /* shards of a seen count with no manifest */
+    int nmissing;
+    int done, skipped, failed, cancelled, pending;
+    double and_before_mean, and_after_mean;  /* over done+skipped with values */
+    int and_count;
+    double sort_s;                  /* sum over done entries                  */
+    double span_s;                  /* first start .. last end of used ones   */
+} cuplas_merged;
+
+/*
+ * Merge ms[0..n): per shard (index, count) the manifest with the latest
+ * end time wins; then per dataset (input, dataset) the entry of the
+ * latest manifest wins, except that a "skipped" entry never hides an
+ * earlier "done" one (skipped means that very output is complete).
+ */
+int cuplas_manifest_merge(const cuplas_manifest *ms, int n, cuplas_merged *out,
+                          cuplas_error *err);
+void cuplas_merged_free(cuplas_merged *mg);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

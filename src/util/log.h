@@ -1,0 +1,62 @@
+/*
+ * log.h - the run's event log: one human line or one JSON object per event.
+ *
+ * A cuplas_log is created per run and passed to whoever logs (no global
+ * logger). Every event carries a short text line (shown in text mode) and
+ * typed key/value fields (the JSON object); one mutex keeps lines whole
+ * when several workers log at once.
+ */
+#ifndef CUPLAS_LOG_H
+#define CUPLAS_LOG_H
+
+#include <stdio.h>
+
+#include "config/config.h"
+#include "util/error.h"
+#include "util/lock.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct cuplas_log {
+    FILE *out;
+    int owns_out;            /* opened from logging.file: closed by us   */
+    cuplas_log_level level;  /* least severe event that is written       */
+    int json;                /* 1 = JSON lines, 0 = text                 */
+    int progress;            /* a progress line is on screen (TTY text)  */
+    cuplas_lock lock;
+} cuplas_log;
+
+/* Open the log described by opts. format_override ("text" | "json" |
+ * "auto", or NULL) is --log-format and wins over logging.format. */
+int cuplas_log_open(cuplas_log *lg, const cuplas_log_opts *opts,
+                    const char *format_override, cuplas_error *err);
+void cuplas_log_close(cuplas_log *lg);
+
+/* On a terminal in text mode: redraw the one-line progress display (the
+ * next log line replaces it). Elsewhere a no-op: JSON logs have events. */
+void cuplas_log_progress(cuplas_log *lg, const char *text);
+
+/* Parse a --log-format value; -1 if unknown. */
+int cuplas_log_format_parse(const char *s, cuplas_log_format *f);
+
+/* Fields are (key, type, value) triples ended by NULL; build them with the
+ * macros below:  cuplas_log_event(lg, CUPLAS_LOG_INFO, "job_done", line,
+ *                    CUPLAS_LF_S("file", f), CUPLAS_LF_D("seconds", s), NULL);
+ * `text` is the whole text-mode line (no newline); JSON mode writes
+ * {"time":..,"level":..,"event":..,<fields>,"msg":text}. */
+void cuplas_log_event(cuplas_log *lg, cuplas_log_level level, const char *event,
+                      const char *text, ...);
+
+#define CUPLAS_LF_S(k, v) (k), 's', (const char *)(v)
+#define CUPLAS_LF_D(k, v) (k), 'd', (double)(v)
+#define CUPLAS_LF_I(k, v) (k), 'i', (long long)(v)
+
+/* JSON string escaping (quotes included) into f; shared with plan output. */
+void cuplas_json_string(FILE *f, const char *s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
