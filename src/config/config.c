@@ -81,8 +81,8 @@ static const char *const border_names[] = { "circular", "reflect", "replicate", 
 static const char *const overwrite_names[] = { "skip", "overwrite", "error", NULL };
 static const char *const norm_names[] = { "none", "standardize", "minmax", NULL };
 static const char *const device_names[] = { "auto", "cpu", "gpu", NULL };
-static const char *const level_names[] = { "error", "warn", "info", "debug", NULL };
-static const char *const format_names[] = { "auto", "text", "json", NULL };
+#define level_names cuplas_log_level_names
+#define format_names cuplas_log_format_names
 
 #define AT(f) offsetof(cuplas_config, f)
 #define IN(f) offsetof(cuplas_input_spec, f)
@@ -1633,12 +1633,3 @@ const char *cuplas_overwrite_name(cuplas_overwrite o)
     return enum_name(overwrite_names, (int)o);
 }
 
-const char *cuplas_log_level_name(cuplas_log_level l)
-{
-    return enum_name(level_names, (int)l);
-}
-
-const char *cuplas_log_format_name(cuplas_log_format f)
-{
-    return enum_name(format_names, (int)f);
-}

@@ -15,17 +15,16 @@
 #include <stdio.h>
 
 #include "util/error.h"
+#include "util/log.h"
 #include "core/params.h"
+#include "core/quantize.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 typedef enum { CUPLAS_OVERWRITE_SKIP = 0, CUPLAS_OVERWRITE_OVERWRITE, CUPLAS_OVERWRITE_ERROR } cuplas_overwrite;
-typedef enum { CUPLAS_NORM_NONE = 0, CUPLAS_NORM_STANDARDIZE, CUPLAS_NORM_MINMAX } cuplas_norm;
 typedef enum { CUPLAS_DEVICE_AUTO = 0, CUPLAS_DEVICE_CPU, CUPLAS_DEVICE_GPU } cuplas_device_kind;
-typedef enum { CUPLAS_LOG_ERROR = 0, CUPLAS_LOG_WARN, CUPLAS_LOG_INFO, CUPLAS_LOG_DEBUG } cuplas_log_level;
-typedef enum { CUPLAS_LOG_AUTO = 0, CUPLAS_LOG_TEXT, CUPLAS_LOG_JSON } cuplas_log_format;
 
 /* One entry of `inputs:`. */
 typedef struct cuplas_input_spec {
@@ -66,12 +65,6 @@ typedef struct cuplas_backend_opts {
     int memory_limit_mb;       /* backend.memory_limit_mb: 0 = no cap          */
     int h5_helpers;            /* backend.h5_helpers: -1 = one per GPU used    */
 } cuplas_backend_opts;
-
-typedef struct cuplas_log_opts {
-    cuplas_log_level level;    /* logging.level  */
-    cuplas_log_format format;  /* logging.format: auto | text | json */
-    char *file;                /* logging.file: NULL = stderr */
-} cuplas_log_opts;
 
 typedef struct cuplas_config {
     char *path;                /* the config file as given ("" for none)   */
@@ -120,8 +113,6 @@ void cuplas_config_print_keys(FILE *out);
 const char *cuplas_norm_name(cuplas_norm n);
 const char *cuplas_device_kind_name(cuplas_device_kind d);
 const char *cuplas_overwrite_name(cuplas_overwrite o);
-const char *cuplas_log_level_name(cuplas_log_level l);
-const char *cuplas_log_format_name(cuplas_log_format f);
 
 #ifdef __cplusplus
 }

@@ -11,7 +11,6 @@
 
 #include <stdint.h>
 
-#include "config/config.h"
 #include "util/error.h"
 #include "util/pool.h"
 
@@ -21,6 +20,9 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* channels.normalize: per-channel scaling before weights. */
+typedef enum { CUPLAS_NORM_NONE = 0, CUPLAS_NORM_STANDARDIZE, CUPLAS_NORM_MINMAX } cuplas_norm;
 
 /* Quantised grid: N = H*W cells of Cp int16, Cp = C rounded up to 4 (the
  * padding channels are zero and cost nothing). */

@@ -14,6 +14,19 @@
 #include <time.h>
 #include <unistd.h>
 
+const char *const cuplas_log_level_names[] = { "error", "warn", "info", "debug", NULL };
+const char *const cuplas_log_format_names[] = { "auto", "text", "json", NULL };
+
+const char *cuplas_log_level_name(cuplas_log_level l)
+{
+    return l >= CUPLAS_LOG_ERROR && l <= CUPLAS_LOG_DEBUG ? cuplas_log_level_names[l] : "?";
+}
+
+const char *cuplas_log_format_name(cuplas_log_format f)
+{
+    return f >= CUPLAS_LOG_AUTO && f <= CUPLAS_LOG_JSON ? cuplas_log_format_names[f] : "?";
+}
+
 int cuplas_log_format_parse(const char *s, cuplas_log_format *f)
 {
     static const cuplas_log_format all[] = {CUPLAS_LOG_AUTO, CUPLAS_LOG_TEXT, CUPLAS_LOG_JSON};

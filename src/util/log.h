@@ -11,13 +11,28 @@
 
 #include <stdio.h>
 
-#include "config/config.h"
 #include "util/error.h"
 #include "util/lock.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+typedef enum { CUPLAS_LOG_ERROR = 0, CUPLAS_LOG_WARN, CUPLAS_LOG_INFO, CUPLAS_LOG_DEBUG } cuplas_log_level;
+typedef enum { CUPLAS_LOG_AUTO = 0, CUPLAS_LOG_TEXT, CUPLAS_LOG_JSON } cuplas_log_format;
+
+typedef struct cuplas_log_opts {
+    cuplas_log_level level;    /* logging.level  */
+    cuplas_log_format format;  /* logging.format: auto | text | json */
+    char *file;                /* logging.file: NULL = stderr */
+} cuplas_log_opts;
+
+/* The names of the levels and formats, in enum order, NULL-terminated
+ * (the config schema's accepted values). */
+extern const char *const cuplas_log_level_names[];
+extern const char *const cuplas_log_format_names[];
+const char *cuplas_log_level_name(cuplas_log_level l);
+const char *cuplas_log_format_name(cuplas_log_format f);
 
 typedef struct cuplas_log {
     FILE *out;
