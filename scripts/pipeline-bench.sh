@@ -7,7 +7,11 @@
 set -u
 OUT=${OUT:-pipeline-results}; mkdir -p "$OUT"
 export LD_LIBRARY_PATH=$PWD/.dev/lib
-B=$PWD/.dev/bin; W=/tmp/cuplas-pipe; rm -rf $W; mkdir -p $W; cd $W
+# PIPE_BIN: the folder of the binaries (default .dev/bin); PIPE_KEEP=1 keeps
+# the inputs an earlier run generated in the work folder (A/B of two builds)
+B=${PIPE_BIN:-$PWD/.dev/bin}; W=/tmp/cuplas-pipe
+if [ -n "${PIPE_KEEP:-}" ] && [ -d $W ]; then rm -rf $W/out-* $W/logs; else rm -rf $W; fi
+mkdir -p $W; cd $W
 NG=$(nvidia-smi -L | wc -l); nvidia-smi -L > "$OUT/gpus.txt"; nproc >> "$OUT/gpus.txt"
 meminfo() { awk '/^(Dirty|Writeback|MemAvailable|Cached):/ {printf "%s %d MiB  ", $1, $2 / 1024}' /proc/meminfo; }
 # the host: CPU, memory limits, the filesystem outputs go to, dirty-page limits
@@ -27,12 +31,9 @@ ALONG=${PIPE_A_LONG:-0}
 # PIPE_B_LONG=N: also N - 1 more files of 512 B grids, run on 1 and all GPUs
 BLONG=${PIPE_B_LONG:-0}
 # PIPE_PURE=1: the pure-sort figures even with PIPE_QUICK (A 4 lanes, B 16
-# lanes; 1 and all GPUs); PIPE_ORDER_AB=1: those and the long runs once more
-# with CUPLAS_GPU_ORDER=0 (sorts of a device interleave, the old behaviour)
+# lanes; 1 and all GPUs)
 # PIPE_SYNC=1: sync (flush earlier runs' outputs to disk) before each run, so
 # that no run pays for the dirty pages of the ones before it
-# PIPE_HELPERS_AB=1: the long B run on all GPUs once more without HDF5
-# helper processes (backend.h5_helpers: 0: the HDF5 thread builds every output)
 # PIPE_REPEAT=N: the end-to-end runs N times (names -rK from the second on)
 REPEAT=${PIPE_REPEAT:-1}
 has() { case " $COLS " in *" $1 "*) return 0;; esac; return 1; }
@@ -98,13 +99,14 @@ done
 # A as 8 files of 8 grids, generated in parallel (gen compresses on one core)
 t0=$(date +%s)
 NA=$(( ALONG > 8 ? ALONG : 8 ))
+need() { [ -z "${PIPE_KEEP:-}" ] || [ ! -s "$1" ]; }   # inputs to (re)generate
 has A && for i in $(seq 0 $((NA - 1))); do   # A0..A7 are collection A, AL8.. the long extra
-    $B/cuplas gen --kind normal --size 1024x1024 --channels 16 --count 8 --deflate 1 --seed $((i + 1)) \
+    need $( [ $i -lt 8 ] && echo A$i.h5 || echo AL$i.h5 ) && $B/cuplas gen --kind normal --size 1024x1024 --channels 16 --count 8 --deflate 1 --seed $((i + 1)) \
         $( [ $i -lt 8 ] && echo A$i.h5 || echo AL$i.h5 ) >/dev/null &
 done; wait
-t1=$(date +%s); $B/cuplas gen --kind colors --size 256x256 --count 512 --deflate 1 --seed 2 Bc.h5 >/dev/null &
+t1=$(date +%s); need Bc.h5 && $B/cuplas gen --kind colors --size 256x256 --count 512 --deflate 1 --seed 2 Bc.h5 >/dev/null &
 has B && for i in $(seq 1 $((BLONG - 1))); do
-    $B/cuplas gen --kind colors --size 256x256 --count 512 --deflate 1 --seed $((i + 2)) BL$i.h5 >/dev/null &
+    need BL$i.h5 && $B/cuplas gen --kind colors --size 256x256 --count 512 --deflate 1 --seed $((i + 2)) BL$i.h5 >/dev/null &
 done; wait
 t2=$(date +%s); note "gen A $((t1 - t0)) s, B $((t2 - t1)) s, $(du -shc A?.h5 Bc.h5 2>/dev/null | tail -2 | tr '\n' ' ')"
 cat A*.h5 B*.h5 > /dev/null 2>&1
@@ -133,10 +135,7 @@ pure() { # tag: the reduced pure-sort set
         $B/bench_sort --throughput $((1024 * g)) --lanes 16 --gpus $g colors:256x256 | sed "s/^{/{\"tag\":\"$1\",/" | tee -a "$J"
     done
 }
-[ -n "${PIPE_QUICK:-}" ] && [ -n "${PIPE_PURE:-}" ] && {
-    pure ordered
-    [ -n "${PIPE_ORDER_AB:-}" ] && CUPLAS_GPU_ORDER=0 pure interleaved
-}
+[ -n "${PIPE_QUICK:-}" ] && [ -n "${PIPE_PURE:-}" ] && pure ordered
 # 4. end to end, 1 / 2 / 4 GPUs
 for k in $(seq 1 $REPEAT); do
     rs=$( [ $k = 1 ] || echo -r$k )
@@ -145,9 +144,6 @@ for k in $(seq 1 $REPEAT); do
         has B && run_cfg B-g$g$rs Bc.h5 $g $LB
     done
 done
-if [ -n "${PIPE_HELPERS_AB:-}" ] && has B && [ "$BLONG" -gt 1 ]; then
-    run_cfg Blong-g$NG-nohelpers "[Bc.h5, BL*.h5]" $NG $LB --set backend.h5_helpers=0
-fi
 # more lanes: more host threads per GPU (PIPE_LANES="A:8 B:16")
 for v in ${PIPE_LANES:-}; do
     c=${v%%:*} l=${v##*:}; f=$( [ $c = A ] && echo "A?.h5" || echo Bc.h5 )
@@ -165,10 +161,6 @@ if has B && [ "$BLONG" -gt 1 ]; then
     run_cfg Blong-g$NG "[Bc.h5, BL*.h5]" $NG $LB
     r=$($B/cmp_outputs out-Blong-g1 out-Blong-g$NG | tail -1); note "bytes Blong g1 vs g$NG: $r"
     echo "{\"check\":\"bytes Blong g1 vs g$NG\",\"result\":\"$r\"}" >> "$J"
-fi
-if [ -n "${PIPE_ORDER_AB:-}" ]; then   # the same long runs, sorts interleaved
-    has A && [ "$ALONG" -gt 8 ] && CUPLAS_GPU_ORDER=0 run_cfg Along-g$NG-interleaved "[A?.h5, AL*.h5]" $NG $LA
-    has B && [ "$BLONG" -gt 1 ] && CUPLAS_GPU_ORDER=0 run_cfg Blong-g$NG-interleaved "[Bc.h5, BL*.h5]" $NG $LB
 fi
 for c in $COLS; do for g in $GPUS2; do
     r=$($B/cmp_outputs out-$c-g1 out-$c-g$g | tail -1); note "bytes $c g1 vs g$g: $r"
