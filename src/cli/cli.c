@@ -1,5 +1,6 @@
 /*
- * cli.c - helpers shared by the subcommands (options, errors, signals).
+ * cli.c - helpers shared by the subcommands (options, config and log
+ * set-up, errors, signals).
  *
  * Design fact: the signal handler's target is the one piece of
  * process-wide mutable state in cuplas. A handler gets no user argument,
@@ -8,6 +9,7 @@
  */
 #define _GNU_SOURCE /* vasprintf */
 #include "cli/cli.h"
+#include "io/h5io.h"
 #include "util/log.h"
 
 #include <errno.h>
@@ -47,6 +49,19 @@ void cuplas_cli_overrides_free(cuplas_overrides *o)
         free(o->v[i]);
     free(o->v);
     memset(o, 0, sizeof *o);
+}
+
+int cuplas_cli_load_config(const char *path, const cuplas_overrides *ov, const char *log_format,
+                           cuplas_config *cfg, cuplas_log *lg, cuplas_error *err)
+{
+    cuplas_h5_quiet();
+    if (cuplas_config_load(cfg, path, (const char *const *)ov->v, ov->n, err) != 0)
+        return cuplas_cli_fail(err);   /* the load freed cfg */
+    if (cuplas_log_open(lg, &cfg->log, log_format, err) != 0) {
+        cuplas_config_free(cfg);
+        return cuplas_cli_fail(err);
+    }
+    return 0;
 }
 
 int cuplas_cli_usage(const char *cmd, const char *fmt, ...)

@@ -1,6 +1,7 @@
 /*
  * cli.h - what the subcommands share: their entry points and help texts,
- * option helpers, error printing and the signal -> cancel-flag bridge.
+ * option helpers, the config-and-log start of the sorting commands, error
+ * printing and the signal -> cancel-flag bridge.
  *
  * Every subcommand is `int cuplas_cmd_X(int argc, char **argv)` with argv[0]
  * the subcommand name; it returns the process exit code (CUPLAS_EXIT_*) and
@@ -44,6 +45,14 @@ typedef struct cuplas_overrides {
 int cuplas_cli_override(cuplas_overrides *o, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 void cuplas_cli_overrides_free(cuplas_overrides *o);
+
+/* The start of a command that sorts (run, sort): HDF5's own error printing
+ * off, the config loaded from path (NULL: defaults and overrides only) with
+ * the --set overrides, then its log opened (log_format is --log-format, or
+ * NULL). 0 on success; else the error is printed, cfg is left freed and
+ * the exit code for it is returned. lg needs cuplas_log_close either way. */
+int cuplas_cli_load_config(const char *path, const cuplas_overrides *ov, const char *log_format,
+                           cuplas_config *cfg, cuplas_log *lg, cuplas_error *err);
 
 /* "cuplas CMD: msg" + a pointer to the help; returns CUPLAS_EXIT_USAGE. */
 int cuplas_cli_usage(const char *cmd, const char *fmt, ...)

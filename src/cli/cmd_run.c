@@ -15,7 +15,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "io/h5io.h"
 #include "util/log.h"
 #include "pipeline/manifest.h"
 #include "pipeline/runner.h"
@@ -201,16 +200,9 @@ static int cmd_run(int argc, char **argv)
         have_man = 1;
         cuplas_cli_catch_signals(&early_stop);
     }
-    cuplas_h5_quiet();
-    if (cuplas_config_load(&cfg, argv[optind], (const char *const *)ov.v, ov.n, &err) != 0) {
-        rc = cuplas_cli_fail(&err);
+    if ((rc = cuplas_cli_load_config(argv[optind], &ov, log_format, &cfg, &lg, &err)) != 0)
         goto done;
-    }
     loaded = 1;
-    if (cuplas_log_open(&lg, &cfg.log, log_format, &err) != 0) {
-        rc = cuplas_cli_fail(&err);
-        goto done;
-    }
     /* the whole list, failed inputs included: every task must split the same list */
     if (cuplas_jobs_build(&jobs, &cfg, &err) != 0 ||
         cuplas_shard_select(&jobs, &shard, &mine, &err) != 0) {

@@ -189,16 +189,9 @@ static int cmd_sort(int argc, char **argv)
         rc = cuplas_cli_usage("sort", "expected IN.h5:/DATASET and OUT.h5");
         goto done;
     }
-    cuplas_h5_quiet();
-    if (cuplas_config_load(&cfg, NULL, (const char *const *)ov.v, ov.n, &err) != 0) {
-        rc = cuplas_cli_fail(&err);
+    if ((rc = cuplas_cli_load_config(NULL, &ov, log_format, &cfg, &lg, &err)) != 0)
         goto done;
-    }
     loaded = 1;
-    if (cuplas_log_open(&lg, &cfg.log, log_format, &err) != 0) {
-        rc = cuplas_cli_fail(&err);
-        goto done;
-    }
     if (split_input(argv[optind], &file, &dataset, &err) != 0) {
         rc = cuplas_cli_fail(&err);
         goto done;

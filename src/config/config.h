@@ -107,7 +107,9 @@ char *cuplas_sort_params_to_yaml(const cuplas_sort_params *p);
 char *cuplas_config_params_to_yaml(const cuplas_config *cfg);
 
 /* Print the key reference (key, type, default, accepted, doc), one per line,
- * as the rows of a Markdown table (docs/config-keys.md is this output). */
+ * as the rows of a Markdown table, then a "Removed keys" section: each key
+ * that configs may no longer name, its release and what to do instead
+ * (docs/config-keys.md is this output). */
 void cuplas_config_print_keys(FILE *out);
 
 const char *cuplas_norm_name(cuplas_norm n);

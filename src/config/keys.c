@@ -1,0 +1,385 @@
+/*
+ * keys.c - the config schema: every key with its type, range and one-line
+ * doc (the table), the keys that were removed and what replaces them, the
+ * defaults, and the names of the enums.
+ *
+ * Design facts: defaults are not in the table: they live in
+ * cuplas_config_defaults (and params.c for sort.*) and the emitter formats
+ * them through the table, so there is exactly one copy of each. The table
+ * is the only description of a key: adding one here is all it takes for the
+ * loader, `cuplas check`, the output attributes and docs/config-keys.md.
+ */
+#include "config/schema.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------------
+ * The table
+ * ------------------------------------------------------------------------ */
+
+/* Values are read and written through int *: make sure that is the size. */
+_Static_assert(sizeof(cuplas_permuter) == sizeof(int), "enum size");
+_Static_assert(sizeof(cuplas_border) == sizeof(int), "enum size");
+_Static_assert(sizeof(cuplas_overwrite) == sizeof(int), "enum size");
+_Static_assert(sizeof(cuplas_norm) == sizeof(int), "enum size");
+_Static_assert(sizeof(cuplas_device_kind) == sizeof(int), "enum size");
+_Static_assert(sizeof(cuplas_log_level) == sizeof(int), "enum size");
+_Static_assert(sizeof(cuplas_log_format) == sizeof(int), "enum size");
+
+static const char *const permuter_names[] = { "feistel", "lcg", NULL };
+static const char *const border_names[] = { "circular", "reflect", "replicate", NULL };
+static const char *const overwrite_names[] = { "skip", "overwrite", "error", NULL };
+static const char *const norm_names[] = { "none", "standardize", "minmax", NULL };
+static const char *const device_names[] = { "auto", "cpu", "gpu", NULL };
+#define level_names cuplas_log_level_names
+#define format_names cuplas_log_format_names
+
+#define AT(f) offsetof(cuplas_config, f)
+#define IN(f) offsetof(cuplas_input_spec, f)
+
+/* Largest channel index and GPU id: bounds the "a-b" range expansion and
+ * lets duplicates be found with a small bitmap. */
+#define MAX_CHANNEL 65535
+#define MAX_GPU 1023
+
+/* Order matters: it is the order of `cuplas check`, the dump and the docs. */
+const struct key cuplas_cfg_keys[] = {
+    { "inputs", K_INPUTS, AT(inputs), AT(ninputs), .flags = F_REQUIRED,
+      .doc = "what to sort: a list of entries with the inputs[] keys below; "
+             "required in a config file (absent only when there is no file)" },
+    { "output.dir", K_STR, AT(output.dir), .flags = F_NONEMPTY,
+      .doc = "directory for the result files, created if missing; "
+             "a relative path is relative to the current working directory" },
+    { "output.name", K_TEMPLATE, AT(output.name),
+      .doc = "result file name: {stem} = input file name without extension, "
+             "{file} = input file name, {dataset} = dataset path with '/' -> '_' "
+             "and the leading '/' dropped" },
+    { "output.overwrite", K_ENUM, AT(output.overwrite), .names = overwrite_names,
+      .doc = "when the result file exists: skip the job if the file is complete "
+             "(resume), overwrite it, or fail the job" },
+    { "output.chunk_rows", K_I64, AT(output.chunk_rows), .min = 0, .flags = F_MIN,
+      .doc = "HDF5 chunk height in grid rows; 0 = auto (chunks of about 1 MiB)" },
+    { "output.deflate", K_INT, AT(output.deflate), .min = 0, .max = 9,
+      .flags = F_MIN | F_MAX,
+      .doc = "gzip level of the result datasets; 0 = uncompressed" },
+    { "output.shuffle", K_BOOL, AT(output.shuffle),
+      .doc = "HDF5 byte shuffle before deflate (smaller files for numeric data); "
+             "no effect with deflate 0" },
+    { "output.fsync", K_BOOL, AT(output.fsync),
+      .doc = "fsync each result (and its folder) before it is published; false "
+             "leaves the flush to the OS: faster on slow or parallel file systems, "
+             "but a crash can then leave a published file incomplete" },
+
+    { "sort.seed", K_U64, AT(sort.seed),
+      .doc = "random seed; with the input and the other sort.* keys it fully "
+             "determines the result, on any device and thread count" },
+    { "sort.permuter", K_ENUM, AT(sort.permuter), .names = permuter_names,
+      .doc = "random permutation generator" },
+    { "sort.shuffle", K_BOOL, AT(sort.shuffle),
+      .doc = "start from a random shuffle of the grid; false = start from the "
+             "order as stored" },
+    { "sort.start_radius", K_NUM, AT(sort.start_radius), .min = 0, .flags = F_MIN,
+      .doc = "first blur radius; 0 = auto (max(H, W) / 2 - 1)" },
+    { "sort.radius_decay", K_NUM, AT(sort.radius_decay), .min = 0, .max = 1,
+      .flags = F_MIN | F_MAX | F_MIN_OPEN | F_MAX_OPEN,
+      .doc = "the radius is multiplied by this after each level" },
+    { "sort.min_blur_radius", K_INT, AT(sort.min_blur_radius), .min = 1,
+      .flags = F_MIN,
+      .doc = "smallest blur radius: the schedule stops below it" },
+    { "sort.min_block_size", K_INT, AT(sort.min_block_size), .min = 2,
+      .flags = F_MIN | F_EVEN,
+      .doc = "smallest side of the blocks whose cells are permuted and "
+             "swapped (even: blocks split into 2x2 groups)" },
+    { "sort.blur_passes", K_INT, AT(sort.blur_passes), .min = 1, .max = 4,
+      .flags = F_MIN | F_MAX,
+      .doc = "box blurs iterated per target (more = closer to a Gaussian)" },
+    { "sort.border_x", K_ENUM, AT(sort.border_x), .names = border_names,
+      .doc = "blur border rule along x (within a row)" },
+    { "sort.border_y", K_ENUM, AT(sort.border_y), .names = border_names,
+      .doc = "blur border rule along y (within a column)" },
+    { "sort.improvement_break", K_NUM, AT(sort.improvement_break), .min = 0,
+      .max = 1, .flags = F_MIN | F_MAX | F_MAX_OPEN,
+      .doc = "a level stops when a pass improves the loss by less than this "
+             "fraction" },
+    { "sort.min_configs", K_INT, AT(sort.min_configs), .min = 1, .flags = F_MIN,
+      .doc = "block configurations tried per level, at least" },
+    { "sort.max_configs", K_INT, AT(sort.max_configs), .min = 1, .flags = F_MIN,
+      .doc = "block configurations tried per level, at most; must be >= "
+             "sort.min_configs" },
+    { "sort.max_passes", K_INT, AT(sort.max_passes), .min = 1, .flags = F_MIN,
+      .doc = "passes per block configuration, at most" },
+
+    { "channels.use", K_CHANNELS, AT(channels.use), AT(channels.nuse), .min = 0,
+      .max = MAX_CHANNEL, .flags = F_MIN | F_MAX,
+      .doc = "channels that drive the sort (all channels are reordered); "
+             "all = every channel" },
+    { "channels.weights", K_NUMLIST, AT(channels.weights), AT(channels.nweights),
+      .min = 0, .flags = F_MIN | F_MIN_OPEN,
+      .doc = "one weight per used channel, [] = all 1; with use: all the "
+             "length is checked against the data's C when it is read" },
+    { "channels.normalize", K_ENUM, AT(channels.normalize), .names = norm_names,
+      .doc = "per-channel scaling before the sort: none, zero mean and unit "
+             "variance, or onto [0, 1]" },
+
+    { "backend.device", K_ENUM, AT(backend.device), .names = device_names,
+      .doc = "where to sort; auto = the GPUs if any is usable, else the CPU" },
+    { "backend.gpus", K_INTLIST, AT(backend.gpus), AT(backend.ngpus), .min = 0,
+      .max = MAX_GPU, .flags = F_MIN | F_MAX,
+      .doc = "CUDA device ids to use; [] = every visible device" },
+    { "backend.cpu_fallback", K_BOOL, AT(backend.cpu_fallback),
+      .doc = "rerun a job on the CPU when its GPU fails" },
+    { "backend.threads", K_INT, AT(backend.threads), .min = 0, .flags = F_MIN,
+      .doc = "host threads: the CPU backend's, or the GPU lanes' shared pool; 0 = the OpenMP default (OMP_NUM_THREADS, else every core)" },
+    { "backend.memory_limit_mb", K_INT, AT(backend.memory_limit_mb), .min = 0, .flags = F_MIN,
+      .doc = "memory a job may use, MiB: per GPU for the lanes together, or per CPU job; "
+             "0 = all free device memory (GPU) or no limit (CPU). A grid that needs more fails "
+             "(or falls back to the CPU) with a clear error" },
+    { "backend.lanes", K_INT, AT(backend.lanes), .min = 1, .max = 16, .flags = F_MIN | F_MAX,
+      .doc = "grids in flight per GPU, each with its own stream, pinned buffers and "
+             "host thread: one uploads while another sorts and a third writes" },
+
+    { "logging.level", K_ENUM, AT(log.level), .names = level_names,
+      .doc = "least severe message that is printed" },
+    { "logging.format", K_ENUM, AT(log.format), .names = format_names,
+      .doc = "log line format; auto = text on a terminal, json otherwise" },
+    { "logging.file", K_STR, AT(log.file), .flags = F_EMPTY_NULL,
+      .doc = "log file; \"\" = stderr" },
+};
+
+/* The keys of one `inputs:` entry. */
+const struct key cuplas_cfg_input_keys[] = {
+    { "files", K_STRLIST, IN(files), IN(nfiles), .flags = F_REQUIRED | F_NONEMPTY,
+      .doc = "HDF5 files: a path or glob pattern, or a list of them; "
+             "relative to the current working directory" },
+    { "datasets", K_STRLIST, IN(datasets), IN(ndatasets),
+      .doc = "dataset paths or fnmatch patterns (string or list); [] = every "
+             "numeric dataset of rank 2 or 3" },
+    { "height", K_I64, IN(height), .min = 0, .flags = F_MIN,
+      .doc = "grid height of (N, C) datasets; 0 = from the dataset's height "
+             "and width attributes, else a square" },
+    { "width", K_I64, IN(width), .min = 0, .flags = F_MIN,
+      .doc = "grid width of (N, C) datasets; 0 = as for height" },
+};
+
+_Static_assert(sizeof cuplas_cfg_keys / sizeof cuplas_cfg_keys[0] == CUPLAS_CFG_NKEYS,
+               "CUPLAS_CFG_NKEYS is the row count of cuplas_cfg_keys");
+_Static_assert(sizeof cuplas_cfg_input_keys / sizeof cuplas_cfg_input_keys[0]
+                   == CUPLAS_CFG_NINPUT_KEYS,
+               "CUPLAS_CFG_NINPUT_KEYS is the row count of cuplas_cfg_input_keys");
+
+/* ------------------------------------------------------------------------
+ * Removed keys
+ * ------------------------------------------------------------------------ */
+
+/* Keys that configs named in earlier releases. The loader refuses them with
+ * the advice (exit 2) instead of "unknown key", so an old config says what
+ * changed; an entry stays as long as configs of that age may be around. */
+const struct removed_key cuplas_cfg_removed_keys[] = {
+    { "backend.h5_helpers", "0.2.0",
+      "HDF5 helper processes are gone; where many tiny grids make one process's "
+      "HDF5 thread the ceiling, run one task per GPU (README \"Multi-GPU\")" },
+};
+
+const size_t cuplas_cfg_nremoved =
+    sizeof cuplas_cfg_removed_keys / sizeof cuplas_cfg_removed_keys[0];
+
+const struct removed_key *cuplas_cfg_find_removed(const char *name)
+{
+    for (size_t i = 0; i < cuplas_cfg_nremoved; i++)
+        if (strcmp(cuplas_cfg_removed_keys[i].name, name) == 0)
+            return &cuplas_cfg_removed_keys[i];
+    return NULL;
+}
+
+/* ------------------------------------------------------------------------
+ * Looking keys up
+ * ------------------------------------------------------------------------ */
+
+const struct key *cuplas_cfg_find_key(const struct key *keys, size_t n, const char *name)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(keys[i].name, name) == 0)
+            return &keys[i];
+    return NULL;
+}
+
+bool cuplas_cfg_is_section(const struct key *keys, size_t n, const char *path)
+{
+    size_t len = strlen(path);
+    for (size_t i = 0; i < n; i++)
+        if (strncmp(keys[i].name, path, len) == 0 && keys[i].name[len] == '.')
+            return true;
+    return false;
+}
+
+const char *cuplas_cfg_children(const struct key *keys, size_t n, const char *prefix,
+                                char *buf, size_t size)
+{
+    size_t plen = strlen(prefix), len = 0;
+    const char *last = NULL;
+    size_t lastlen = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < n && len < size; i++) {
+        if (strncmp(keys[i].name, prefix, plen) != 0)
+            continue;
+        const char *child = keys[i].name + plen;
+        size_t clen = strcspn(child, ".");
+        if (last && clen == lastlen && strncmp(child, last, clen) == 0)
+            continue;
+        len += (size_t)snprintf(buf + len, size - len, "%s%.*s", last ? ", " : "",
+                                (int)clen, child);
+        last = child;
+        lastlen = clen;
+    }
+    return buf;
+}
+
+/* The wording is the one place that says what each kind accepts: errors
+ * and the docs' "accepted" column both come from here. */
+const char *cuplas_cfg_accepted(const struct key *k, char *buf, size_t size)
+{
+    char range[96] = "";
+    bool lo = k->flags & F_MIN, hi = k->flags & F_MAX;
+    if (lo && hi)
+        snprintf(range, sizeof range, " in %c%g, %g%c",
+                 k->flags & F_MIN_OPEN ? '(' : '[', k->min, k->max,
+                 k->flags & F_MAX_OPEN ? ')' : ']');
+    else if (lo)
+        snprintf(range, sizeof range, " %s %g",
+                 k->flags & F_MIN_OPEN ? ">" : ">=", k->min);
+
+    switch (k->kind) {
+    case K_BOOL:
+        snprintf(buf, size, "true or false (or yes, no)");
+        break;
+    case K_INT:
+    case K_I64:
+        snprintf(buf, size, "%s%s", k->flags & F_EVEN ? "an even integer" : "an integer",
+                 range);
+        break;
+    case K_U64:
+        snprintf(buf, size, "an integer in [0, 2^64-1]");
+        break;
+    case K_NUM:
+        snprintf(buf, size, "a number%s", range);
+        break;
+    case K_ENUM: {
+        size_t len = (size_t)snprintf(buf, size, "one of");
+        for (int i = 0; k->names[i] && len < size; i++)
+            len += (size_t)snprintf(buf + len, size - len, "%s %s",
+                                    i ? "," : "", k->names[i]);
+        break;
+    }
+    case K_STR:
+        snprintf(buf, size, "%s", k->flags & F_NONEMPTY ? "a non-empty string" : "a string");
+        break;
+    case K_TEMPLATE:
+        snprintf(buf, size, "a file name with {dataset} and {stem} or {file}");
+        break;
+    case K_STRLIST:
+        snprintf(buf, size, "a string or a list of strings%s",
+                 k->flags & F_NONEMPTY ? " (at least one)" : "");
+        break;
+    case K_INTLIST:
+        snprintf(buf, size, "a list of distinct integers%s", range);
+        break;
+    case K_CHANNELS:
+        snprintf(buf, size, "all, or a list of distinct channel indices%s "
+                 "or ranges like \"0-2\"", range);
+        break;
+    case K_NUMLIST:
+        snprintf(buf, size, "a list of numbers%s", range);
+        break;
+    case K_INPUTS:
+        snprintf(buf, size, "a list of mappings with files and optionally "
+                 "datasets, height, width");
+        break;
+    }
+    return buf;
+}
+
+/* ------------------------------------------------------------------------
+ * Defaults, freeing, names
+ * ------------------------------------------------------------------------ */
+
+void cuplas_config_defaults(cuplas_config *cfg)
+{
+    memset(cfg, 0, sizeof *cfg);
+    /* strdup can fail here; cuplas_config_load checks for the NULLs */
+    cfg->path = strdup("");
+    cfg->base_dir = strdup(".");
+    cfg->output.dir = strdup("cuplas-out");
+    cfg->output.name = strdup("{stem}.{dataset}.h5");
+    cfg->output.overwrite = CUPLAS_OVERWRITE_SKIP;
+    cfg->output.chunk_rows = 0;
+    cfg->output.deflate = 4;
+    cfg->output.shuffle = true;
+    cfg->output.fsync = true;
+    cuplas_sort_params_default(&cfg->sort);
+    cfg->channels.normalize = CUPLAS_NORM_NONE;
+    cfg->backend.device = CUPLAS_DEVICE_AUTO;
+    cfg->backend.cpu_fallback = false;
+    cfg->backend.threads = 0;
+    cfg->backend.lanes = 4;
+    cfg->backend.memory_limit_mb = 0;
+    cfg->log.level = CUPLAS_LOG_INFO;
+    cfg->log.format = CUPLAS_LOG_AUTO;
+    cfg->log.file = NULL;
+}
+
+void cuplas_cfg_free_strv(char **v, int n)
+{
+    for (int i = 0; i < n; i++)
+        free(v[i]);
+    free(v);
+}
+
+void cuplas_cfg_free_input(cuplas_input_spec *in)
+{
+    cuplas_cfg_free_strv(in->files, in->nfiles);
+    cuplas_cfg_free_strv(in->datasets, in->ndatasets);
+    memset(in, 0, sizeof *in);
+}
+
+void cuplas_config_free(cuplas_config *cfg)
+{
+    if (!cfg)
+        return;
+    for (int i = 0; i < cfg->ninputs; i++)
+        cuplas_cfg_free_input(&cfg->inputs[i]);
+    free(cfg->inputs);
+    free(cfg->path);
+    free(cfg->base_dir);
+    free(cfg->output.dir);
+    free(cfg->output.name);
+    free(cfg->channels.use);
+    free(cfg->channels.weights);
+    free(cfg->backend.gpus);
+    free(cfg->log.file);
+    memset(cfg, 0, sizeof *cfg);
+}
+
+const char *cuplas_cfg_enum_name(const char *const *names, int v)
+{
+    for (int i = 0; names[i]; i++)
+        if (i == v)
+            return names[i];
+    return "?";
+}
+
+const char *cuplas_norm_name(cuplas_norm n)
+{
+    return cuplas_cfg_enum_name(norm_names, (int)n);
+}
+
+const char *cuplas_device_kind_name(cuplas_device_kind d)
+{
+    return cuplas_cfg_enum_name(device_names, (int)d);
+}
+
+const char *cuplas_overwrite_name(cuplas_overwrite o)
+{
+    return cuplas_cfg_enum_name(overwrite_names, (int)o);
+}

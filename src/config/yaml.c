@@ -1,0 +1,542 @@
+/*
+ * yaml.c - cuplas_config_load: read the file into a libyaml node tree,
+ * graft the --set overrides onto it, then walk the tree along the schema
+ * (values.c stores each value) and check the rules that span keys.
+ *
+ * Design facts: override nodes are appended after the file's nodes, so a
+ * node's id alone says whether an error points at file:line:col or at
+ * "--set ..." (cuplas_cfg_fail_at). Overrides are grafted onto the tree
+ * before anything is read, so a --set value is validated exactly like the
+ * file's, and the later of two settings wins. A key of the removed-keys
+ * table is refused in either place with its advice.
+ */
+#include "config/loader.h"
+#include "util/fsutil.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+/* ------------------------------------------------------------------------
+ * Error reporting
+ * ------------------------------------------------------------------------ */
+
+static int node_id(const struct loader *ld, const yaml_node_t *node)
+{
+    return (int)(node - ld->doc.nodes.start) + 1;
+}
+
+bool cuplas_cfg_from_file(const struct loader *ld, const yaml_node_t *node)
+{
+    return ld->path && node_id(ld, node) <= ld->nfile;
+}
+
+/* Point the error at `node`: file:line:col (1-based), or the override. */
+static void blame(const struct loader *ld, const yaml_node_t *node)
+{
+    if (cuplas_cfg_from_file(ld, node)) {
+        cuplas_error_where(ld->err, "%s:%zu:%zu", ld->path,
+                           node->start_mark.line + 1, node->start_mark.column + 1);
+        return;
+    }
+    int id = node_id(ld, node);
+    for (int k = ld->novr - 1; k >= 0; k--) {
+        if (ld->ovr[k].first <= id) {
+            cuplas_error_where(ld->err, "--set %s", ld->ovr[k].text);
+            return;
+        }
+    }
+}
+
+int cuplas_cfg_fail_at(const struct loader *ld, const yaml_node_t *node, const char *fmt, ...)
+{
+    char msg[sizeof ld->err->msg];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    int rc = cuplas_error_set(ld->err, CUPLAS_ERR_USAGE, "%s", msg);
+    if (node)
+        blame(ld, node);
+    return rc;
+}
+
+const char *cuplas_cfg_describe(const yaml_node_t *n, char *buf, size_t size)
+{
+    if (n->type == YAML_SEQUENCE_NODE)
+        return "a list";
+    if (n->type == YAML_MAPPING_NODE)
+        return "a mapping";
+    if (is_null(n))
+        return "an empty value";
+    const char *quote = is_plain(n) ? "" : "\"";
+    const char *more = n->data.scalar.length > 60 ? "..." : "";
+    snprintf(buf, size, "%s%.60s%s%s", quote, scalar_text(n), more, quote);
+    return buf;
+}
+
+int cuplas_cfg_fail_value(const struct loader *ld, const struct key *k, const char *name,
+                          const yaml_node_t *node, const char *problem)
+{
+    char val[80], acc[256];
+    return cuplas_cfg_fail_at(ld, node, "%s: %s %s (accepted: %s)", name,
+                              cuplas_cfg_describe(node, val, sizeof val), problem,
+                              cuplas_cfg_accepted(k, acc, sizeof acc));
+}
+
+/* A key of the removed-keys table, named at `node` in the file or by the
+ * override `text` (then node is NULL). */
+static int fail_removed(const struct loader *ld, const yaml_node_t *node, const char *text,
+                        const struct removed_key *gone)
+{
+    int rc = cuplas_cfg_fail_at(ld, node, "%s was removed in %s: %s", gone->name,
+                                gone->version, gone->advice);
+    if (text)
+        cuplas_error_where(ld->err, "--set %s", text);
+    return rc;
+}
+
+/* ------------------------------------------------------------------------
+ * The schema walk
+ * ------------------------------------------------------------------------ */
+
+static int fail_unknown(const struct loader *ld, const yaml_node_t *node,
+                        const struct key *keys, size_t nkeys, const char *prefix,
+                        const char *shown, const char *key)
+{
+    char names[512], label[64];
+    if (*prefix)
+        snprintf(label, sizeof label, "in %.*s", (int)strlen(prefix) - 1, prefix);
+    else
+        snprintf(label, sizeof label, "%s", *shown ? "in an input" : "at the top level");
+    return cuplas_cfg_fail_at(ld, node, "%s%s%s: unknown key (accepted %s: %s)", shown, prefix,
+                              key, label,
+                              cuplas_cfg_children(keys, nkeys, prefix, names, sizeof names));
+}
+
+/* A key twice in one mapping is an error: libyaml keeps both silently. */
+static int check_duplicates(const struct loader *ld, const yaml_node_t *map,
+                            const char *prefix, const char *shown)
+{
+    const yaml_node_pair_t *pairs = map->data.mapping.pairs.start;
+    size_t n = (size_t)(map->data.mapping.pairs.top - pairs);
+    yaml_document_t *doc = (yaml_document_t *)&ld->doc;
+    for (size_t i = 1; i < n; i++) {
+        const yaml_node_t *ki = yaml_document_get_node(doc, pairs[i].key);
+        for (size_t j = 0; j < i && ki->type == YAML_SCALAR_NODE; j++) {
+            const yaml_node_t *kj = yaml_document_get_node(doc, pairs[j].key);
+            if (kj->type == YAML_SCALAR_NODE && strcmp(scalar_text(ki), scalar_text(kj)) == 0)
+                return cuplas_cfg_fail_at(ld, ki, "%s%s%s: duplicate key (accepted: each "
+                                          "key once per mapping)", shown, prefix,
+                                          scalar_text(ki));
+        }
+    }
+    return 0;
+}
+
+int cuplas_cfg_walk_mapping(struct loader *ld, const yaml_node_t *map, const char *prefix,
+                            const char *shown, const struct key *keys, size_t nkeys,
+                            void *base, const yaml_node_t **seen)
+{
+    int rc = check_duplicates(ld, map, prefix, shown);
+    if (rc)
+        return rc;
+    for (yaml_node_pair_t *p = map->data.mapping.pairs.start;
+         p < map->data.mapping.pairs.top; p++) {
+        const yaml_node_t *key = yaml_document_get_node(&ld->doc, p->key);
+        const yaml_node_t *value = yaml_document_get_node(&ld->doc, p->value);
+        char path[128], name[192], val[80], names[512];
+        /* sizeof path - 1: leave room for the '.' appended to a section */
+        if (key->type != YAML_SCALAR_NODE
+            || strlen(prefix) + key->data.scalar.length >= sizeof path - 1)
+            return cuplas_cfg_fail_at(ld, key, "%s%s: a key must be a short name", shown,
+                                      prefix);
+        snprintf(path, sizeof path, "%s%s", prefix, scalar_text(key));
+        snprintf(name, sizeof name, "%s%s", shown, path);
+
+        const struct key *k = cuplas_cfg_find_key(keys, nkeys, path);
+        if (k) {
+            rc = cuplas_cfg_set_value(ld, k, name, value, base);
+            if (rc)
+                return rc;
+            seen[k - keys] = value;
+        } else if (cuplas_cfg_is_section(keys, nkeys, path)) {
+            strcat(path, ".");
+            if (value->type != YAML_MAPPING_NODE)
+                return cuplas_cfg_fail_at(ld, value, "%s: %s is the wrong type (accepted: a "
+                                          "mapping with keys %s)", name,
+                                          cuplas_cfg_describe(value, val, sizeof val),
+                                          cuplas_cfg_children(keys, nkeys, path, names,
+                                                              sizeof names));
+            rc = cuplas_cfg_walk_mapping(ld, value, path, shown, keys, nkeys, base, seen);
+            if (rc)
+                return rc;
+        } else if (keys == cuplas_cfg_keys && cuplas_cfg_find_removed(path)) {
+            return fail_removed(ld, key, NULL, cuplas_cfg_find_removed(path));
+        } else {
+            return fail_unknown(ld, key, keys, nkeys, prefix, shown, scalar_text(key));
+        }
+    }
+    return 0;
+}
+
+/* The node that set config key `name`, NULL if it kept its default. */
+static const yaml_node_t *seen_node(const struct loader *ld, const char *name)
+{
+    const struct key *k = cuplas_cfg_find_key(cuplas_cfg_keys, CUPLAS_CFG_NKEYS, name);
+    return ld->seen[k - cuplas_cfg_keys];
+}
+
+/* Rules that involve more than one key, once every key is read. */
+static int check_config(struct loader *ld, const cuplas_config *cfg)
+{
+    const struct key *in = cuplas_cfg_find_key(cuplas_cfg_keys, CUPLAS_CFG_NKEYS, "inputs");
+    const yaml_node_t *in_node = seen_node(ld, "inputs");
+    const yaml_node_t *lo = seen_node(ld, "sort.min_configs");
+    const yaml_node_t *hi = seen_node(ld, "sort.max_configs");
+    const yaml_node_t *w = seen_node(ld, "channels.weights");
+    char acc[256];
+
+    if (ld->path && !in_node) {
+        cuplas_error_where(ld->err, "%s", ld->path);
+        return cuplas_error_set(ld->err, CUPLAS_ERR_USAGE, "inputs: missing, a config "
+                                "file needs at least one (accepted: %s)",
+                                cuplas_cfg_accepted(in, acc, sizeof acc));
+    }
+    if (ld->path && cfg->ninputs == 0)
+        return cuplas_cfg_fail_value(ld, in, "inputs", in_node, "is empty");
+    if (cfg->sort.max_configs < cfg->sort.min_configs)
+        return cuplas_cfg_fail_at(ld, hi ? hi : lo, "sort.max_configs: %d is less than "
+                                  "sort.min_configs (%d) (accepted: sort.max_configs >= "
+                                  "sort.min_configs)", cfg->sort.max_configs,
+                                  cfg->sort.min_configs);
+    if (cfg->channels.use && cfg->channels.nweights
+        && cfg->channels.nweights != cfg->channels.nuse)
+        return cuplas_cfg_fail_at(ld, w, "channels.weights: %d weights for %d channels in "
+                                  "channels.use (accepted: one weight per used channel, or [])",
+                                  cfg->channels.nweights, cfg->channels.nuse);
+    return 0;
+}
+
+/* ------------------------------------------------------------------------
+ * Reading the file and grafting the overrides
+ * ------------------------------------------------------------------------ */
+
+/* A libyaml failure; `text` and `key` are set for an override's value. */
+static int fail_parse(const struct loader *ld, const yaml_parser_t *parser,
+                      const char *text, const char *key)
+{
+    const char *problem = parser->problem ? parser->problem : "unknown problem";
+    if (parser->error == YAML_MEMORY_ERROR)
+        return cuplas_error_set(ld->err, CUPLAS_ERR_NOMEM, "out of memory parsing YAML");
+    if (text) {
+        cuplas_error_where(ld->err, "--set %s", text);
+        return cuplas_error_set(ld->err, CUPLAS_ERR_USAGE, "%s: the value is not valid "
+                                "YAML: %s (accepted: a YAML scalar or flow list, e.g. "
+                                "[0, 1])", key, problem);
+    }
+    if (parser->error == YAML_READER_ERROR)
+        cuplas_error_where(ld->err, "%s", ld->path);
+    else
+        cuplas_error_where(ld->err, "%s:%zu:%zu", ld->path,
+                           parser->problem_mark.line + 1, parser->problem_mark.column + 1);
+    if (parser->error == YAML_READER_ERROR)
+        return cuplas_error_set(ld->err, CUPLAS_ERR_USAGE, "YAML: %s at byte %zu",
+                                problem, parser->problem_offset);
+    return cuplas_error_set(ld->err, CUPLAS_ERR_USAGE, "YAML syntax error: %s%s%s",
+                            problem, parser->context ? " " : "",
+                            parser->context ? parser->context : "");
+}
+
+/* Load the one document of ld->path into ld->doc. */
+static int read_document(struct loader *ld)
+{
+    yaml_parser_t parser;
+    yaml_document_t extra;
+    bool have_parser = false, have_doc = false;
+    int rc = 0;
+    FILE *f = fopen(ld->path, "rb");
+
+    if (!f) {
+        cuplas_error_where(ld->err, "%s", ld->path);
+        CUPLAS_FAIL(ld->err, CUPLAS_ERR_USAGE, "cannot open the config file: %s",
+                    strerror(errno));
+    }
+    if (!yaml_parser_initialize(&parser))
+        CUPLAS_FAIL(ld->err, CUPLAS_ERR_NOMEM, "out of memory");
+    have_parser = true;
+    yaml_parser_set_input_file(&parser, f);
+    if (!yaml_parser_load(&parser, &ld->doc))
+        CUPLAS_TRY(fail_parse(ld, &parser, NULL, NULL));
+    have_doc = true;
+    /* a second document would be ignored silently: refuse it */
+    if (!yaml_parser_load(&parser, &extra))
+        CUPLAS_TRY(fail_parse(ld, &parser, NULL, NULL));
+    const yaml_node_t *root2 = yaml_document_get_root_node(&extra);
+    size_t line = root2 ? root2->start_mark.line + 1 : 0;
+    yaml_document_delete(&extra);
+    if (line) {
+        cuplas_error_where(ld->err, "%s:%zu:1", ld->path, line);
+        CUPLAS_FAIL(ld->err, CUPLAS_ERR_USAGE, "a second YAML document (accepted: "
+                    "one document per config file)");
+    }
+    yaml_parser_delete(&parser);
+    fclose(f);
+    return 0;
+fail:
+    if (have_doc)
+        yaml_document_delete(&ld->doc);
+    if (have_parser)
+        yaml_parser_delete(&parser);
+    if (f)
+        fclose(f);
+    return rc;
+}
+
+/* Copy node `id` of `src` into ld->doc; returns the new id, 0 when out of
+ * memory, -1 when nested too deep (aliases can make a YAML graph cyclic). */
+static int copy_node(yaml_document_t *dst, yaml_document_t *src, int id, int depth)
+{
+    const yaml_node_t *n = yaml_document_get_node(src, id);
+    if (depth > 16)
+        return -1;
+    if (n->type == YAML_SCALAR_NODE)
+        return yaml_document_add_scalar(dst, NULL, n->data.scalar.value,
+                                        (int)n->data.scalar.length, n->data.scalar.style);
+    if (n->type == YAML_SEQUENCE_NODE) {
+        int seq = yaml_document_add_sequence(dst, NULL, YAML_FLOW_SEQUENCE_STYLE);
+        for (yaml_node_item_t *it = n->data.sequence.items.start;
+             seq > 0 && it < n->data.sequence.items.top; it++) {
+            int item = copy_node(dst, src, *it, depth + 1);
+            if (item <= 0)
+                return item;
+            if (!yaml_document_append_sequence_item(dst, seq, item))
+                return 0;
+        }
+        return seq;
+    }
+    int map = yaml_document_add_mapping(dst, NULL, YAML_FLOW_MAPPING_STYLE);
+    for (yaml_node_pair_t *p = n->data.mapping.pairs.start;
+         map > 0 && p < n->data.mapping.pairs.top; p++) {
+        int key = copy_node(dst, src, p->key, depth + 1);
+        int value = key > 0 ? copy_node(dst, src, p->value, depth + 1) : key;
+        if (value <= 0)
+            return value;
+        if (!yaml_document_append_mapping_pair(dst, map, key, value))
+            return 0;
+    }
+    return map;
+}
+
+/* Pair index of `key` in mapping `map`, or -1. */
+static int find_pair(yaml_document_t *doc, int map, const char *key, size_t len)
+{
+    yaml_node_t *m = yaml_document_get_node(doc, map);
+    for (yaml_node_pair_t *p = m->data.mapping.pairs.start; p < m->data.mapping.pairs.top; p++) {
+        const yaml_node_t *k = yaml_document_get_node(doc, p->key);
+        if (k->type == YAML_SCALAR_NODE && k->data.scalar.length == len
+            && memcmp(k->data.scalar.value, key, len) == 0)
+            return (int)(p - m->data.mapping.pairs.start);
+    }
+    return -1;
+}
+
+/* The node an override sets: a copy of the value's root, or "" for none. */
+static int copy_value(struct loader *ld, yaml_document_t *value)
+{
+    if (!yaml_document_get_root_node(value))
+        return yaml_document_add_scalar(&ld->doc, NULL, (yaml_char_t *)"", 0,
+                                        YAML_PLAIN_SCALAR_STYLE);
+    return copy_node(&ld->doc, value, 1, 0);
+}
+
+/* Put `value` at dotted `key`, creating missing mappings. Works on ids, not
+ * pointers: adding nodes reallocates the node array. */
+static int graft(struct loader *ld, const char *key, yaml_document_t *value,
+                 const char *text)
+{
+    yaml_document_t *doc = &ld->doc;
+    int cur = 1;   /* libyaml's root is always node 1 */
+
+    if (!yaml_document_get_root_node(doc)
+        && !yaml_document_add_mapping(doc, NULL, YAML_BLOCK_MAPPING_STYLE))
+        return cuplas_error_set(ld->err, CUPLAS_ERR_NOMEM, "out of memory");
+    for (const char *part = key;; part += strcspn(part, ".") + 1) {
+        size_t len = strcspn(part, ".");
+        bool last = part[len] == '\0';
+        int at = find_pair(doc, cur, part, len);
+        int child;
+
+        if (at >= 0 && !last) {
+            child = yaml_document_get_node(doc, cur)->data.mapping.pairs.start[at].value;
+            const yaml_node_t *c = yaml_document_get_node(doc, child);
+            if (c->type != YAML_MAPPING_NODE) {
+                cuplas_error_where(ld->err, "--set %s", text);
+                return cuplas_error_set(ld->err, CUPLAS_ERR_USAGE, "%s: %.*s is not a "
+                                        "mapping in the config file (line %zu)", key,
+                                        (int)(part + len - key), key, c->start_mark.line + 1);
+            }
+            cur = child;
+            continue;
+        }
+        child = last ? copy_value(ld, value)
+                     : yaml_document_add_mapping(doc, NULL, YAML_BLOCK_MAPPING_STYLE);
+        if (child < 0) {
+            cuplas_error_where(ld->err, "--set %s", text);
+            return cuplas_error_set(ld->err, CUPLAS_ERR_USAGE, "%s: the value is nested "
+                                    "too deeply", key);
+        }
+        if (child == 0)
+            return cuplas_error_set(ld->err, CUPLAS_ERR_NOMEM, "out of memory");
+        if (at >= 0) {
+            yaml_document_get_node(doc, cur)->data.mapping.pairs.start[at].value = child;
+        } else {
+            int k = yaml_document_add_scalar(doc, NULL, (const yaml_char_t *)part,
+                                             (int)len, YAML_PLAIN_SCALAR_STYLE);
+            if (!k || !yaml_document_append_mapping_pair(doc, cur, k, child))
+                return cuplas_error_set(ld->err, CUPLAS_ERR_NOMEM, "out of memory");
+        }
+        if (last)
+            return 0;
+        cur = child;
+    }
+}
+
+/* "--set sort.sed=1": list what the deepest known section accepts. */
+static int fail_unknown_override(const struct loader *ld, const char *text,
+                                 const char *key)
+{
+    char section[128], prefix[130], names[512];
+    const char *dot = strrchr(key, '.');
+    snprintf(section, sizeof section, "%.*s", dot ? (int)(dot - key) : 0, key);
+    if (!cuplas_cfg_is_section(cuplas_cfg_keys, CUPLAS_CFG_NKEYS, section))
+        section[0] = '\0';
+    snprintf(prefix, sizeof prefix, "%s%s", section, section[0] ? "." : "");
+    cuplas_error_where(ld->err, "--set %s", text);
+    return cuplas_error_set(ld->err, CUPLAS_ERR_USAGE, "%s: unknown key (accepted %s%s: %s)",
+                            key, section[0] ? "in " : "at the top level", section,
+                            cuplas_cfg_children(cuplas_cfg_keys, CUPLAS_CFG_NKEYS, prefix, names,
+                                                sizeof names));
+}
+
+/* Apply override k ("a.b=value") onto ld->doc. */
+static int apply_override(struct loader *ld, int k)
+{
+    const char *text = ld->ovr[k].text;
+    const char *eq = strchr(text, '=');
+    yaml_parser_t parser;
+    yaml_document_t value;
+    bool have_parser = false, have_value = false;
+    char key[128];
+    int rc = 0;
+
+    if (!eq || eq == text || (size_t)(eq - text) >= sizeof key) {
+        cuplas_error_where(ld->err, "--set %s", text);
+        CUPLAS_FAIL(ld->err, CUPLAS_ERR_USAGE, "expected key=value (accepted: a "
+                    "dotted key and a YAML value, e.g. sort.seed=7)");
+    }
+    memcpy(key, text, (size_t)(eq - text));
+    key[eq - text] = '\0';
+    if (cuplas_cfg_find_removed(key))
+        CUPLAS_TRY(fail_removed(ld, NULL, text, cuplas_cfg_find_removed(key)));
+    if (!cuplas_cfg_find_key(cuplas_cfg_keys, CUPLAS_CFG_NKEYS, key))
+        CUPLAS_TRY(fail_unknown_override(ld, text, key));
+    if (!yaml_parser_initialize(&parser))
+        CUPLAS_FAIL(ld->err, CUPLAS_ERR_NOMEM, "out of memory");
+    have_parser = true;
+    yaml_parser_set_input_string(&parser, (const unsigned char *)eq + 1, strlen(eq + 1));
+    if (!yaml_parser_load(&parser, &value))
+        CUPLAS_TRY(fail_parse(ld, &parser, text, key));
+    have_value = true;
+    ld->ovr[k].first = (int)(ld->doc.nodes.top - ld->doc.nodes.start) + 1;
+    CUPLAS_TRY(graft(ld, key, &value, text));
+    rc = 0;
+fail:
+    if (have_value)
+        yaml_document_delete(&value);
+    if (have_parser)
+        yaml_parser_delete(&parser);
+    return rc;
+}
+
+static int apply_overrides(struct loader *ld, const char *const *overrides, int n)
+{
+    if (n <= 0)
+        return 0;
+    if (!(ld->ovr = calloc((size_t)n, sizeof *ld->ovr)))
+        return cuplas_error_set(ld->err, CUPLAS_ERR_NOMEM, "out of memory");
+    ld->novr = n;
+    for (int k = 0; k < n; k++) {
+        ld->ovr[k].first = INT_MAX;   /* owns no node until it is grafted */
+        ld->ovr[k].text = overrides[k];
+    }
+    for (int k = 0; k < n; k++) {
+        int rc = apply_override(ld, k);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------------
+ * Loading
+ * ------------------------------------------------------------------------ */
+
+int cuplas_config_load(cuplas_config *cfg, const char *path,
+                       const char *const *overrides, int noverrides,
+                       cuplas_error *err)
+{
+    struct loader ld = { .path = path, .err = err };
+    bool have_doc = false;
+    int rc = 0;
+
+    cuplas_config_defaults(cfg);
+    if (path) {
+        free(cfg->path);
+        free(cfg->base_dir);
+        cfg->path = strdup(path);
+        cfg->base_dir = cuplas_path_dir(path);
+    }
+    if (!cfg->path || !cfg->base_dir || !cfg->output.dir || !cfg->output.name)
+        CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
+    if (path)
+        CUPLAS_TRY(read_document(&ld));
+    else if (!yaml_document_initialize(&ld.doc, NULL, NULL, NULL, 1, 1))
+        CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
+    have_doc = true;
+    ld.nfile = (int)(ld.doc.nodes.top - ld.doc.nodes.start);
+
+    const yaml_node_t *root = yaml_document_get_root_node(&ld.doc);
+    if (root && is_null(root)) {
+        /* a file holding only "---" or "~": as empty as no document at all */
+        yaml_document_delete(&ld.doc);
+        have_doc = yaml_document_initialize(&ld.doc, NULL, NULL, NULL, 1, 1);
+        if (!have_doc)
+            CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
+        root = NULL;
+        ld.nfile = 0;
+    }
+    if (root && root->type != YAML_MAPPING_NODE) {
+        char names[512];
+        CUPLAS_TRY(cuplas_cfg_fail_at(&ld, root, "the top level must be a mapping (accepted: "
+                                      "the sections %s)",
+                                      cuplas_cfg_children(cuplas_cfg_keys, CUPLAS_CFG_NKEYS, "",
+                                                          names, sizeof names)));
+    }
+    CUPLAS_TRY(apply_overrides(&ld, overrides, noverrides));
+    root = yaml_document_get_root_node(&ld.doc);
+    if (root && root->type == YAML_MAPPING_NODE)
+        CUPLAS_TRY(cuplas_cfg_walk_mapping(&ld, root, "", "", cuplas_cfg_keys, CUPLAS_CFG_NKEYS,
+                                           cfg, ld.seen));
+    CUPLAS_TRY(check_config(&ld, cfg));
+    rc = 0;
+fail:
+    free(ld.ovr);
+    if (have_doc)
+        yaml_document_delete(&ld.doc);
+    if (rc)
+        cuplas_config_free(cfg);
+    return rc;
+}
