@@ -442,7 +442,7 @@ static void test_config_error_out_of_range(void **state)
     expect_error(state, "range_deflate", INPUTS "output:\n  deflate: 10\n", NULL, 0,
                  "4:12", "output.deflate: 10 is out of range", "[0, 9]");
     expect_error(state, "range_neg", INPUTS "backend:\n  threads: -1\n", NULL, 0,
-                 "4:12", "backend.threads: -1 is out of range", ">= 0");
+                 "4:12", "backend.threads: -1 is out of range", "[0, 1024]");
     expect_error(state, "range_int", INPUTS "backend:\n  threads: 99999999999\n", NULL, 0,
                  "4:12", "backend.threads", "out of range");
     expect_error(state, "range_seed", INPUTS "sort:\n  seed: 18446744073709551616\n",
@@ -513,6 +513,44 @@ static void test_config_error_template(void **state)
                  NULL, 0, "4:9", "output.name", "unclosed");
     expect_error(state, "empty_dir", INPUTS "output:\n  dir: \"\"\n",
                  NULL, 0, "4:8", "output.dir", "empty");
+    /* a result never lands outside output.dir */
+    expect_error(state, "tmpl_up", INPUTS "output:\n  name: \"../../{stem}.{dataset}.h5\"\n",
+                 NULL, 0, "4:9", "output.name", "'..' component");
+    expect_error(state, "tmpl_up_mid", INPUTS "output:\n  name: \"a/../../{stem}.{dataset}.h5\"\n",
+                 NULL, 0, "4:9", "output.name", "'..' component");
+    expect_error(state, "tmpl_abs", INPUTS "output:\n  name: \"/tmp/{stem}.{dataset}.h5\"\n",
+                 NULL, 0, "4:9", "output.name", "absolute path");
+    /* ".." inside a name is no path component */
+    cuplas_config cfg;
+    cuplas_error err;
+    assert_int_equal(load_text(state, "tmpl_dots", INPUTS "output:\n  name: \"sub/{stem}..{dataset}.h5\"\n",
+                               NULL, 0, &cfg, &err), 0);
+    cuplas_config_free(&cfg);
+}
+
+/* backend.threads is bounded: 2^31-1 made libgomp abort, 5000 made a 16x16
+ * sort take 22 s */
+static void test_config_error_threads_bound(void **state)
+{
+    static const char *const huge[] = { "backend.threads=2147483647" };
+    expect_error(state, "threads_huge", INPUTS, huge, 1, "--set backend.threads=2147483647",
+                 "backend.threads", "[0, 1024]");
+    expect_error(state, "threads_5000", INPUTS "backend:\n  threads: 5000\n", NULL, 0, "4:12",
+                 "backend.threads", "out of range");
+}
+
+/* a directory given as the config gets its own message, not a YAML read error */
+static void test_config_error_directory(void **state)
+{
+    fixture *f = *state;
+    cuplas_config cfg;
+    cuplas_error err = { 0 };
+    assert_int_equal(cuplas_config_load(&cfg, f->dir, NULL, 0, &err), CUPLAS_ERR_USAGE);
+    show_error(&err);
+    assert_string_equal(err.where, f->dir);
+    assert_non_null(strstr(err.msg, "not a config file: it is a directory"));
+    assert_null(strstr(err.msg, "byte 0"));
+    assert_null(cfg.path);
 }
 
 static void test_config_error_inputs(void **state)
@@ -858,6 +896,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_config_error_duplicate_channel),
         cmocka_unit_test(test_config_error_weights_length),
         cmocka_unit_test(test_config_error_template),
+        cmocka_unit_test(test_config_error_threads_bound),
+        cmocka_unit_test(test_config_error_directory),
         cmocka_unit_test(test_config_error_inputs),
         cmocka_unit_test(test_config_error_syntax),
         cmocka_unit_test(test_config_error_missing_file),

@@ -87,7 +87,9 @@ int cuplas_cli_log_format(const char *cmd, const char *arg)
 void cuplas_cli_error(const cuplas_error *e)
 {
     char buf[1100];
-    fprintf(stderr, "cuplas: error: %s\n", cuplas_error_format(e, buf, sizeof buf));
+    fputs("cuplas: error: ", stderr);
+    cuplas_put_visible(stderr, cuplas_error_format(e, buf, sizeof buf));
+    fputc('\n', stderr);
 }
 
 int cuplas_cli_fail(const cuplas_error *e)

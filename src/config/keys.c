@@ -130,8 +130,8 @@ const struct key cuplas_cfg_keys[] = {
       .doc = "CUDA device ids to use; [] = every visible device" },
     { "backend.cpu_fallback", K_BOOL, AT(backend.cpu_fallback),
       .doc = "rerun a job on the CPU when its GPU fails" },
-    { "backend.threads", K_INT, AT(backend.threads), .min = 0, .flags = F_MIN,
-      .doc = "host threads: the CPU backend's, or the GPU lanes' shared pool; 0 = the OpenMP default (OMP_NUM_THREADS, else every core)" },
+    { "backend.threads", K_INT, AT(backend.threads), .min = 0, .max = 1024, .flags = F_MIN | F_MAX,
+      .doc = "host threads: the CPU backend's, or the GPU lanes' shared pool; 0 = the OpenMP default (OMP_NUM_THREADS, else every core); at most 1024" },
     { "backend.memory_limit_mb", K_INT, AT(backend.memory_limit_mb), .min = 0, .flags = F_MIN,
       .doc = "memory a job may use, MiB: per GPU for the lanes together, or per CPU job; "
              "0 = all free device memory (GPU) or no limit (CPU). A grid that needs more fails "

@@ -148,6 +148,14 @@ static const char *template_problem(const char *s, char *buf, size_t size)
             return buf;
         }
     }
+    /* the result must land inside output.dir: no absolute name, no ".."
+     * component (placeholders never expand to either: {dataset} has its
+     * '/' replaced, {stem} and {file} are a file's last component) */
+    if (s[0] == '/')
+        return "is an absolute path (accepted: a name inside output.dir)";
+    for (const char *p = s; (p = strstr(p, "..")); p += 2)
+        if ((p == s || p[-1] == '/') && (p[2] == '/' || p[2] == '\0'))
+            return "has a '..' component, which would leave output.dir";
     if (!dataset)
         return "lacks {dataset}";
     if (!stem)

@@ -18,6 +18,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 
 /* ------------------------------------------------------------------------
  * Error reporting
@@ -263,6 +264,14 @@ static int read_document(struct loader *ld)
         cuplas_error_where(ld->err, "%s", ld->path);
         CUPLAS_FAIL(ld->err, CUPLAS_ERR_USAGE, "cannot open the config file: %s",
                     strerror(errno));
+    }
+    /* fopen succeeds on a directory; libyaml would then report a read
+     * error "at byte 0" */
+    struct stat st;
+    if (fstat(fileno(f), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode)) {
+        cuplas_error_where(ld->err, "%s", ld->path);
+        CUPLAS_FAIL(ld->err, CUPLAS_ERR_USAGE, "not a config file: it is a %s",
+                    S_ISDIR(st.st_mode) ? "directory" : "special file");
     }
     if (!yaml_parser_initialize(&parser))
         CUPLAS_FAIL(ld->err, CUPLAS_ERR_NOMEM, "out of memory");

@@ -46,6 +46,7 @@ int cuplas_log_open(cuplas_log *lg, const cuplas_log_opts *opts, const char *for
 
     memset(lg, 0, sizeof *lg);
     lg->out = stderr;
+    snprintf(lg->path, sizeof lg->path, "stderr");
     lg->level = opts ? opts->level : CUPLAS_LOG_INFO;
     if (format_override && cuplas_log_format_parse(format_override, &fmt) != 0)
         CUPLAS_FAIL(err, CUPLAS_ERR_USAGE, "--log-format: unknown format '%s' "
@@ -56,6 +57,7 @@ int cuplas_log_open(cuplas_log *lg, const cuplas_log_opts *opts, const char *for
             CUPLAS_FAIL(err, CUPLAS_ERR_USAGE, "logging.file: cannot open %s: %s",
                         opts->file, strerror(errno));
         lg->owns_out = 1;
+        snprintf(lg->path, sizeof lg->path, "%s", opts->file);
     }
     lg->json = fmt == CUPLAS_LOG_JSON ||
                (fmt == CUPLAS_LOG_AUTO && !isatty(fileno(lg->out)));
@@ -77,18 +79,48 @@ void cuplas_log_progress(cuplas_log *lg, const char *text)
     cuplas_lock_give(&lg->lock);
 }
 
-void cuplas_log_close(cuplas_log *lg)
+/* Remember the first failed write (called under the lock, after a flush). */
+static void note_write(cuplas_log *lg)
+{
+    if (!lg->write_errno && ferror(lg->out))
+        lg->write_errno = errno ? errno : EIO;
+}
+
+int cuplas_log_close(cuplas_log *lg, cuplas_error *err)
 {
     if (!lg->out)
-        return;
+        return 0;
     if (lg->progress)
         fputc('\n', lg->out);
-    if (lg->owns_out)
-        fclose(lg->out);
-    else
-        fflush(lg->out);
+    fflush(lg->out);
+    note_write(lg);
+    if (lg->owns_out && fclose(lg->out) != 0 && !lg->write_errno)
+        lg->write_errno = errno ? errno : EIO;
     cuplas_lock_free(&lg->lock);
     lg->out = NULL;
+    if (!lg->write_errno)
+        return 0;
+    cuplas_error_set(err, CUPLAS_ERR_OUTPUT, "the log %s could not be written: %s", lg->path,
+                     strerror(lg->write_errno));
+    return -1;
+}
+
+/* A text line with control characters made visible: a newline in a file or
+ * dataset name must not split one event into two lines. */
+void cuplas_put_visible(FILE *f, const char *s)
+{
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        switch (*p) {
+        case '\n': fputs("\\n", f); break;
+        case '\r': fputs("\\r", f); break;
+        case '\t': fputs("\\t", f); break;
+        default:
+            if (*p < 0x20 || *p == 0x7f)
+                fprintf(f, "\\x%02x", *p);
+            else
+                fputc(*p, f);
+        }
+    }
 }
 
 void cuplas_json_string(FILE *f, const char *s)
@@ -156,9 +188,13 @@ void cuplas_log_event(cuplas_log *lg, cuplas_log_level level, const char *event,
         }
         fputs("}\n", lg->out);
     } else if (text) {
-        fprintf(lg->out, "%s%s\n", lg->progress ? "\r\033[K" : "", text);
+        if (lg->progress)
+            fputs("\r\033[K", lg->out);
+        cuplas_put_visible(lg->out, text);
+        fputc('\n', lg->out);
         lg->progress = 0;
     }
     fflush(lg->out);
+    note_write(lg);
     cuplas_lock_give(&lg->lock);
 }

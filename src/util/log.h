@@ -40,6 +40,9 @@ typedef struct cuplas_log {
     cuplas_log_level level;  /* least severe event that is written       */
     int json;                /* 1 = JSON lines, 0 = text                 */
     int progress;            /* a progress line is on screen (TTY text)  */
+    int write_errno;         /* first failed write (0: none): a lost log
+                                must not pass for a complete one        */
+    char path[256];          /* logging.file, or "stderr", for messages  */
     cuplas_lock lock;
 } cuplas_log;
 
@@ -47,11 +50,18 @@ typedef struct cuplas_log {
  * "auto", or NULL) is --log-format and wins over logging.format. */
 int cuplas_log_open(cuplas_log *lg, const cuplas_log_opts *opts,
                     const char *format_override, cuplas_error *err);
-void cuplas_log_close(cuplas_log *lg);
+/* Close the log. Returns 0, or -1 with err set when any line could not be
+ * written (a full disk, /dev/full, a closed pipe): the caller must not
+ * report success for a run whose log is incomplete. */
+int cuplas_log_close(cuplas_log *lg, cuplas_error *err);
 
 /* On a terminal in text mode: redraw the one-line progress display (the
  * next log line replaces it). Elsewhere a no-op: JSON logs have events. */
 void cuplas_log_progress(cuplas_log *lg, const char *text);
+
+/* Write s with control characters escaped (\n, \r, \t, \xHH): one message
+ * stays one line whatever file or dataset names it carries. */
+void cuplas_put_visible(FILE *f, const char *s);
 
 /* Parse a --log-format value; -1 if unknown. */
 int cuplas_log_format_parse(const char *s, cuplas_log_format *f);
