@@ -132,42 +132,53 @@ static void test_env(void **state)
     char name[32];
 
     /* not an array task */
-    assert_int_equal(cuplas_shard_from_env(NULL, "4", "0", "3", &s, &e), 0);
+    assert_int_equal(cuplas_shard_from_env(NULL, "4", "0", "3", NULL, &s, &e), 0);
     assert_int_equal(s.count, 0);
     /* --array=0-3 */
-    assert_int_equal(cuplas_shard_from_env("2", "4", "0", "3", &s, &e), 0);
+    assert_int_equal(cuplas_shard_from_env("2", "4", "0", "3", NULL, &s, &e), 0);
     assert_int_equal(s.index, 2);
     assert_int_equal(s.count, 4);
     assert_string_equal(cuplas_shard_name(&s, name, sizeof name), "2-of-4");
     /* --array=1-4: MIN shifts the index */
-    assert_int_equal(cuplas_shard_from_env("1", "4", "1", "4", &s, &e), 0);
+    assert_int_equal(cuplas_shard_from_env("1", "4", "1", "4", NULL, &s, &e), 0);
     assert_int_equal(s.index, 0);
     assert_int_equal(s.count, 4);
     /* an old SLURM without COUNT */
-    assert_int_equal(cuplas_shard_from_env("7", NULL, "5", "8", &s, &e), 0);
+    assert_int_equal(cuplas_shard_from_env("7", NULL, "5", "8", NULL, &s, &e), 0);
     assert_int_equal(s.index, 2);
     assert_int_equal(s.count, 4);
     /* COUNT only */
-    assert_int_equal(cuplas_shard_from_env("3", "5", NULL, NULL, &s, &e), 0);
+    assert_int_equal(cuplas_shard_from_env("3", "5", NULL, NULL, NULL, &s, &e), 0);
     assert_int_equal(s.index, 3);
     assert_int_equal(s.count, 5);
     /* stepped (0-12:4) and sparse arrays cannot be mapped */
     cuplas_error_clear(&e);
-    assert_int_equal(cuplas_shard_from_env("4", "4", "0", "12", &s, &e), CUPLAS_ERR_USAGE);
+    assert_int_equal(cuplas_shard_from_env("4", "4", "0", "12", NULL, &s, &e), CUPLAS_ERR_USAGE);
     assert_non_null(strstr(e.msg, "--shard"));
     /* garbage and inconsistencies */
     cuplas_error_clear(&e);
-    assert_int_equal(cuplas_shard_from_env("x", "4", "0", "3", &s, &e), CUPLAS_ERR_USAGE);
+    assert_int_equal(cuplas_shard_from_env("x", "4", "0", "3", NULL, &s, &e), CUPLAS_ERR_USAGE);
     cuplas_error_clear(&e);
-    assert_int_equal(cuplas_shard_from_env("9", "4", "0", "3", &s, &e), CUPLAS_ERR_USAGE);
+    assert_int_equal(cuplas_shard_from_env("9", "4", "0", "3", NULL, &s, &e), CUPLAS_ERR_USAGE);
     cuplas_error_clear(&e);
-    assert_int_equal(cuplas_shard_from_env("1", NULL, NULL, NULL, &s, &e), CUPLAS_ERR_USAGE);
+    assert_int_equal(cuplas_shard_from_env("1", NULL, NULL, NULL, NULL, &s, &e), CUPLAS_ERR_USAGE);
     cuplas_error_clear(&e);
-    assert_int_equal(cuplas_shard_from_env("4", "4", NULL, NULL, &s, &e), CUPLAS_ERR_USAGE);
+    assert_int_equal(cuplas_shard_from_env("4", "4", NULL, NULL, NULL, &s, &e), CUPLAS_ERR_USAGE);
     cuplas_error_clear(&e);
-    assert_int_equal(cuplas_shard_from_env("1", "0", NULL, NULL, &s, &e), CUPLAS_ERR_USAGE);
+    assert_int_equal(cuplas_shard_from_env("1", "0", NULL, NULL, NULL, &s, &e), CUPLAS_ERR_USAGE);
     cuplas_error_clear(&e);
-    assert_int_equal(cuplas_shard_from_env("1", "4", "3", "0", &s, &e), CUPLAS_ERR_USAGE);
+    assert_int_equal(cuplas_shard_from_env("1", "4", "3", "0", NULL, &s, &e), CUPLAS_ERR_USAGE);
+    /* a stepped array (--array=0-15:4) without COUNT used to run with the
+       wrong shards; any step but 1 is refused */
+    cuplas_error_clear(&e);
+    assert_int_equal(cuplas_shard_from_env("4", NULL, "0", "12", "4", &s, &e), CUPLAS_ERR_USAGE);
+    assert_non_null(strstr(e.msg, "SLURM_ARRAY_TASK_STEP=4"));
+    assert_int_equal(cuplas_shard_from_env("4", "4", NULL, NULL, "4", &s, &e), CUPLAS_ERR_USAGE);
+    assert_int_equal(cuplas_shard_from_env("1", NULL, "0", "3", "x", &s, &e), CUPLAS_ERR_USAGE);
+    /* step 1 is the plain array */
+    assert_int_equal(cuplas_shard_from_env("2", NULL, "0", "3", "1", &s, &e), 0);
+    assert_int_equal(s.index, 2);
+    assert_int_equal(s.count, 4);
     s.count = 0;
     assert_string_equal(cuplas_shard_name(&s, name, sizeof name), "");
 }

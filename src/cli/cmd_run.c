@@ -89,6 +89,7 @@ static int pick_shard(const char *opt, int no_env, cuplas_shard *sh, char *sourc
         return 0;
     if (cuplas_shard_from_env(getenv("SLURM_ARRAY_TASK_ID"), getenv("SLURM_ARRAY_TASK_COUNT"),
                               getenv("SLURM_ARRAY_TASK_MIN"), getenv("SLURM_ARRAY_TASK_MAX"),
+                              getenv("SLURM_ARRAY_TASK_STEP"),
                               sh, err) != 0)
         return (int)err->code;
     if (sh->count > 0)

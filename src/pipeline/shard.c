@@ -103,9 +103,10 @@ int cuplas_shard_parse(const char *s, cuplas_shard *out, cuplas_error *err)
 }
 
 int cuplas_shard_from_env(const char *id, const char *count, const char *min,
-                          const char *max, cuplas_shard *out, cuplas_error *err)
+                          const char *max, const char *step, cuplas_shard *out,
+                          cuplas_error *err)
 {
-    long vid, vcount = -1, vmin, vmax;
+    long vid, vcount = -1, vmin, vmax, vstep;
     const long big = 100000000;
 
     out->index = 0;
@@ -115,6 +116,10 @@ int cuplas_shard_from_env(const char *id, const char *count, const char *min,
     if (whole(id, 0, big, &vid) != 0)
         return cuplas_error_set(err, CUPLAS_ERR_USAGE, "SLURM_ARRAY_TASK_ID='%s' is not a "
                                 "task id", id);
+    if (step && *step && (whole(step, 1, big, &vstep) != 0 || vstep != 1))
+        return cuplas_error_set(err, CUPLAS_ERR_USAGE, "SLURM_ARRAY_TASK_STEP=%s: the array's "
+                                "task ids are not contiguous; use --shard I/N or --no-shard",
+                                step);
     if (count && *count && whole(count, 1, big, &vcount) != 0)
         return cuplas_error_set(err, CUPLAS_ERR_USAGE, "SLURM_ARRAY_TASK_COUNT='%s' is not "
                                 "a count", count);

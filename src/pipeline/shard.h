@@ -50,9 +50,13 @@ int cuplas_shard_parse(const char *s, cuplas_shard *out, cuplas_error *err);
  * set (COUNT, if set, must agree: a stepped or sparse array cannot be
  * mapped, use --shard), else index = ID and count = COUNT. ID unset:
  * out->count = 0 (not an array task). Bad values: CUPLAS_ERR_USAGE.
+ * STEP (SLURM_ARRAY_TASK_STEP) other than 1 is refused whatever else is
+ * set: a stepped array's ids are not 0..n-1, and without COUNT nothing
+ * else would reveal the gaps.
  */
 int cuplas_shard_from_env(const char *id, const char *count, const char *min,
-                          const char *max, cuplas_shard *out, cuplas_error *err);
+                          const char *max, const char *step, cuplas_shard *out,
+                          cuplas_error *err);
 
 /*
  * mine = the jobs of shard s of the full list `all` (s->count 0: all of
