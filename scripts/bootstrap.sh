@@ -14,7 +14,7 @@ case "$mode" in demo|test) ;; *) echo "usage: $0 demo|test" >&2; exit 2 ;; esac
 install_packages() {
     local pkgs="autoconf automake libtool make gcc pkg-config libyaml-dev zlib1g-dev
                 libhdf5-dev hdf5-tools libcmocka-dev"
-    [ "$mode" = test ] && pkgs="$pkgs slurmctld slurmd slurm-client munge procps"
+    [ "$mode" = test ] && pkgs="$pkgs slurmctld slurmd slurm-client munge procps clang"
     local missing=""
     for p in $pkgs; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done
     if [ -n "$missing" ]; then
@@ -52,6 +52,8 @@ run_tests() {
     cp=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test(s)\./\1/p' tests/*.log | awk '{s+=$1} END {print s+0}')
     cf=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test(s), listed below:/\1/p' tests/*.log | awk '{s+=$1} END {print s+0}')
     [ "$rc" -ne 0 ] && [ "$cf" -eq 0 ] && cf=$fail
+    cf=$((cf + FUZZ_FAILED))
+    [ "$FUZZ_FAILED" -eq 0 ] || rc=1
     echo "$cp passed, $cf failed"
     return $rc
 }
@@ -59,6 +61,11 @@ run_tests() {
 install_packages
 build
 if [ "$mode" = test ]; then
+    # a short fuzz run of every target first (FUZZ_SECONDS each); a finding
+    # counts as one failed test in the closing line
+    echo "== make fuzz-run"
+    FUZZ_FAILED=0
+    { make -j"$(nproc)" fuzz >/dev/null && make fuzz-run FUZZ_SECONDS="${FUZZ_SECONDS:-20}"; } || FUZZ_FAILED=1
     run_tests
 else
     rm -rf demo && ./cuplas gen --demo demo/data
