@@ -183,6 +183,10 @@ static void test_same_values(void **state)
         assert_int_equal(p.props[2].type, CUPLAS_PLY_FLOAT64);
         assert_int_equal(cuplas_ply_find(&p, "ui"), 8);
         assert_int_equal(cuplas_ply_find(&p, "nope"), -1);
+        const char *nm[NP];
+        cuplas_ply_names(&p, nm);
+        for (int j = 0; j < NP; j++)
+            assert_string_equal(nm[j], P[j].name);
         assert_int_equal(p.header_len, (size_t)p.body_offset);
         assert_memory_equal(p.header + p.header_len - 11, "end_header\n", 11);
         cuplas_ply_extract(&p, rows, cols, NP, got[k]);
@@ -440,6 +444,59 @@ static void test_malformed(void **state)
         "element vertex 1\nproperty float x\nend_header\n\0\0\0\0\0", "has a list property", 3);
 }
 
+/* Damaged files (bytes changed, cut short, counts edited) must give 0 or
+ * an input error, never a crash; a reader that succeeds must also export. */
+static void test_mutations(void **state)
+{
+    fixture *f = *state;
+    unsigned seed = 12345;
+    for (int k = 0; k < 3; k++) {
+        char in[PATH_MAX], bad[PATH_MAX], out[PATH_MAX];
+        size_t len;
+        make_ply(tu_path(f->dir, "in.ply", in), fmts[k]);
+        char *orig = slurp(in, &len);
+        char *buf = malloc(len + 16);
+        assert_non_null(buf);
+        for (int it = 0; it < 400; it++) {
+            size_t n = len;
+            memcpy(buf, orig, len);
+            seed = seed * 1103515245u + 12345u;
+            int kind = (int)(seed >> 16) % 3;
+            if (kind == 0) {            /* cut short */
+                n = (seed >> 8) % len;
+            } else {                    /* 1..3 bytes changed, mostly in the header */
+                for (int m = 0; m <= (int)(seed >> 20) % 3; m++) {
+                    seed = seed * 1103515245u + 12345u;
+                    size_t at = (seed >> 8) % (kind == 1 ? 300 : len);
+                    seed = seed * 1103515245u + 12345u;
+                    buf[at] = (char)(kind == 1 ? "0123456789 \n-ex"[(seed >> 16) % 16]
+                                               : (int)(seed >> 16));
+                }
+            }
+            write_bytes(tu_path(f->dir, "bad.ply", bad), buf, n);
+            cuplas_ply p;
+            cuplas_error e;
+            cuplas_error_clear(&e);
+            int rc = cuplas_ply_open(bad, &p, &e);
+            if (!rc) {
+                void *rows = malloc(cuplas_ply_body_bytes(&p) + 1);
+                assert_non_null(rows);
+                rc = cuplas_ply_read(&p, rows, &e);
+                if (!rc) {
+                    int64_t order[2] = {p.n - 1, 0};
+                    rc = cuplas_ply_write(&p, rows, order, 2, tu_path(f->dir, "o.ply", out), &e);
+                }
+                free(rows);
+            }
+            if (rc != 0 && rc != CUPLAS_ERR_INPUT)
+                fail_msg("iteration %d: status %d: %s", it, rc, e.msg);
+            cuplas_ply_close(&p);
+        }
+        free(buf);
+        free(orig);
+    }
+}
+
 static void test_splat_errors(void **state)
 {
     fixture *f = *state;
@@ -580,6 +637,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_bad_index, setup, teardown),
         cmocka_unit_test_setup_teardown(test_other_elements, setup, teardown),
         cmocka_unit_test_setup_teardown(test_malformed, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_mutations, setup, teardown),
         cmocka_unit_test_setup_teardown(test_splat_errors, setup, teardown),
         cmocka_unit_test_setup_teardown(test_splat_decode, setup, teardown),
         cmocka_unit_test(test_plant),

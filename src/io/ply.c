@@ -89,6 +89,12 @@ int cuplas_ply_find(const cuplas_ply *p, const char *name)
     return -1;
 }
 
+void cuplas_ply_names(const cuplas_ply *p, const char **names)
+{
+    for (int i = 0; i < p->nprops; i++)
+        names[i] = p->props[i].name;
+}
+
 /* ---- header ---------------------------------------------------------- */
 
 /* An element seen in the header (only what skipping it needs). */

@@ -50,8 +50,9 @@
  * `vertex`, duplicate property names and unknown types are errors.
  *
  * Errors are CUPLAS_ERR_INPUT (CUPLAS_ERR_NOMEM, CUPLAS_ERR_OUTPUT for
- * the writer) with err->where = "FILE:LINE" for header problems (1-based
- * header line) and "FILE" otherwise.
+ * the writer) with err->where = "FILE:LINE" for header problems and bad
+ * ascii rows (1-based line of the file) and "FILE" otherwise, so that
+ * cuplas_error_format gives "plant.ply:4: unknown property type 'flaot'".
  */
 #ifndef CUPLAS_IO_PLY_H
 #define CUPLAS_IO_PLY_H
@@ -131,6 +132,10 @@ int cuplas_ply_read(const cuplas_ply *p, void *rows, cuplas_error *err);
 
 /* Index of the property called name, or -1. */
 int cuplas_ply_find(const cuplas_ply *p, const char *name);
+
+/* names[i] = props[i].name for the nprops properties (borrowed pointers,
+ * valid until cuplas_ply_close): the list core/channel_names resolves. */
+void cuplas_ply_names(const cuplas_ply *p, const char **names);
 
 /* out[i * k + j] = property cols[j] of row i, as a double, for all n rows
  * (converting the file's endianness). cols must be valid indices. */
