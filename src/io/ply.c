@@ -150,7 +150,9 @@ static int add_drop(cuplas_ply *p, size_t a, size_t b)
 static int tokenize(char *s, char **tok)
 {
     int n = 0;
-    for (char *q = strtok(s, " \t\r\f\v"); q; q = strtok(NULL, " \t\r\f\v"))
+    char *save = NULL;   /* strtok_r: any thread may parse a header */
+    const char *blank = " \t\r\f\v";
+    for (char *q = strtok_r(s, blank, &save); q; q = strtok_r(NULL, blank, &save))
         if (n < MAX_TOKENS)
             tok[n++] = q;
         else
@@ -453,7 +455,9 @@ fail:
     return rc;
 }
 
-/* Parse one ascii value of type t from tok into dst (host endianness). */
+/* Parse one ascii value of type t from tok into dst (host endianness).
+ * strtod follows LC_NUMERIC; cuplas never calls setlocale, so the decimal
+ * point is '.' as PLY requires. */
 static int put_ascii(const char *tok, cuplas_ply_type t, unsigned char *dst)
 {
     char *end;
