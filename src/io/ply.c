@@ -1,0 +1,654 @@
+/*
+ * ply.c - the PLY header parser and the vertex body reader (ply.h); the
+ * writer is in ply_write.c.
+ *
+ * Design facts: the header is read in one pread of at most 1 MiB (a 3DGS
+ * header is about 1.5 KB) and parsed line by line with the 1-based line
+ * number kept for errors. Every count is checked against the file size
+ * before anything depends on it, so a hostile "element vertex
+ * 99999999999999" fails as a truncated body, never as a huge malloc. The
+ * binary body goes from the file straight into the caller's buffer; the
+ * ascii body is parsed from a read-only mapping of the file.
+ */
+#define _GNU_SOURCE /* strdup, strndup, strcasecmp */
+#include "io/ply.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "io/ply_priv.h"
+#include "io/splat.h"
+
+#define HEADER_MAX (1 << 20)
+#define MAX_TOKENS 8
+
+static const struct {
+    const char *name, *alias;
+    size_t size;
+} types[] = {
+    [CUPLAS_PLY_INT8] = {"char", "int8", 1},     [CUPLAS_PLY_UINT8] = {"uchar", "uint8", 1},
+    [CUPLAS_PLY_INT16] = {"short", "int16", 2},  [CUPLAS_PLY_UINT16] = {"ushort", "uint16", 2},
+    [CUPLAS_PLY_INT32] = {"int", "int32", 4},    [CUPLAS_PLY_UINT32] = {"uint", "uint32", 4},
+    [CUPLAS_PLY_FLOAT32] = {"float", "float32", 4}, [CUPLAS_PLY_FLOAT64] = {"double", "float64", 8},
+};
+
+const char *cuplas_ply_type_name(cuplas_ply_type t) { return types[t].name; }
+size_t cuplas_ply_type_size(cuplas_ply_type t) { return types[t].size; }
+
+static int type_of(const char *s)
+{
+    for (int t = 0; t <= CUPLAS_PLY_FLOAT64; t++)
+        if (!strcmp(s, types[t].name) || !strcmp(s, types[t].alias))
+            return t;
+    return -1;
+}
+
+int cuplas_ply_is_scene_path(const char *path)
+{
+    size_t l = strlen(path);
+    return (l >= 4 && !strcasecmp(path + l - 4, ".ply")) ||
+           (l >= 6 && !strcasecmp(path + l - 6, ".splat"));
+}
+
+static int is_splat_path(const char *path)
+{
+    size_t l = strlen(path);
+    return l >= 6 && !strcasecmp(path + l - 6, ".splat");
+}
+
+void cuplas_ply_close(cuplas_ply *p)
+{
+    if (!p)
+        return;
+    for (int i = 0; i < p->nprops; i++)
+        free(p->props[i].name);
+    free(p->props);
+    free(p->header);
+    free(p->drop);
+    free(p->path);
+    memset(p, 0, sizeof *p);
+}
+
+size_t cuplas_ply_body_bytes(const cuplas_ply *p) { return (size_t)p->n * p->row_size; }
+
+int cuplas_ply_find(const cuplas_ply *p, const char *name)
+{
+    for (int i = 0; i < p->nprops; i++)
+        if (!strcmp(p->props[i].name, name))
+            return i;
+    return -1;
+}
+
+void cuplas_ply_names(const cuplas_ply *p, const char **names)
+{
+    for (int i = 0; i < p->nprops; i++)
+        names[i] = p->props[i].name;
+}
+
+/* ---- header ---------------------------------------------------------- */
+
+/* An element seen in the header (only what skipping it needs). */
+typedef struct elem {
+    int64_t count;
+    size_t row_size;   /* binary size of its scalar properties           */
+    int has_list;
+    int line;
+    char name[64];
+} elem;
+
+typedef struct hstate {
+    cuplas_ply *p;
+    cuplas_error *err;
+    elem pre[16];      /* elements before vertex: skipped by the reader   */
+    int npre;
+    int cur;           /* 0 none, 1 vertex, 2 another element             */
+    int have_vertex, have_format;
+} hstate;
+
+/* Fail with where = "path:line". */
+#define HFAIL(line, ...)                                                \
+    do {                                                                \
+        rc = cuplas_error_set(err, CUPLAS_ERR_INPUT, __VA_ARGS__);      \
+        cuplas_error_where(err, "%s:%d", path, (line));                 \
+        goto fail;                                                      \
+    } while (0)
+
+#define FFAIL(code, ...)                                                \
+    do {                                                                \
+        rc = cuplas_error_set(err, (code), __VA_ARGS__);                \
+        cuplas_error_where(err, "%s", path);                            \
+        goto fail;                                                      \
+    } while (0)
+
+static int add_drop(cuplas_ply *p, size_t a, size_t b)
+{
+    if (p->ndrop && p->drop[2 * p->ndrop - 1] == a) {   /* extend the last range */
+        p->drop[2 * p->ndrop - 1] = b;
+        return 0;
+    }
+    size_t *d = realloc(p->drop, (size_t)(p->ndrop + 1) * 2 * sizeof *d);
+    if (!d)
+        return -1;
+    p->drop = d;
+    d[2 * p->ndrop] = a;
+    d[2 * p->ndrop + 1] = b;
+    p->ndrop++;
+    return 0;
+}
+
+/* Split s (modified) at blanks into at most MAX_TOKENS tokens. */
+static int tokenize(char *s, char **tok)
+{
+    int n = 0;
+    char *save = NULL;   /* strtok_r: any thread may parse a header */
+    const char *blank = " \t\r\f\v";
+    for (char *q = strtok_r(s, blank, &save); q; q = strtok_r(NULL, blank, &save))
+        if (n < MAX_TOKENS)
+            tok[n++] = q;
+        else
+            return MAX_TOKENS + 1;
+    return n;
+}
+
+static int parse_count(const char *s, int64_t *out)
+{
+    int64_t v = 0;
+    if (!*s)
+        return -1;
+    for (; *s; s++) {
+        if (*s < '0' || *s > '9' || v > (INT64_MAX - (*s - '0')) / 10)
+            return -1;
+        v = v * 10 + (*s - '0');
+    }
+    *out = v;
+    return 0;
+}
+
+/* One header line (tok[0..nt), starting at byte a, ending before b). */
+static int header_line(hstate *h, const char *path, int line, char **tok, int nt, size_t a,
+                       size_t b, size_t count_at)
+{
+    cuplas_ply *p = h->p;
+    cuplas_error *err = h->err;
+    int rc = 0;
+
+    if (nt == 0)
+        HFAIL(line, "empty header line");
+    if (nt > MAX_TOKENS)
+        HFAIL(line, "too many words on a header line");
+    if (!strcmp(tok[0], "comment") || !strcmp(tok[0], "obj_info")) {
+        if (h->cur == 2 && add_drop(p, a, b))
+            FFAIL(CUPLAS_ERR_NOMEM, "out of memory");
+        return 0;
+    }
+    if (!strcmp(tok[0], "format")) {
+        if (h->have_format)
+            HFAIL(line, "a second 'format' line");
+        if (nt != 3)
+            HFAIL(line, "expected 'format FORMAT VERSION'");
+        if (!strcmp(tok[1], "ascii"))
+            p->format = CUPLAS_PLY_ASCII;
+        else if (!strcmp(tok[1], "binary_little_endian"))
+            p->format = CUPLAS_PLY_BINARY_LE;
+        else if (!strcmp(tok[1], "binary_big_endian"))
+            p->format = CUPLAS_PLY_BINARY_BE;
+        else
+            HFAIL(line, "unknown format '%s' (ascii, binary_little_endian or binary_big_endian)",
+                  tok[1]);
+        h->have_format = 1;
+        return 0;
+    }
+    if (!strcmp(tok[0], "element")) {
+        int64_t cnt;
+        if (nt != 3)
+            HFAIL(line, "expected 'element NAME COUNT'");
+        if (parse_count(tok[2], &cnt))
+            HFAIL(line, "element '%s': count '%s' is not a non-negative integer", tok[1], tok[2]);
+        if (!h->have_format)
+            HFAIL(line, "'element' before the 'format' line");
+        if (!strcmp(tok[1], "vertex")) {
+            if (h->have_vertex)
+                HFAIL(line, "a second 'vertex' element");
+            h->have_vertex = 1;
+            h->cur = 1;
+            p->n = cnt;
+            p->count_at = count_at + (size_t)(tok[2] - tok[0]);
+            p->count_len = strlen(tok[2]);
+            p->vertex_last = 1;
+            return 0;
+        }
+        h->cur = 2;
+        p->vertex_last = 0;
+        if (add_drop(p, a, b))
+            FFAIL(CUPLAS_ERR_NOMEM, "out of memory");
+        if (!h->have_vertex) {
+            if (h->npre == (int)(sizeof h->pre / sizeof h->pre[0]))
+                HFAIL(line, "more than %d elements before 'vertex'", h->npre);
+            elem *e = &h->pre[h->npre++];
+            memset(e, 0, sizeof *e);
+            e->count = cnt;
+            e->line = line;
+            snprintf(e->name, sizeof e->name, "%s", tok[1]);
+        }
+        return 0;
+    }
+    if (!strcmp(tok[0], "property")) {
+        int list = nt > 1 && !strcmp(tok[1], "list");
+        if (h->cur == 0)
+            HFAIL(line, "'property' before any 'element'");
+        if (list ? nt != 5 : nt != 3)
+            HFAIL(line, list ? "expected 'property list COUNT_TYPE ITEM_TYPE NAME'"
+                             : "expected 'property TYPE NAME'");
+        for (int k = 1 + list; k < nt - 1; k++)
+            if (type_of(tok[k]) < 0)
+                HFAIL(line, "unknown property type '%s'", tok[k]);
+        if (h->cur == 2) {
+            if (add_drop(p, a, b))
+                FFAIL(CUPLAS_ERR_NOMEM, "out of memory");
+            if (!h->have_vertex) {
+                elem *e = &h->pre[h->npre - 1];
+                if (list)
+                    e->has_list = 1;
+                else
+                    e->row_size += types[type_of(tok[1])].size;
+            }
+            return 0;
+        }
+        if (list)
+            HFAIL(line, "list property '%s' in element 'vertex' (only scalar properties are "
+                        "supported there)", tok[4]);
+        if (cuplas_ply_find(p, tok[2]) >= 0)
+            HFAIL(line, "duplicate vertex property '%s'", tok[2]);
+        cuplas_ply_prop *np = realloc(p->props, (size_t)(p->nprops + 1) * sizeof *np);
+        if (!np)
+            FFAIL(CUPLAS_ERR_NOMEM, "out of memory");
+        p->props = np;
+        np[p->nprops].type = (cuplas_ply_type)type_of(tok[1]);
+        np[p->nprops].offset = p->row_size;
+        if (!(np[p->nprops].name = strdup(tok[2])))
+            FFAIL(CUPLAS_ERR_NOMEM, "out of memory");
+        p->row_size += types[np[p->nprops].type].size;
+        p->nprops++;
+        return 0;
+    }
+    HFAIL(line, "unknown header keyword '%s'", tok[0]);
+fail:
+    return rc;
+}
+
+static int ply_open(const char *path, cuplas_ply *p, cuplas_error *err)
+{
+    int rc = 0, fd = -1, line = 0, ended = 0;
+    char *buf = NULL, *tmp = NULL;
+    hstate h;
+    struct stat st;
+    size_t pos = 0, got = 0;
+
+    memset(&h, 0, sizeof h);
+    h.p = p;
+    h.err = err;
+    if ((fd = open(path, O_RDONLY)) < 0 || fstat(fd, &st))
+        FFAIL(CUPLAS_ERR_INPUT, "cannot open: %s", strerror(errno));
+    p->file_size = (int64_t)st.st_size;
+    size_t want = st.st_size < HEADER_MAX ? (size_t)st.st_size : HEADER_MAX;
+    if (!(buf = malloc(want + 1)) || !(tmp = malloc(want + 1)))
+        FFAIL(CUPLAS_ERR_NOMEM, "out of memory");
+    while (got < want) {
+        ssize_t r = pread(fd, buf + got, want - got, (off_t)got);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            FFAIL(CUPLAS_ERR_INPUT, "cannot read: %s", r ? strerror(errno) : "short read");
+        got += (size_t)r;
+    }
+    buf[got] = 0;
+    while (!ended) {
+        char *nl = memchr(buf + pos, '\n', got - pos);
+        char *tok[MAX_TOKENS];
+        size_t a = pos;
+        line++;
+        if (!nl) {
+            if (line == 1)
+                HFAIL(1, "bad magic: not a PLY file (no 'ply' line)");
+            HFAIL(line, got == HEADER_MAX ? "no 'end_header' in the first 1 MiB"
+                                          : "no 'end_header' line before the end of the file");
+        }
+        size_t len = (size_t)(nl - (buf + pos));
+        memcpy(tmp, buf + pos, len);
+        tmp[len] = 0;
+        pos += len + 1;
+        if (memchr(tmp, 0, len))
+            HFAIL(line, line == 1 ? "bad magic: not a PLY file" : "NUL byte in the header");
+        int nt = tokenize(tmp, tok);
+        if (line == 1) {
+            if (nt != 1 || strcmp(tok[0], "ply"))
+                HFAIL(1, "bad magic: not a PLY file (the first line is not 'ply')");
+            continue;
+        }
+        if (nt == 1 && !strcmp(tok[0], "end_header")) {
+            ended = 1;
+            continue;
+        }
+        CUPLAS_TRY(header_line(&h, path, line, tok, nt, a, pos, a + (size_t)(tok[0] - tmp)));
+    }
+    if (!h.have_format)
+        HFAIL(line, "no 'format' line in the header");
+    if (!h.have_vertex)
+        HFAIL(line, "no 'vertex' element in the header");
+    if (p->n == 0)
+        HFAIL(line, "the 'vertex' element has 0 vertices: nothing to sort");
+    if (p->nprops == 0)
+        HFAIL(line, "the 'vertex' element has no properties");
+    if (!(p->header = malloc(pos + 1)))
+        FFAIL(CUPLAS_ERR_NOMEM, "out of memory");
+    memcpy(p->header, buf, pos);
+    p->header[pos] = 0;
+    p->header_len = pos;
+    p->body_offset = (int64_t)pos;
+    p->body_line = line + 1;
+    p->rows_native = p->format == CUPLAS_PLY_ASCII;
+
+    int64_t avail = p->file_size - p->body_offset;
+    if (p->format != CUPLAS_PLY_ASCII) {
+        /* skip the rows of elements before vertex: sizes must be fixed */
+        for (int i = 0; i < h.npre; i++) {
+            elem *e = &h.pre[i];
+            if (e->has_list)
+                HFAIL(e->line, "element '%s' before 'vertex' has a list property; a binary "
+                               "PLY like this is not supported", e->name);
+            if (e->row_size && e->count > avail / (int64_t)e->row_size)
+                FFAIL(CUPLAS_ERR_INPUT, "truncated body: element '%s' needs more bytes than "
+                                        "the file has", e->name);
+            p->body_offset += e->count * (int64_t)e->row_size;
+            avail -= e->count * (int64_t)e->row_size;
+        }
+        if (p->n > avail / (int64_t)p->row_size)
+            FFAIL(CUPLAS_ERR_INPUT, "truncated body: %lld vertices of %zu bytes need %lld "
+                  "bytes, the file has %lld after the header", (long long)p->n, p->row_size,
+                  p->n <= INT64_MAX / (int64_t)p->row_size ? (long long)(p->n * (int64_t)p->row_size)
+                                                           : (long long)INT64_MAX,
+                  (long long)avail);
+        if (p->vertex_last && avail > p->n * (int64_t)p->row_size)
+            FFAIL(CUPLAS_ERR_INPUT, "count mismatch: the header declares %lld vertices, the "
+                  "body has %lld more bytes (%.1f rows)", (long long)p->n,
+                  (long long)(avail - p->n * (int64_t)p->row_size),
+                  (double)(avail - p->n * (int64_t)p->row_size) / (double)p->row_size);
+    } else {
+        /* a row is at least one digit and one blank per property */
+        int64_t per = 2 * (int64_t)p->nprops;
+        if (p->n > (avail + 1) / per)
+            FFAIL(CUPLAS_ERR_INPUT, "count mismatch: the header declares %lld vertices, the "
+                  "body has only %lld bytes", (long long)p->n, (long long)avail);
+        for (int i = 0; i < h.npre; i++)
+            p->pre_lines += h.pre[i].count;
+    }
+fail:
+    free(buf);
+    free(tmp);
+    if (fd >= 0)
+        close(fd);
+    return rc;
+}
+
+int cuplas_ply_open(const char *path, cuplas_ply *p, cuplas_error *err)
+{
+    int rc;
+    memset(p, 0, sizeof *p);
+    if (!(p->path = strdup(path)))
+        return cuplas_error_set(err, CUPLAS_ERR_NOMEM, "out of memory");
+    if (is_splat_path(path))
+        return cuplas_splat_open(path, p, err);
+    rc = ply_open(path, p, err);
+    return rc;
+}
+
+/* ---- body ------------------------------------------------------------ */
+
+int cuplas_ply__next_row(const char *map, size_t size, size_t *pos, int64_t *line,
+                         size_t *start, size_t *end)
+{
+    while (*pos < size) {
+        size_t a = *pos;
+        const char *nl = memchr(map + a, '\n', size - a);
+        size_t b = nl ? (size_t)(nl - map) : size;
+        *pos = nl ? b + 1 : size;
+        (*line)++;
+        for (size_t i = a; i < b; i++)
+            if (!isspace((unsigned char)map[i])) {
+                *start = a;
+                *end = b;
+                return 1;
+            }
+    }
+    return 0;
+}
+
+int cuplas_ply__map(const cuplas_ply *p, const char **map, size_t *size, cuplas_error *err)
+{
+    int rc = 0, fd = open(p->path, O_RDONLY);
+    const char *path = p->path;
+    struct stat st;
+    *map = NULL;
+    if (fd < 0 || fstat(fd, &st))
+        FFAIL(CUPLAS_ERR_INPUT, "cannot open: %s", strerror(errno));
+    if ((int64_t)st.st_size != p->file_size)
+        FFAIL(CUPLAS_ERR_INPUT, "the file changed size since its header was read");
+    *size = (size_t)st.st_size;
+    void *m = mmap(NULL, *size, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (m == MAP_FAILED)
+        FFAIL(CUPLAS_ERR_INPUT, "cannot map: %s", strerror(errno));
+    madvise(m, *size, MADV_SEQUENTIAL);
+    *map = m;
+fail:
+    if (fd >= 0)
+        close(fd);
+    return rc;
+}
+
+/* Parse one ascii value of type t from tok into dst (host endianness).
+ * strtod follows LC_NUMERIC; cuplas never calls setlocale, so the decimal
+ * point is '.' as PLY requires. */
+static int put_ascii(const char *tok, cuplas_ply_type t, unsigned char *dst)
+{
+    char *end;
+    errno = 0;
+    if (t == CUPLAS_PLY_FLOAT32 || t == CUPLAS_PLY_FLOAT64) {
+        double v = strtod(tok, &end);
+        if (end == tok || *end)
+            return -1;
+        if (t == CUPLAS_PLY_FLOAT32) {
+            float f = (float)v;
+            memcpy(dst, &f, 4);
+        } else {
+            memcpy(dst, &v, 8);
+        }
+        return 0;
+    }
+    long long v = strtoll(tok, &end, 10);
+    if (end == tok || *end || errno)
+        return -1;
+    static const long long lo[] = {INT8_MIN, 0, INT16_MIN, 0, INT32_MIN, 0};
+    static const long long hi[] = {INT8_MAX, UINT8_MAX, INT16_MAX, UINT16_MAX, INT32_MAX,
+                                   UINT32_MAX};
+    if (v < lo[t] || v > hi[t])
+        return -1;
+    switch (t) {
+    case CUPLAS_PLY_INT8: { int8_t x = (int8_t)v; memcpy(dst, &x, 1); break; }
+    case CUPLAS_PLY_UINT8: { uint8_t x = (uint8_t)v; memcpy(dst, &x, 1); break; }
+    case CUPLAS_PLY_INT16: { int16_t x = (int16_t)v; memcpy(dst, &x, 2); break; }
+    case CUPLAS_PLY_UINT16: { uint16_t x = (uint16_t)v; memcpy(dst, &x, 2); break; }
+    case CUPLAS_PLY_INT32: { int32_t x = (int32_t)v; memcpy(dst, &x, 4); break; }
+    default: { uint32_t x = (uint32_t)v; memcpy(dst, &x, 4); break; }
+    }
+    return 0;
+}
+
+static int read_ascii(const cuplas_ply *p, unsigned char *rows, cuplas_error *err)
+{
+    const char *path = p->path, *map = NULL;
+    size_t size = 0, pos = (size_t)p->body_offset, a, b;
+    int64_t line = p->body_line - 1, i;
+    int rc = 0;
+
+    CUPLAS_TRY(cuplas_ply__map(p, &map, &size, err));
+    for (i = 0; i < p->pre_lines; i++)
+        if (!cuplas_ply__next_row(map, size, &pos, &line, &a, &b))
+            FFAIL(CUPLAS_ERR_INPUT, "count mismatch: the body ends inside the elements before "
+                                    "'vertex'");
+    for (i = 0; i < p->n; i++) {
+        unsigned char *row = rows + (size_t)i * p->row_size;
+        if (!cuplas_ply__next_row(map, size, &pos, &line, &a, &b))
+            FFAIL(CUPLAS_ERR_INPUT, "count mismatch: the header declares %lld vertices, the "
+                  "body has %lld rows", (long long)p->n, (long long)i);
+        int k = 0;
+        size_t q = a;
+        for (;;) {
+            char tok[80];
+            while (q < b && isspace((unsigned char)map[q]))
+                q++;
+            if (q == b)
+                break;
+            size_t t0 = q;
+            while (q < b && !isspace((unsigned char)map[q]))
+                q++;
+            if (k == p->nprops) {
+                k++;
+                break;
+            }
+            if (q - t0 >= sizeof tok) {
+                rc = cuplas_error_set(err, CUPLAS_ERR_INPUT, "value of '%s' too long",
+                                      p->props[k].name);
+                cuplas_error_where(err, "%s:%lld", path, (long long)line);
+                goto fail;
+            }
+            memcpy(tok, map + t0, q - t0);
+            tok[q - t0] = 0;
+            if (put_ascii(tok, p->props[k].type, row + p->props[k].offset)) {
+                rc = cuplas_error_set(err, CUPLAS_ERR_INPUT, "'%s' is not a valid %s for "
+                                      "property '%s'", tok, types[p->props[k].type].name,
+                                      p->props[k].name);
+                cuplas_error_where(err, "%s:%lld", path, (long long)line);
+                goto fail;
+            }
+            k++;
+        }
+        if (k != p->nprops) {
+            rc = cuplas_error_set(err, CUPLAS_ERR_INPUT, "vertex row %lld has %s values than "
+                                  "the %d properties", (long long)i, k < p->nprops ? "fewer"
+                                  : "more", p->nprops);
+            cuplas_error_where(err, "%s:%lld", path, (long long)line);
+            goto fail;
+        }
+    }
+    if (p->vertex_last && cuplas_ply__next_row(map, size, &pos, &line, &a, &b)) {
+        rc = cuplas_error_set(err, CUPLAS_ERR_INPUT, "count mismatch: the header declares "
+                              "%lld vertices, the body has more rows", (long long)p->n);
+        cuplas_error_where(err, "%s:%lld", path, (long long)line);
+        goto fail;
+    }
+fail:
+    if (map)
+        munmap((void *)map, size);
+    return rc;
+}
+
+static int read_binary(const cuplas_ply *p, unsigned char *rows, cuplas_error *err)
+{
+    const char *path = p->path;
+    size_t want = cuplas_ply_body_bytes(p), got = 0;
+    int rc = 0, fd = open(path, O_RDONLY);
+
+    if (fd < 0)
+        FFAIL(CUPLAS_ERR_INPUT, "cannot open: %s", strerror(errno));
+    while (got < want) {
+        size_t chunk = want - got < (1u << 30) ? want - got : (1u << 30);
+        ssize_t r = pread(fd, rows + got, chunk, (off_t)(p->body_offset + (int64_t)got));
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0)
+            FFAIL(CUPLAS_ERR_INPUT, "cannot read: %s", strerror(errno));
+        if (r == 0)
+            FFAIL(CUPLAS_ERR_INPUT, "truncated body: the file ended after %zu of %zu body "
+                                    "bytes (did it change?)", got, want);
+        got += (size_t)r;
+    }
+fail:
+    if (fd >= 0)
+        close(fd);
+    return rc;
+}
+
+int cuplas_ply_read(const cuplas_ply *p, void *rows, cuplas_error *err)
+{
+    switch (p->format) {
+    case CUPLAS_PLY_ASCII: return read_ascii(p, rows, err);
+    case CUPLAS_PLY_SPLAT: return cuplas_splat_read(p, rows, err);
+    default: return read_binary(p, rows, err);
+    }
+}
+
+/* ---- values ---------------------------------------------------------- */
+
+int cuplas_ply__host_le(void)
+{
+    const uint16_t one = 1;
+    unsigned char c;
+    memcpy(&c, &one, 1);
+    return c == 1;
+}
+
+static int needs_swap(const cuplas_ply *p)
+{
+    if (p->rows_native)
+        return 0;
+    return (p->format == CUPLAS_PLY_BINARY_LE) != cuplas_ply__host_le();
+}
+
+static double get(const unsigned char *src, cuplas_ply_type t, int swap)
+{
+    unsigned char b[8];
+    size_t n = types[t].size;
+    if (swap)
+        for (size_t i = 0; i < n; i++)
+            b[i] = src[n - 1 - i];
+    else
+        memcpy(b, src, n);
+    switch (t) {
+    case CUPLAS_PLY_INT8: { int8_t v; memcpy(&v, b, 1); return v; }
+    case CUPLAS_PLY_UINT8: return b[0];
+    case CUPLAS_PLY_INT16: { int16_t v; memcpy(&v, b, 2); return v; }
+    case CUPLAS_PLY_UINT16: { uint16_t v; memcpy(&v, b, 2); return v; }
+    case CUPLAS_PLY_INT32: { int32_t v; memcpy(&v, b, 4); return v; }
+    case CUPLAS_PLY_UINT32: { uint32_t v; memcpy(&v, b, 4); return v; }
+    case CUPLAS_PLY_FLOAT32: { float v; memcpy(&v, b, 4); return v; }
+    case CUPLAS_PLY_FLOAT64: { double v; memcpy(&v, b, 8); return v; }
+    }
+    return NAN;
+}
+
+double cuplas_ply_value(const cuplas_ply *p, const void *rows, int64_t i, int col)
+{
+    const unsigned char *r = (const unsigned char *)rows + (size_t)i * p->row_size;
+    return get(r + p->props[col].offset, p->props[col].type, needs_swap(p));
+}
+
+void cuplas_ply_extract(const cuplas_ply *p, const void *rows, const int *cols, int k,
+                        double *out)
+{
+    int swap = needs_swap(p);
+    for (int64_t i = 0; i < p->n; i++) {
+        const unsigned char *r = (const unsigned char *)rows + (size_t)i * p->row_size;
+        for (int j = 0; j < k; j++)
+            out[i * k + j] = get(r + p->props[cols[j]].offset, p->props[cols[j]].type, swap);
+    }
+}

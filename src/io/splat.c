@@ -1,0 +1,149 @@
+/*
+ * splat.c - antimatter15 .splat as a PLY-shaped table (splat.h).
+ *
+ * Design fact: the file is read in chunks of 64Ki records (2 MiB) and each
+ * chunk is decoded straight into the caller's row buffer, so memory is the
+ * decoded table plus one chunk. Decoding uses only the bytes (explicit
+ * little-endian loads), so it is the same on any host.
+ */
+#define _GNU_SOURCE
+#include "io/splat.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "io/ply_priv.h"
+
+#define CHUNK 65536
+
+static const char *const names[CUPLAS_SPLAT_NPROPS] = {
+    "x", "y", "z", "f_dc_0", "f_dc_1", "f_dc_2", "opacity",
+    "scale_0", "scale_1", "scale_2", "rot_0", "rot_1", "rot_2", "rot_3",
+};
+
+#define SFAIL(code, ...)                                                \
+    do {                                                                \
+        rc = cuplas_error_set(err, (code), __VA_ARGS__);                \
+        cuplas_error_where(err, "%s", path);                            \
+        goto fail;                                                      \
+    } while (0)
+
+int cuplas_splat_open(const char *path, cuplas_ply *p, cuplas_error *err)
+{
+    int rc = 0;
+    struct stat st;
+    char *h = NULL;
+    size_t cap = 1024, len;
+
+    if (stat(path, &st))
+        SFAIL(CUPLAS_ERR_INPUT, "cannot open: %s", strerror(errno));
+    if (st.st_size == 0 || st.st_size % CUPLAS_SPLAT_RECORD)
+        SFAIL(CUPLAS_ERR_INPUT, "not a .splat file: its size, %lld bytes, is not a positive "
+              "multiple of %d", (long long)st.st_size, CUPLAS_SPLAT_RECORD);
+    p->format = CUPLAS_PLY_SPLAT;
+    p->file_size = (int64_t)st.st_size;
+    p->n = p->file_size / CUPLAS_SPLAT_RECORD;
+    p->rows_native = 1;
+    p->vertex_last = 1;
+    if (!(p->props = calloc(CUPLAS_SPLAT_NPROPS, sizeof *p->props)) || !(h = malloc(cap)))
+        SFAIL(CUPLAS_ERR_NOMEM, "out of memory");
+    for (int i = 0; i < CUPLAS_SPLAT_NPROPS; i++) {
+        if (!(p->props[i].name = strdup(names[i])))
+            SFAIL(CUPLAS_ERR_NOMEM, "out of memory");
+        p->props[i].type = CUPLAS_PLY_FLOAT32;
+        p->props[i].offset = (size_t)i * 4;
+        p->nprops++;
+    }
+    p->row_size = CUPLAS_SPLAT_NPROPS * 4;
+
+    /* the header an export writes: a graphdeco point_cloud.ply at SH degree 0 */
+    len = (size_t)snprintf(h, cap, "ply\nformat binary_little_endian 1.0\n"
+                           "comment decoded by cuplas from an antimatter15 .splat\n"
+                           "element vertex ");
+    p->count_at = len;
+    len += (size_t)snprintf(h + len, cap - len, "%lld\n", (long long)p->n);
+    p->count_len = len - 1 - p->count_at;
+    for (int i = 0; i < CUPLAS_SPLAT_NPROPS; i++)
+        len += (size_t)snprintf(h + len, cap - len, "property float %s\n", names[i]);
+    len += (size_t)snprintf(h + len, cap - len, "end_header\n");
+    p->header = h;
+    h = NULL;
+    p->header_len = len;
+fail:
+    free(h);
+    return rc;
+}
+
+static float le_f32(const unsigned char *b)
+{
+    uint32_t u = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 |
+                 (uint32_t)b[3] << 24;
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+
+void cuplas_splat_decode(const unsigned char *rec, int64_t n, float *out)
+{
+    /* opacity = logit(p) with p clamped half a step inside (0, 1) */
+    const double pmin = 0.5 / 255.0, pmax = 254.5 / 255.0;
+
+    for (int64_t i = 0; i < n; i++, rec += CUPLAS_SPLAT_RECORD, out += CUPLAS_SPLAT_NPROPS) {
+        for (int k = 0; k < 3; k++)
+            out[k] = le_f32(rec + 4 * k);
+        for (int k = 0; k < 3; k++)
+            out[3 + k] = (float)((rec[24 + k] / 255.0 - 0.5) / CUPLAS_SH_C0);
+        double a = rec[27] / 255.0;
+        a = a < pmin ? pmin : a > pmax ? pmax : a;
+        out[6] = (float)log(a / (1.0 - a));
+        for (int k = 0; k < 3; k++) {
+            double s = le_f32(rec + 12 + 4 * k);
+            out[7 + k] = (float)(s > 0 ? log(s) : log(FLT_MIN));
+        }
+        for (int k = 0; k < 4; k++)
+            out[10 + k] = (float)((rec[28 + k] - 128) / 128.0);
+    }
+}
+
+int cuplas_splat_read(const cuplas_ply *p, void *rows, cuplas_error *err)
+{
+    const char *path = p->path;
+    unsigned char *buf = NULL;
+    int rc = 0, fd = open(path, O_RDONLY);
+    int64_t done = 0;
+
+    if (fd < 0)
+        SFAIL(CUPLAS_ERR_INPUT, "cannot open: %s", strerror(errno));
+    if (!(buf = malloc((size_t)CHUNK * CUPLAS_SPLAT_RECORD)))
+        SFAIL(CUPLAS_ERR_NOMEM, "out of memory");
+    while (done < p->n) {
+        int64_t k = p->n - done < CHUNK ? p->n - done : CHUNK;
+        size_t want = (size_t)k * CUPLAS_SPLAT_RECORD, got = 0;
+        while (got < want) {
+            ssize_t r = pread(fd, buf + got, want - got,
+                              (off_t)(done * CUPLAS_SPLAT_RECORD + (int64_t)got));
+            if (r < 0 && errno == EINTR)
+                continue;
+            if (r < 0)
+                SFAIL(CUPLAS_ERR_INPUT, "cannot read: %s", strerror(errno));
+            if (r == 0)
+                SFAIL(CUPLAS_ERR_INPUT, "truncated: the file ended after %lld of %lld splats "
+                      "(did it change?)", (long long)done, (long long)p->n);
+            got += (size_t)r;
+        }
+        cuplas_splat_decode(buf, k, (float *)rows + done * CUPLAS_SPLAT_NPROPS);
+        done += k;
+    }
+fail:
+    free(buf);
+    if (fd >= 0)
+        close(fd);
+    return rc;
+}
