@@ -17,7 +17,6 @@
 #include "cli/cli.h"       /* provides: the subcommand table entries, exit-code help text */
 #include "config/config.h"    /* provides: cuplas_config_print_keys (`cuplas help config`)   */
 #include "util/error.h"     /* provides: CUPLAS_EXIT_* process exit codes                   */
-#include "io/h5helper.h"  /* provides: cuplas_h5helper_main (`cuplas __h5-helper`)         */
 
 static const cuplas_cmd *const commands[] = {
     &cuplas_cmd_run_def, &cuplas_cmd_check_def, &cuplas_cmd_sort_def, &cuplas_cmd_gen_def,
@@ -98,9 +97,6 @@ int main(int argc, char **argv)
     }
     if (!strcmp(argv[1], "help"))
         return help(argc - 1, argv + 1);
-    /* not a command: how `cuplas run` starts its HDF5 helper processes */
-    if (!strcmp(argv[1], "__h5-helper"))
-        return cuplas_h5helper_main(CUPLAS_H5HELPER_FD);
     const cuplas_cmd *c = find(argv[1]);
     if (!c) {
         fprintf(stderr, "cuplas: unknown command '%s'\nTry 'cuplas --help'.\n", argv[1]);

@@ -1461,32 +1461,8 @@ void cuplas_h5grid_free(cuplas_h5grid *g)
         free(g->raw);
     if (g->file_type >= 0)
         H5Tclose((hid_t)g->file_type);
-    free(g->type_blob);
     memset(g, 0, sizeof *g);
     g->file_type = H5I_INVALID_HID;
-}
-
-int cuplas_h5grid_keep_type(cuplas_h5grid *g, cuplas_error *err)
-{
-    size_t n = 0;
-    char cause[CAUSE_LEN];
-
-    free(g->type_blob);
-    g->type_blob = NULL;
-    g->type_len = 0;
-    if (g->file_type < 0 || H5Tencode((hid_t)g->file_type, NULL, &n) < 0 || !n)
-        return cuplas_error_set(err, CUPLAS_ERR_INTERNAL, "cannot encode the type of %s (%s)",
-                                g->dataset ? g->dataset : "a grid", h5_cause(cause));
-    if (!(g->type_blob = malloc(n)))
-        return cuplas_error_set(err, CUPLAS_ERR_NOMEM, "out of memory");
-    if (H5Tencode((hid_t)g->file_type, g->type_blob, &n) < 0) {
-        free(g->type_blob);
-        g->type_blob = NULL;
-        return cuplas_error_set(err, CUPLAS_ERR_INTERNAL, "cannot encode the type of %s (%s)",
-                                g->dataset ? g->dataset : "a grid", h5_cause(cause));
-    }
-    g->type_len = n;
-    return 0;
 }
 
 typedef struct convert_ctx {
@@ -1683,7 +1659,7 @@ int cuplas_h5_encoded_in_memory(const cuplas_h5_encoded *enc)
 
 /* Drop the raw data regions (zeros in an image) from enc->image, keeping
  * the pieces around them back to back: 200 KiB of zeros for a 256^2 x 3
- * result need not be copied or sent to a helper. */
+ * result need not be copied. */
 static void compact_image(cuplas_h5_encoded *enc)
 {
     uint64_t end = enc->image_size, cut[2][2] = {{end, end}, {end, end}};

@@ -43,8 +43,6 @@ typedef struct cuplas_h5grid {
     int native;          /* little-endian standard layout: to_double decodes
                             raw itself, without HDF5 calls                  */
     int raw_lent;        /* raw belongs to a cuplas_h5_buffers, not to g    */
-    unsigned char *type_blob;   /* file_type as H5Tencode bytes, or NULL:   */
-    size_t type_len;            /* for a helper process (keep_type)         */
 } cuplas_h5grid;
 
 /* Grid-sized memory that a caller (a pipeline lane) lends to its reads one
@@ -101,10 +99,6 @@ int cuplas_h5_probe_grid(const char *file, const char *dataset,
                          cuplas_h5grid *g, cuplas_error *err);
 
 void cuplas_h5grid_free(cuplas_h5grid *g);
-
-/* Serialised: keep g's file type as bytes (H5Tencode) in g->type_blob, so
- * that another process can rebuild it (h5wire.c). */
-int cuplas_h5grid_keep_type(cuplas_h5grid *g, cuplas_error *err);
 
 /* Convert channels `use[0..nuse)` of g to double, row-major N x nuse
  * (little-endian standard types in parallel on pool; others through HDF5,

@@ -1,7 +1,6 @@
 /*
- * h5io_encoded.h - the inside of cuplas_h5_encoded, shared by h5io.c
- * (which builds and stores it) and h5wire.c (which moves the metadata
- * part of one to a helper process and back). Not for other modules.
+ * h5io_encoded.h - the inside of cuplas_h5_encoded (h5io.c). Not for
+ * other modules.
  */
 #ifndef CUPLAS_H5IO_ENCODED_H
 #define CUPLAS_H5IO_ENCODED_H

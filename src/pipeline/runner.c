@@ -34,8 +34,6 @@
 #include "util/clock.h"
 #include "util/fsutil.h"
 #include "io/h5_thread.h"
-#include "io/h5helper.h"
-#include "io/h5wire.h"
 #include "io/h5io.h"
 #include "core/metrics.h"
 #include "core/quantize.h"
@@ -143,7 +141,6 @@ static void log_result(cuplas_runner *r, const cuplas_job *job, const cuplas_job
                          CUPLAS_LF_D("encode_s", res->encode_s),
                          CUPLAS_LF_D("h5_wait_s", res->h5_wait_s),
                          CUPLAS_LF_D("h5_s", res->h5_s),
-                         CUPLAS_LF_D("helper_s", res->helper_s),
                          CUPLAS_LF_D("and_before", res->and_before),
                          CUPLAS_LF_D("and_after", res->and_after),
                          CUPLAS_LF_I("levels", res->stats.levels),
@@ -279,11 +276,6 @@ static void step_run(void *p)
         if (s->rc == 0 && !*s->skip)
             s->rc = cuplas_h5_read_begin(job->file, job->dataset, job->height, job->width, s->g,
                                          s->fetch, s->io, s->e);
-        if (s->rc == 0 && !*s->skip && s->r->helpers) {
-            /* for a helper; without it the HDF5 thread builds the output */
-            cuplas_error ignored = {0};
-            cuplas_h5grid_keep_type(s->g, &ignored);
-        }
         break;
     case STEP_CONVERT:   /* non-native types: HDF5 converts them */
         s->rc = cuplas_h5grid_to_double(s->g, s->use, s->nuse, s->x, NULL, s->e);
@@ -316,39 +308,6 @@ static int h5_do(cuplas_runner *r, cuplas_job_result *res, h5_step *s)
     res->h5_wait_s += wait;
     res->h5_s += run;
     return s->rc;
-}
-
-/* The output's metadata (write_encoded_to): by a helper process when one
- * can build it, else on the HDF5 thread. A helper that dies costs its job
- * nothing: the HDF5 thread builds that output instead. */
-static int write_metadata(cuplas_runner *r, cuplas_job_result *res, h5_step *s)
-{
-    unsigned char *req = NULL, *reply = NULL;
-    size_t req_len = 0, reply_len = 0;
-    cuplas_error lost;
-    double t = cuplas_now_s();
-    int rc;
-
-    if (!r->helpers || !cuplas_h5wire_fits(s->g, s->enc) || !cuplas_h5helpers_alive(r->helpers))
-        return h5_do(r, res, s);
-    if ((rc = cuplas_h5wire_request(s->tmp, s->g, s->enc, s->meta, &req, &req_len, s->e)) != 0)
-        return rc;
-    cuplas_error_clear(&lost);
-    if (cuplas_h5helpers_call(r->helpers, req, req_len, &reply, &reply_len, &lost) == 0) {
-        rc = cuplas_h5wire_apply(reply, reply_len, s->enc, s->e);
-        res->helper_s += cuplas_now_s() - t;
-    } else {
-        char text[LINE_LEN];
-        snprintf(text, sizeof text, "cuplas: warning: %s; %d left, the HDF5 thread builds "
-                 "the rest", lost.msg, cuplas_h5helpers_alive(r->helpers));
-        cuplas_log_event(r->log, CUPLAS_LOG_WARN, "h5_helper_lost", text,
-                         CUPLAS_LF_S("error", lost.msg),
-                         CUPLAS_LF_I("alive", cuplas_h5helpers_alive(r->helpers)), NULL);
-        rc = h5_do(r, res, s);
-    }
-    free(req);
-    free(reply);
-    return rc;
 }
 
 #ifdef HAVE_CUDA
@@ -550,7 +509,7 @@ static int job_body(cuplas_runner *r, cuplas_worker *w, struct cuplas_gpu_ctx *g
         step.enc = enc;
         step.meta = &meta;
         step.tmp = tmp;
-        if ((rc = write_metadata(r, res, &step)) == 0)
+        if ((rc = h5_do(r, res, &step)) == 0)
             rc = cuplas_h5_write_raw(tmp, enc, pool, e);
         if (rc == 0)
             rc = cuplas_tmp_publish(tmp, job->output, cfg->output.fsync, e);
@@ -761,30 +720,6 @@ fail:
     return rc;
 }
 
-/* backend.h5_helpers helper processes for uncompressed outputs, if any
- * and if the caller named the executable; without them (or if they cannot
- * start) the HDF5 thread builds every output. */
-static void start_helpers(cuplas_runner *r)
-{
-    int n = r->cfg->backend.h5_helpers;
-    cuplas_error e;
-    char text[LINE_LEN];
-
-    if (n < 0)
-        n = r->use_gpu ? r->ndev : 0;
-    if (n > r->jobs->n)
-        n = r->jobs->n;
-    if (n == 0 || !r->helper_exe || r->cfg->output.deflate > 0)
-        return;
-    cuplas_error_clear(&e);
-    if (cuplas_h5helpers_start(r->helper_exe, n, &r->helpers, &e) != 0) {
-        snprintf(text, sizeof text, "cuplas: warning: %s; the HDF5 thread builds every output",
-                 e.msg);
-        cuplas_log_event(r->log, CUPLAS_LOG_WARN, "h5_helpers_failed", text,
-                         CUPLAS_LF_S("error", e.msg), NULL);
-    }
-}
-
 int cuplas_runner_run(cuplas_runner *r, cuplas_error *err)
 {
     double t0 = cuplas_now_s();
@@ -808,7 +743,6 @@ int cuplas_runner_run(cuplas_runner *r, cuplas_error *err)
                      CUPLAS_LF_I("jobs", r->jobs->n),
                      CUPLAS_LF_S("backend", r->use_gpu ? "gpu" : "cpu"),
                      CUPLAS_LF_I("workers", r->nworkers), NULL);
-    start_helpers(r);
 
     /* jobs that failed while planning are reported first, in list order */
     for (int i = 0; i < r->jobs->n; i++) {
@@ -847,8 +781,6 @@ int cuplas_runner_run(cuplas_runner *r, cuplas_error *err)
         r->pool = NULL;
     }
 #endif
-    cuplas_h5helpers_stop(r->helpers);
-    r->helpers = NULL;
     cuplas_h5exec_run(r->h5, unpin_task, r, NULL, NULL);
     cuplas_h5exec_stop(r->h5);
     r->h5 = NULL;

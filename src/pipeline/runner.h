@@ -48,7 +48,6 @@ typedef struct cuplas_job_result {
     double encode_s;           /* part of write_s: gather + filters, no lock */
     double h5_wait_s;          /* queued for the HDF5 thread, all stages     */
     double h5_s;               /* in HDF5 calls on that thread               */
-    double helper_s;           /* output metadata built by a helper process  */
     cuplas_sort_stats stats;
 } cuplas_job_result;
 
@@ -88,9 +87,6 @@ typedef struct cuplas_runner {
     int next;                    /* queue head, under queue_lock             */
     cuplas_lock queue_lock;
     struct cuplas_h5exec *h5;    /* the HDF5 thread, while the run runs       */
-    const char *helper_exe;      /* `cuplas` to start HDF5 helpers from (set
-                                    before run; NULL = none: h5helper.h)      */
-    struct cuplas_h5helpers *helpers;   /* while the run runs, or NULL        */
     cuplas_pool *pool;           /* the GPU lanes' host loops, while running  */
     int fallback_threads;        /* OpenMP threads of a lane's CPU fallback    */
     char *pin_path;              /* input file the HDF5 thread keeps open     */
