@@ -24,7 +24,9 @@
 #endif
 
 #include "io/h5_gen.h"
-#include "io/h5io.h"
+#include "io/dtype.h"
+#include "io/h5_lib.h"
+#include "io/h5_read.h"
 #include "tmpdir.h"
 
 static int setup(void **state)

@@ -26,7 +26,12 @@
 #include <omp.h>
 #endif
 
-#include "io/h5io.h"
+#include "io/codec.h"
+#include "io/dtype.h"
+#include "io/h5_lib.h"
+#include "io/h5_read.h"
+#include "io/h5_write.h"
+#include "io/publish.h"
 #include "h5util.h"
 #include "tmpdir.h"
 #include "util/threads.h"

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "io/h5io.h"
+#include "io/h5_lib.h"
 #include "util/log.h"
 #include "pipeline/manifest.h"
 #include "pipeline/runner.h"

@@ -12,11 +12,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <hdf5.h>
-
 #include "cli/cli.h"       /* provides: the subcommand table entries, exit-code help text */
 #include "config/config.h"    /* provides: cuplas_config_print_keys (`cuplas help config`)   */
 #include "util/error.h"     /* provides: CUPLAS_EXIT_* process exit codes                   */
+#include "io/h5_lib.h"       /* provides: cuplas_h5_version (`cuplas --version`)             */
 
 static const cuplas_cmd *const commands[] = {
     &cuplas_cmd_run_def, &cuplas_cmd_check_def, &cuplas_cmd_sort_def, &cuplas_cmd_gen_def,
@@ -38,7 +37,7 @@ static void usage(FILE *out)
 static void version(void)
 {
     unsigned maj = 0, min = 0, rel = 0;
-    H5get_libversion(&maj, &min, &rel);
+    cuplas_h5_version(&maj, &min, &rel);
 #ifdef HAVE_CUDA
     const char *cuda = "yes";
 #else

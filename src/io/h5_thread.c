@@ -14,7 +14,7 @@
 #include <time.h>
 
 #include "util/clock.h"
-#include "io/h5io.h"
+#include "io/h5_lib.h"
 
 typedef struct task {
     cuplas_h5task_fn fn;

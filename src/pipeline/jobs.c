@@ -21,7 +21,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "io/h5io.h"
+#include "io/h5_read.h"
 
 /* ---------------------------------------------------------------- helpers */
 

@@ -6,8 +6,9 @@
  * backend.lanes lanes (nested threads), each with its own stream, pinned
  * buffers and workspace: while one lane's grid sorts, another uploads or
  * reads, a third downloads or writes, and small grids share the GPU.
- * Workers take the next job in list order under a lock; every HDF5 call
- * runs on one HDF5 thread (h5exec.c). Each job ends in a result record (state, error,
+ * Workers take the next job in list order under a lock and run it
+ * through its stages (stages.h); every HDF5 call runs on one HDF5 thread
+ * (h5_thread.h). Each job ends in a result record (state, error,
  * metrics, timings, device) kept in an array parallel to the job list, so
  * that a manifest can be written from it later. Workers never exit the
  * process: failures are recorded and the other jobs go on.
@@ -18,7 +19,7 @@
 #include "config/config.h"
 #include "pipeline/gpu_admit.h"
 #include "util/error.h"
-#include "io/h5io.h"
+#include "io/grid.h"
 #include "pipeline/jobs.h"
 #include "util/lock.h"
 #include "util/log.h"
