@@ -3,7 +3,7 @@
  *
  * Determinism is checked at both levels: the pure fill function (same seed,
  * same bytes; any thread count) and the written file, read back through
- * h5io so the generator's output is known to be a valid cuplas input.
+ * h5_read so the generator's output is known to be a valid cuplas input.
  */
 #define _GNU_SOURCE  /* nftw */
 #include <stdarg.h>
