@@ -18,7 +18,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "io/h5io.h"
+#include "io/codec.h"
+#include "io/dtype.h"
+#include "io/h5_lib.h"
+#include "io/h5_read.h"
+#include "io/h5_write.h"
+#include "io/publish.h"
 #include "util/clock.h"
 
 static int cmp_d(const void *a, const void *b)
@@ -53,7 +58,6 @@ static int one_grid(const char *file, const char *dataset, const char *out,
     double t0 = cuplas_now_s();
 
     memset(&g, 0, sizeof g);
-    g.file_type = -1;
     if ((rc = cuplas_h5_read_begin(file, dataset, 0, 0, &g, &fetch, io, e)) != 0)
         goto done;
     t[P_READ] = cuplas_now_s() - t0, t0 = cuplas_now_s();

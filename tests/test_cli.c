@@ -443,51 +443,27 @@ static void test_cli_threads_deterministic(void **state)
     }
 }
 
-/* `cuplas run` with HDF5 helper processes (on the CPU backend they must be
- * asked for): every output is built by a helper and correct. */
-static void test_cli_h5_helpers(void **state)
+/* `cuplas run` with uncompressed outputs (contiguous datasets, small ones
+ * built in memory) and with compressed ones: every output is correct, and
+ * the job events carry the stage times. */
+static void test_cli_uncompressed(void **state)
 {
     const fixture *f = *state;
 
     make_collection(f);
-    assert_int_equal(sh(f, BIN " run cfg.yaml --set backend.h5_helpers=2 --set output.deflate=0 "
+    assert_int_equal(sh(f, BIN " run cfg.yaml --set output.deflate=0 "
                            "--set output.dir=oh --set logging.file=oh.log"), 0);
     verify_collection(f, "oh");
     char *log = slurp(f, "oh.log", NULL);
     assert_int_equal(count_str(log, "\"event\":\"job_done\""), 3);
-    assert_int_equal(count_str(log, "\"helper_s\":"), 3);
-    assert_int_equal(count_str(log, "\"helper_s\":0,"), 0);   /* each went to a helper */
-    assert_int_equal(count_str(log, "h5_helper"), 0);          /* no helper lost */
+    assert_int_equal(count_str(log, "\"write_s\":"), 3);
     free(log);
-    /* compressed outputs stay on the HDF5 thread */
-    assert_int_equal(sh(f, BIN " run cfg.yaml --set backend.h5_helpers=2 --set output.deflate=1 "
+    assert_int_equal(sh(f, BIN " run cfg.yaml --set output.deflate=1 "
                            "--set output.dir=oc --set logging.file=oc.log"), 0);
     verify_collection(f, "oc");
     log = slurp(f, "oc.log", NULL);
-    assert_int_equal(count_str(log, "\"helper_s\":0,"), 3);
+    assert_int_equal(count_str(log, "\"event\":\"job_done\""), 3);
     free(log);
-}
-
-/* Helpers killed in the middle of a run: every job still completes (the
- * HDF5 thread builds the rest) and the loss is logged. */
-static void test_cli_h5_helpers_killed(void **state)
-{
-    const fixture *f = *state;
-
-    assert_int_equal(sh(f, "mkdir -p data && " BIN " gen --kind colors --size 40x40 --count 300 "
-                           "--seed 4 data/many.h5"), 0);
-    write_text(f, "cfg.yaml", "inputs:\n  - files: data/many.h5\noutput:\n  dir: out\n"
-                              "  deflate: 0\nbackend:\n  device: cpu\n  h5_helpers: 2\n");
-    /* once the first job is done, kill the run's children (its helpers) */
-    assert_int_equal(sh(f, BIN " run cfg.yaml --set logging.file=run.log & pid=$!; "
-                           "for i in $(seq 1000); do grep -q job_done run.log 2>/dev/null && "
-                           "break; sleep 0.01; done; pkill -KILL -P $pid; wait $pid"), 0);
-    char *log = slurp(f, "run.log", NULL);
-    assert_int_equal(count_str(log, "\"event\":\"job_done\""), 300);
-    assert_true(count_str(log, "\"event\":\"h5_helper_lost\"") >= 1);
-    assert_true(has_line(log, "h5_helper_lost", "killed by signal 9", NULL));
-    free(log);
-    verify_output(f, "data/many.h5", "/grid_299", "out/many.grid_299.h5");
 }
 
 /* One-off sort: exact output path, refuses to replace without --force, and
@@ -874,8 +850,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_cli_run_and_resume, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cli_threads_deterministic, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cli_sort, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_cli_h5_helpers, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_cli_h5_helpers_killed, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_cli_uncompressed, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cli_bad_inputs, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cli_output_errors, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cli_bad_config, setup, teardown),

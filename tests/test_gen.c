@@ -3,7 +3,7 @@
  *
  * Determinism is checked at both levels: the pure fill function (same seed,
  * same bytes; any thread count) and the written file, read back through
- * h5io so the generator's output is known to be a valid cuplas input.
+ * h5_read so the generator's output is known to be a valid cuplas input.
  */
 #define _GNU_SOURCE  /* nftw */
 #include <stdarg.h>
@@ -24,7 +24,9 @@
 #endif
 
 #include "io/h5_gen.h"
-#include "io/h5io.h"
+#include "io/dtype.h"
+#include "io/h5_lib.h"
+#include "io/h5_read.h"
 #include "tmpdir.h"
 
 static int setup(void **state)

@@ -18,7 +18,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "io/h5io.h"
+#include "io/h5_lib.h"
+#include "io/h5_read.h"
 #include "pipeline/shard.h"
 #ifdef HAVE_CUDA
 #include "cuda/sort_gpu.h"

@@ -16,7 +16,7 @@
 #include <sys/stat.h>
 
 #include "io/h5_gen.h"
-#include "io/h5io.h"
+#include "io/h5_lib.h"
 
 static const char gen_help[] =
     "Usage: cuplas gen [options] OUT.h5\n"

@@ -233,9 +233,6 @@ static int cmd_run(int argc, char **argv)
         goto done;
     }
     have_runner = 1;
-#ifdef __linux__
-    runner.helper_exe = "/proc/self/exe";   /* this binary: `cuplas __h5-helper` */
-#endif
     if (!(man_path = cuplas_manifest_path(cfg.output.dir, &shard))) {
         cuplas_error_set(&err, CUPLAS_ERR_NOMEM, "out of memory");
         report(&lg, &err);

@@ -13,7 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "io/h5io.h"
+#include "io/h5_lib.h"
+#include "io/h5_read.h"
 #include "util/log.h"
 #include "pipeline/runner.h"
 

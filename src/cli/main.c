@@ -12,12 +12,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <hdf5.h>
-
 #include "cli/cli.h"       /* provides: the subcommand table entries, exit-code help text */
 #include "config/config.h"    /* provides: cuplas_config_print_keys (`cuplas help config`)   */
 #include "util/error.h"     /* provides: CUPLAS_EXIT_* process exit codes                   */
-#include "io/h5helper.h"  /* provides: cuplas_h5helper_main (`cuplas __h5-helper`)         */
+#include "io/h5_lib.h"       /* provides: cuplas_h5_version (`cuplas --version`)             */
 
 static const cuplas_cmd *const commands[] = {
     &cuplas_cmd_run_def, &cuplas_cmd_check_def, &cuplas_cmd_sort_def, &cuplas_cmd_gen_def,
@@ -39,7 +37,7 @@ static void usage(FILE *out)
 static void version(void)
 {
     unsigned maj = 0, min = 0, rel = 0;
-    H5get_libversion(&maj, &min, &rel);
+    cuplas_h5_version(&maj, &min, &rel);
 #ifdef HAVE_CUDA
     const char *cuda = "yes";
 #else
@@ -98,9 +96,6 @@ int main(int argc, char **argv)
     }
     if (!strcmp(argv[1], "help"))
         return help(argc - 1, argv + 1);
-    /* not a command: how `cuplas run` starts its HDF5 helper processes */
-    if (!strcmp(argv[1], "__h5-helper"))
-        return cuplas_h5helper_main(CUPLAS_H5HELPER_FD);
     const cuplas_cmd *c = find(argv[1]);
     if (!c) {
         fprintf(stderr, "cuplas: unknown command '%s'\nTry 'cuplas --help'.\n", argv[1]);

@@ -63,7 +63,6 @@ typedef struct cuplas_backend_opts {
     int threads;               /* backend.threads: CPU threads, 0 = OpenMP's   */
     int lanes;                 /* backend.lanes: grids in flight per GPU       */
     int memory_limit_mb;       /* backend.memory_limit_mb: 0 = no cap          */
-    int h5_helpers;            /* backend.h5_helpers: -1 = one per GPU used    */
 } cuplas_backend_opts;
 
 typedef struct cuplas_config {

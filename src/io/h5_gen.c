@@ -15,7 +15,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "io/h5io.h"
+#include "io/codec.h"
+#include "io/publish.h"
 
 #define GEN_SLAB_BYTES ((size_t)32 << 20)
 #define GEN_BLOBS 6                     /* position clusters in `gaussians` */

@@ -1,5 +1,5 @@
 /*
- * h5exec.c - the HDF5 thread: a FIFO of tasks posted by the lanes.
+ * h5_thread.c - the HDF5 thread: a FIFO of tasks posted by the lanes.
  *
  * A task lives on the poster's stack until its done flag is set, under the
  * queue mutex; the poster then returns. The thread never holds the mutex
@@ -14,7 +14,7 @@
 #include <time.h>
 
 #include "util/clock.h"
-#include "io/h5io.h"
+#include "io/h5_lib.h"
 
 typedef struct task {
     cuplas_h5task_fn fn;

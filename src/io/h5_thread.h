@@ -1,5 +1,5 @@
 /*
- * h5exec.h - one thread makes every HDF5 call of a run.
+ * h5_thread.h - one thread makes every HDF5 call of a run.
  *
  * The HDF5 library is not thread-safe, so its calls must be serialised. A
  * lock does that, but then HDF5's internal state (identifier tables, free

@@ -21,7 +21,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "io/h5io.h"
+#include "io/h5_read.h"
 
 /* ---------------------------------------------------------------- helpers */
 
@@ -496,7 +496,7 @@ const char *cuplas_job_error_line(const cuplas_jobs *jobs, const cuplas_job *job
         snprintf(buf, size, "%s: %s", e->where[0] ? e->where : job->file, e->msg);
         return buf;
     }
-    /* the input's own context ("file:/dataset", set by h5io) is the best
+    /* the input's own context ("file:/dataset", set by h5_read) is the best
        anchor; an output-side context is shown after it */
     size_t fl = strlen(job->file);
     if (e->where[0] && !strncmp(e->where, job->file, fl) && e->where[fl] == ':')

@@ -19,7 +19,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "io/h5io.h"
+#include "io/h5_read.h"
+#include "io/publish.h"
 #include "util/json.h"
 
 #define LINE_LEN 2048

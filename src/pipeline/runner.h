@@ -6,8 +6,9 @@
  * backend.lanes lanes (nested threads), each with its own stream, pinned
  * buffers and workspace: while one lane's grid sorts, another uploads or
  * reads, a third downloads or writes, and small grids share the GPU.
- * Workers take the next job in list order under a lock; every HDF5 call
- * runs on one HDF5 thread (h5exec.c). Each job ends in a result record (state, error,
+ * Workers take the next job in list order under a lock and run it
+ * through its stages (stages.h); every HDF5 call runs on one HDF5 thread
+ * (h5_thread.h). Each job ends in a result record (state, error,
  * metrics, timings, device) kept in an array parallel to the job list, so
  * that a manifest can be written from it later. Workers never exit the
  * process: failures are recorded and the other jobs go on.
@@ -18,7 +19,7 @@
 #include "config/config.h"
 #include "pipeline/gpu_admit.h"
 #include "util/error.h"
-#include "io/h5io.h"
+#include "io/grid.h"
 #include "pipeline/jobs.h"
 #include "util/lock.h"
 #include "util/log.h"
@@ -48,7 +49,6 @@ typedef struct cuplas_job_result {
     double encode_s;           /* part of write_s: gather + filters, no lock */
     double h5_wait_s;          /* queued for the HDF5 thread, all stages     */
     double h5_s;               /* in HDF5 calls on that thread               */
-    double helper_s;           /* output metadata built by a helper process  */
     cuplas_sort_stats stats;
 } cuplas_job_result;
 
@@ -88,9 +88,6 @@ typedef struct cuplas_runner {
     int next;                    /* queue head, under queue_lock             */
     cuplas_lock queue_lock;
     struct cuplas_h5exec *h5;    /* the HDF5 thread, while the run runs       */
-    const char *helper_exe;      /* `cuplas` to start HDF5 helpers from (set
-                                    before run; NULL = none: h5helper.h)      */
-    struct cuplas_h5helpers *helpers;   /* while the run runs, or NULL        */
     cuplas_pool *pool;           /* the GPU lanes' host loops, while running  */
     int fallback_threads;        /* OpenMP threads of a lane's CPU fallback    */
     char *pin_path;              /* input file the HDF5 thread keeps open     */

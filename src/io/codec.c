@@ -1,0 +1,547 @@
+/*
+ * codec.c - HDF5's shuffle and deflate filters by hand, chunk by chunk
+ * (codec.h). No HDF5 calls.
+ *
+ * Reading: the stored bytes of every chunk come in with pread (the HDF5
+ * thread only located them: HDF5 moving tens of MB per grid through its
+ * one lock was what kept several GPUs from scaling), then each chunk's
+ * filters are undone, last first, and its in-grid part is placed. Writing:
+ * each chunk of `sorted` is gathered from the input's raw rows through the
+ * index, shuffled and deflated exactly as HDF5's pipeline would, so
+ * H5Dwrite_chunk can store it as it is.
+ */
+#include "io/codec.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#define AUTO_CHUNK_BYTES ((size_t)1 << 20)
+#define MSG_LEN 128                          /* per-chunk failure text */
+
+/* Encoded index chunks are host int32/int64 bytes stored as I32LE/I64LE. */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "codec.c assumes a little-endian host"
+#endif
+
+/* ------------------------------------------------------------- filters */
+
+/* HDF5's shuffle filter: byte k of every element goes to byte plane k. As in
+ * HDF5, 1-byte types and single-element buffers are passed through, and a
+ * trailing partial element is copied as is. Constant widths get their own
+ * loop so the compiler can unroll the inner one. */
+static void shuffle_bytes(const unsigned char *src, size_t n, size_t es, unsigned char *dst)
+{
+    size_t m = es ? n / es : 0;
+
+    if (es <= 1 || m <= 1) {
+        memcpy(dst, src, n);
+        return;
+    }
+#define SHUFFLE_LOOP(ES)                                  \
+    for (size_t i = 0; i < m; i++)                        \
+        for (size_t k = 0; k < (ES); k++)                 \
+            dst[k * m + i] = src[i * (ES) + k];
+    switch (es) {
+    case 2: SHUFFLE_LOOP(2) break;
+    case 4: SHUFFLE_LOOP(4) break;
+    case 8: SHUFFLE_LOOP(8) break;
+    default: SHUFFLE_LOOP(es) break;
+    }
+#undef SHUFFLE_LOOP
+    memcpy(dst + m * es, src + m * es, n - m * es);
+}
+
+/* The inverse of shuffle_bytes. */
+static void unshuffle_bytes(const unsigned char *src, size_t n, size_t es, unsigned char *dst)
+{
+    size_t m = es ? n / es : 0;
+
+    if (es <= 1 || m <= 1) {
+        memcpy(dst, src, n);
+        return;
+    }
+#define UNSHUFFLE_LOOP(ES)                                \
+    for (size_t i = 0; i < m; i++)                        \
+        for (size_t k = 0; k < (ES); k++)                 \
+            dst[i * (ES) + k] = src[k * m + i];
+    switch (es) {
+    case 2: UNSHUFFLE_LOOP(2) break;
+    case 4: UNSHUFFLE_LOOP(4) break;
+    case 8: UNSHUFFLE_LOOP(8) break;
+    default: UNSHUFFLE_LOOP(es) break;
+    }
+#undef UNSHUFFLE_LOOP
+    memcpy(dst + m * es, src + m * es, n - m * es);
+}
+
+/* Inflate one zlib stream (what HDF5's deflate filter stores) that must give
+ * exactly `want` bytes. Trailing input after the stream end is ignored, as
+ * HDF5 does. 0, or -1 with the reason in msg. */
+static int inflate_exact(const unsigned char *src, size_t n, unsigned char *dst, size_t want,
+                         char msg[MSG_LEN])
+{
+    z_stream z;
+    int r, rc = -1;
+
+    memset(&z, 0, sizeof z);
+    if (n > UINT_MAX || want > UINT_MAX) {   /* HDF5 chunks are < 4 GiB */
+        snprintf(msg, MSG_LEN, "chunk larger than 4 GiB");
+        return -1;
+    }
+    if (inflateInit(&z) != Z_OK) {
+        snprintf(msg, MSG_LEN, "zlib: %s", z.msg ? z.msg : "cannot initialise inflate");
+        return -1;
+    }
+    z.next_in = (Bytef *)(uintptr_t)src;   /* zlib's API is not const-correct */
+    z.avail_in = (uInt)n;
+    z.next_out = dst;
+    z.avail_out = (uInt)want;
+    r = inflate(&z, Z_FINISH);
+    if (r == Z_STREAM_END && z.total_out == want)
+        rc = 0;
+    else if (r == Z_STREAM_END)
+        snprintf(msg, MSG_LEN, "inflates to %lu bytes, not %zu", (unsigned long)z.total_out, want);
+    else if (r == Z_BUF_ERROR && z.avail_out == 0)
+        snprintf(msg, MSG_LEN, "inflates to more than %zu bytes", want);
+    else if (r == Z_BUF_ERROR)
+        snprintf(msg, MSG_LEN, "zlib: truncated stream");
+    else
+        snprintf(msg, MSG_LEN, "zlib: %s", z.msg ? z.msg : zError(r));
+    inflateEnd(&z);
+    return rc;
+}
+
+/* ------------------------------------------------------------- reading */
+
+
+void cuplas_h5_fetch_free(cuplas_h5_fetch *f)
+{
+    if (!f)
+        return;
+    free(f->c);
+    if (!f->bufs)
+        free(f->bytes);
+    free(f->path);
+    free(f);
+}
+
+/* "(y, x, c)" or "(n, c)": a chunk's offset in the dataset's own rank. */
+const char *cuplas_h5_chunk_where(const cuplas_h5grid *g, const uint64_t off[3], char buf[80])
+{
+    if (g->in_rank == 3)
+        snprintf(buf, 80, "(%llu, %llu, %llu)", (unsigned long long)off[0],
+                 (unsigned long long)off[1], (unsigned long long)off[2]);
+    else
+        snprintf(buf, 80, "(%llu, %llu)", (unsigned long long)off[1],
+                 (unsigned long long)off[2]);
+    return buf;
+}
+
+/* Copy a chunk's in-grid part (edge chunks are stored full size) into raw,
+ * or, with src NULL, set that part to the fill value. */
+static void place_chunk(const cuplas_h5_fetch *f, const cuplas_h5_stored *c, size_t es,
+                        const unsigned char *src, unsigned char *raw)
+{
+    const uint64_t *d = f->dims, *k = f->chunk, *o = c->offset;
+    size_t n0 = (size_t)(d[0] - o[0] < k[0] ? d[0] - o[0] : k[0]);
+    size_t n1 = (size_t)(d[1] - o[1] < k[1] ? d[1] - o[1] : k[1]);
+    size_t n2 = (size_t)(d[2] - o[2] < k[2] ? d[2] - o[2] : k[2]);
+
+    for (size_t z = 0; z < n0; z++)
+        for (size_t y = 0; y < n1; y++) {
+            unsigned char *dst =
+                raw + ((((size_t)o[0] + z) * d[1] + o[1] + y) * d[2] + o[2]) * es;
+            if (src)
+                memcpy(dst, src + ((z * k[1] + y) * k[2]) * es, n2 * es);
+            else if (f->fill_zero)
+                memset(dst, 0, n2 * es);
+            else
+                for (size_t x = 0; x < n2; x++)
+                    memcpy(dst + x * es, f->fill, es);
+        }
+}
+
+/* Undo the filter pipeline of one fetched chunk (last filter first, skipping
+ * those its mask marks) and place it. a and b: chunk_bytes scratch each. */
+static int decode_chunk(const cuplas_h5_fetch *f, const cuplas_h5_stored *c, size_t es,
+                        unsigned char *raw, unsigned char *a, unsigned char *b,
+                        char msg[MSG_LEN])
+{
+    const unsigned char *cur = f->bytes + c->pos;
+    size_t len = c->size;
+
+    if (len == 0) {   /* never written: reads as the fill value, as in HDF5 */
+        place_chunk(f, c, es, NULL, raw);
+        return 0;
+    }
+    for (int k = f->nfilters - 1; k >= 0; k--) {
+        unsigned char *out = cur == a ? b : a;
+        if (c->mask & (1u << k))
+            continue;
+        if (f->filter[k] == CUPLAS_FILTER_DEFLATE) {
+            if (inflate_exact(cur, len, out, f->chunk_bytes, msg) != 0)
+                return -1;
+            len = f->chunk_bytes;
+        } else {
+            if (len != f->chunk_bytes)
+                goto bad_size;
+            unshuffle_bytes(cur, len, f->shuffle_size[k], out);
+        }
+        cur = out;
+    }
+    if (len != f->chunk_bytes)
+        goto bad_size;
+    place_chunk(f, c, es, cur, raw);
+    return 0;
+bad_size:
+    snprintf(msg, MSG_LEN, "%zu bytes where the chunk needs %zu", len, f->chunk_bytes);
+    return -1;
+}
+
+typedef struct pread_ctx {
+    const cuplas_h5_fetch *f;
+    int fd;
+} pread_ctx;
+
+/* One stored chunk: 0, an errno, or -1 when the file ends inside it. */
+static int pread_chunk(void *p, int64_t i)
+{
+    const pread_ctx *x = p;
+    const cuplas_h5_stored *c = &x->f->c[i];
+    size_t got = 0;
+
+    while (got < c->size) {
+        ssize_t n = pread(x->fd, x->f->bytes + c->pos + got, c->size - got, c->at + (off_t)got);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return n < 0 ? (errno ? errno : EIO) : -1;
+        got += (size_t)n;
+    }
+    return 0;
+}
+
+/* Outside the lock: read every stored chunk with pread, in parallel. The
+ * lowest failing chunk is reported, whatever the thread count. */
+static int read_chunks(const cuplas_h5grid *g, cuplas_h5_fetch *f, cuplas_pool *pool,
+                       cuplas_error *err)
+{
+    pread_ctx x = {f, open(f->path, O_RDONLY)};
+    int rc = 0, code = 0;
+    char at[80];
+
+    if (x.fd < 0)
+        CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "cannot reopen: %s", strerror(errno));
+    size_t bad = (size_t)cuplas_par_for(pool, (int64_t)f->nchunks, pread_chunk, &x, &code);
+    if (bad < f->nchunks) {
+        const cuplas_h5_stored *c = &f->c[bad];
+        CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "read failed at row %llu: chunk %s: %s",
+                    (unsigned long long)c->offset[g->in_rank == 3 ? 0 : 1],
+                    cuplas_h5_chunk_where(g, c->offset, at),
+                    code > 0 ? strerror(code) : "file ends inside the chunk (truncated)");
+    }
+fail:
+    if (x.fd >= 0)
+        close(x.fd);
+    return rc;
+}
+
+typedef struct decode_ctx {
+    const cuplas_h5_fetch *f;
+    cuplas_h5grid *g;
+    char *msg;          /* the failure's text, when run for one chunk */
+} decode_ctx;
+
+/* One chunk: 0, -2 out of memory, -1 corrupt (the text in x->msg, if set). */
+static int decode_one(void *p, int64_t i)
+{
+    const decode_ctx *x = p;
+    unsigned char *a = malloc(x->f->chunk_bytes), *b = malloc(x->f->chunk_bytes);
+    char msg[MSG_LEN];
+    int r = a && b ? decode_chunk(x->f, &x->f->c[i], x->g->elem_size, x->g->raw, a, b, msg)
+                   : -2;
+    if (r == -1 && x->msg)
+        memcpy(x->msg, msg, MSG_LEN);
+    free(a);
+    free(b);
+    return r;
+}
+
+int cuplas_h5_read_finish(cuplas_h5grid *g, cuplas_h5_fetch *f, cuplas_pool *pool,
+                          cuplas_error *err)
+{
+    size_t bytes, bad;
+    int rc = 0, code = 0;
+    char why[MSG_LEN] = "", at[80];
+    decode_ctx x = {f, g, NULL};
+
+    if (!f)   /* g is the caller's, untouched */
+        return cuplas_error_set(err, CUPLAS_ERR_INTERNAL, "read_finish without a fetch");
+    if (f->whole)
+        goto fail;   /* begin read the data already */
+    if (g->raw)
+        CUPLAS_FAIL(err, CUPLAS_ERR_INTERNAL, "read_finish on a grid that has data");
+    CUPLAS_TRY(read_chunks(g, f, pool, err));
+    bytes = (size_t)(f->dims[0] * f->dims[1] * f->dims[2]) * g->elem_size;
+    if (cuplas_h5grid_alloc_raw(g, f->bufs, bytes) != 0)
+        CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "cannot allocate %zu bytes for the input", bytes);
+
+    /* the lowest failing chunk is reported: the same error for any thread
+       count; its text comes from decoding it once more */
+    bad = (size_t)cuplas_par_for(pool, (int64_t)f->nchunks, decode_one, &x, &code);
+    if (bad < f->nchunks) {
+        const cuplas_h5_stored *c = &f->c[bad];
+        x.msg = why;
+        if (code == -2 || decode_one(&x, (int64_t)bad) == -2)
+            CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory decompressing chunks");
+        CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "read failed at row %llu: chunk %s is corrupt (%s)",
+                    (unsigned long long)c->offset[g->in_rank == 3 ? 0 : 1],
+                    cuplas_h5_chunk_where(g, c->offset, at), why);
+    }
+fail:
+    if (rc) {
+        if (!g->raw_lent)
+            free(g->raw);
+        g->raw = NULL;
+        g->raw_lent = 0;
+        if (g->file)
+            cuplas_error_where(err, "%s:%s", g->file, g->dataset);
+    }
+    cuplas_h5_fetch_free(f);
+    return rc;
+}
+
+/* ------------------------------------------------------------- writing */
+
+
+int64_t cuplas_h5_chunk_rows(int64_t H, size_t row_bytes, int64_t chunk_rows)
+{
+    if (chunk_rows <= 0)
+        chunk_rows = row_bytes ? (int64_t)(AUTO_CHUNK_BYTES / row_bytes) : 1;
+    if (chunk_rows < 1)
+        chunk_rows = 1;
+    return chunk_rows > H ? H : chunk_rows;
+}
+
+static int check_permutation(const int64_t *index, int64_t n, cuplas_error *err)
+{
+    unsigned char *seen = calloc((size_t)n / 8 + 1, 1);
+    int rc = 0;
+
+    if (!seen)
+        CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory checking the index");
+    for (int64_t i = 0; i < n; i++) {
+        int64_t v = index[i];
+        if (v < 0 || v >= n)
+            CUPLAS_FAIL(err, CUPLAS_ERR_INTERNAL,
+                        "index is not a permutation: cell %lld holds %lld, outside 0..%lld",
+                        (long long)i, (long long)v, (long long)(n - 1));
+        if (seen[v >> 3] & (1u << (v & 7)))
+            CUPLAS_FAIL(err, CUPLAS_ERR_INTERNAL,
+                        "index is not a permutation: %lld appears twice (again at cell %lld)",
+                        (long long)v, (long long)i);
+        seen[v >> 3] |= (unsigned char)(1u << (v & 7));
+    }
+fail:
+    free(seen);
+    return rc;
+}
+
+/* Full-size chunk ci of `sorted` (which 0) or `index` (which 1), as the bytes
+ * H5Dwrite would hand to the filters: rows past H are zero, like the padding
+ * HDF5 gives a new edge chunk. */
+static void gather_chunk(const cuplas_h5grid *in, const int64_t *index,
+                         const cuplas_h5_encoded *e, int which, size_t ci, unsigned char *buf)
+{
+    size_t W = (size_t)e->W, cr = (size_t)e->chunk_rows, r0 = ci * cr;
+    size_t rows = (size_t)e->H - r0 < cr ? (size_t)e->H - r0 : cr;
+    size_t first = r0 * W, m = rows * W;
+
+    if (which == 0) {
+        size_t cell = e->elem_size * (size_t)e->C;
+        const unsigned char *raw = in->raw;
+        for (size_t i = 0; i < m; i++)
+            memcpy(buf + i * cell, raw + (size_t)index[first + i] * cell, cell);
+        memset(buf + m * cell, 0, (cr * W - m) * cell);
+    } else if (e->wide) {
+        memcpy(buf, index + first, m * sizeof(int64_t));
+        memset(buf + m * sizeof(int64_t), 0, (cr * W - m) * sizeof(int64_t));
+    } else {
+        int32_t *p = (int32_t *)(void *)buf;
+        for (size_t i = 0; i < m; i++)
+            p[i] = (int32_t)index[first + i];
+        memset(p + m, 0, (cr * W - m) * sizeof *p);
+    }
+}
+
+/* Encode one chunk the way HDF5's pipeline would: shuffle, then compress2
+ * at the dataset's level (HDF5's deflate filter stores that zlib stream).
+ * a and b: scratch of the chunk's size. 0, -1 out of memory, -2 zlib. */
+static int encode_chunk(const cuplas_h5grid *in, const int64_t *index, cuplas_h5_encoded *e,
+                        int which, size_t ci, unsigned char *a, unsigned char *b)
+{
+    size_t es = which ? (e->wide ? 8 : 4) : e->elem_size;
+    size_t len = (size_t)e->chunk_rows * (size_t)e->W * (which ? es : es * (size_t)e->C);
+    cuplas_h5_chunk *out = which ? &e->index[ci] : &e->sorted[ci];
+    unsigned char *cur;
+
+    if (!e->deflate) {   /* the last step writes straight into the output */
+        if (!(out->data = e->lent[which] ? e->lent[which] + ci * len : malloc(len)))
+            return -1;
+        out->size = len;
+        gather_chunk(in, index, e, which, ci, e->shuffle ? a : out->data);
+        if (e->shuffle)
+            shuffle_bytes(a, len, es, out->data);
+        return 0;
+    }
+    gather_chunk(in, index, e, which, ci, a);
+    cur = a;
+    if (e->shuffle) {
+        shuffle_bytes(a, len, es, b);
+        cur = b;
+    }
+    uLongf n = compressBound((uLong)len);
+    if (!(out->data = malloc(n)))
+        return -1;
+    if (compress2(out->data, &n, cur, (uLong)len, e->deflate) != Z_OK)
+        return -2;
+    unsigned char *p = realloc(out->data, n ? n : 1);   /* keep only what is used */
+    if (p)
+        out->data = p;
+    out->size = n;
+    return 0;
+}
+
+/* encode_result without the error context (write_result adds its own). */
+typedef struct encode_ctx {
+    const cuplas_h5grid *in;
+    const int64_t *index;
+    cuplas_h5_encoded *e;
+    size_t scratch;     /* bytes of the larger chunk */
+} encode_ctx;
+
+/* Chunk j of sorted (j < nchunks) or of index. Scratch only for
+ * compression: uncompressed chunks are gathered straight into their
+ * output (and shuffle implies deflate). */
+static int encode_one(void *p, int64_t j)
+{
+    const encode_ctx *x = p;
+    cuplas_h5_encoded *e = x->e;
+    int which = (size_t)j >= e->nchunks;
+    unsigned char *a = e->deflate ? malloc(x->scratch) : NULL;
+    unsigned char *b = e->shuffle ? malloc(x->scratch) : NULL;
+    int r = (a || !e->deflate) && (b || !e->shuffle)
+                ? encode_chunk(x->in, x->index, e, which, which ? (size_t)j - e->nchunks : (size_t)j,
+                               a, b)
+                : -1;
+    free(a);
+    free(b);
+    return r;
+}
+
+static int encode_result(const cuplas_h5grid *in, const int64_t *index,
+                         const cuplas_output_opts *opts, cuplas_h5_buffers *bufs,
+                         cuplas_pool *pool, cuplas_h5_encoded **enc_out, cuplas_error *err)
+{
+    cuplas_h5_encoded *e = NULL;
+    size_t row_bytes = in->elem_size * (size_t)in->C * (size_t)in->W;
+    size_t sorted_bytes, index_bytes, scratch, first_bad;
+    int rc = 0, bad_code = 0;
+
+    *enc_out = NULL;
+    if (!in->raw)
+        CUPLAS_FAIL(err, CUPLAS_ERR_INTERNAL, "write_result needs a grid read with its data");
+    CUPLAS_TRY(check_permutation(index, in->H * in->W, err));
+    if (!(e = calloc(1, sizeof *e)))
+        CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
+    e->H = in->H;
+    e->W = in->W;
+    e->C = in->C;
+    e->elem_size = in->elem_size;
+    e->wide = in->H * in->W > INT32_MAX;
+    e->deflate = !opts || opts->deflate <= 0 ? 0 : opts->deflate > 9 ? 9 : opts->deflate;
+    /* shuffling only helps deflate; uncompressed data is stored contiguous */
+    e->shuffle = opts && opts->shuffle && e->deflate;
+    e->chunk_rows = cuplas_h5_chunk_rows(in->H, row_bytes, opts ? opts->chunk_rows : 0);
+    e->nchunks = (size_t)((in->H + e->chunk_rows - 1) / e->chunk_rows);
+    sorted_bytes = (size_t)e->chunk_rows * row_bytes;
+    index_bytes = (size_t)e->chunk_rows * (size_t)in->W * (e->wide ? 8 : 4);
+    if (sorted_bytes > UINT32_MAX)   /* HDF5's limit on one chunk */
+        CUPLAS_FAIL(err, CUPLAS_ERR_OUTPUT, "a chunk of %lld rows is %zu bytes; HDF5 chunks "
+                    "stay under 4 GiB (lower output.chunk_rows)", (long long)e->chunk_rows,
+                    sorted_bytes);
+    scratch = sorted_bytes > index_bytes ? sorted_bytes : index_bytes;
+    if (!(e->sorted = calloc(e->nchunks, sizeof *e->sorted)) ||
+        !(e->index = calloc(e->nchunks, sizeof *e->index)))
+        CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
+    if (bufs && !e->deflate &&
+        (!(e->lent[0] = cuplas_h5_buffers_lend(bufs, CUPLAS_H5_SORTED, e->nchunks * sorted_bytes)) ||
+         !(e->lent[1] = cuplas_h5_buffers_lend(bufs, CUPLAS_H5_INDEX, e->nchunks * index_bytes))))
+        CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory for a %lldx%lld result",
+                    (long long)in->H, (long long)in->W);
+
+    /* one item per chunk of either dataset; the lowest failing one is
+     * reported, so the outcome does not depend on the schedule */
+    encode_ctx x = {in, index, e, scratch};
+    first_bad = (size_t)cuplas_par_for(pool, 2 * (int64_t)e->nchunks, encode_one, &x, &bad_code);
+    if (first_bad < 2 * e->nchunks) {
+        if (bad_code == -1)
+            CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory compressing the output");
+        CUPLAS_FAIL(err, CUPLAS_ERR_INTERNAL, "zlib compress2 failed on a %s chunk",
+                    first_bad < e->nchunks ? "sorted" : "index");
+    }
+    *enc_out = e;
+    e = NULL;
+fail:
+    cuplas_h5_encoded_free(e);
+    return rc;
+}
+
+int cuplas_h5_encode_result(const cuplas_h5grid *in, const int64_t *index,
+                            const cuplas_output_opts *opts, cuplas_h5_buffers *bufs,
+                            cuplas_pool *pool, cuplas_h5_encoded **enc, cuplas_error *err)
+{
+    int rc = encode_result(in, index, opts, bufs, pool, enc, err);
+    if (rc && in->file)
+        cuplas_error_where(err, "%s:%s", in->file, in->dataset);
+    return rc;
+}
+
+void cuplas_h5_encoded_free(cuplas_h5_encoded *enc)
+{
+    if (!enc)
+        return;
+    for (size_t i = 0; i < enc->nchunks; i++) {
+        if (enc->sorted && !enc->lent[0])
+            free(enc->sorted[i].data);
+        if (enc->index && !enc->lent[1])
+            free(enc->index[i].data);
+    }
+    free(enc->sorted);
+    free(enc->index);
+    free(enc->image);
+    free(enc);
+}
+
+/* Bytes of data the output file will hold (stored chunks, or the raw
+ * datasets when uncompressed). */
+size_t cuplas_h5_encoded_bytes(const cuplas_h5_encoded *e)
+{
+    size_t n = 0;
+    if (!e->deflate)
+        return (size_t)(e->H * e->W) * (cuplas_h5_cell_bytes(e, 0) + cuplas_h5_cell_bytes(e, 1));
+    for (size_t i = 0; i < e->nchunks; i++)
+        n += e->sorted[i].size + e->index[i].size;
+    return n;
+}
+
+int cuplas_h5_encoded_in_memory(const cuplas_h5_encoded *enc)
+{
+    return cuplas_h5_encoded_bytes(enc) <= CUPLAS_H5_IMAGE_MAX_BYTES;
+}

@@ -1,0 +1,115 @@
+/*
+ * h5_lib.c - process-wide HDF5 settings and shared helpers (h5_lib.h).
+ * HDF5 calls.
+ */
+#include "io/h5_lib.h"
+
+#include <hdf5.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+#include <stdio.h>
+
+void cuplas_h5_quiet(void)
+{
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+}
+
+void cuplas_h5_tune(void)
+{
+    /* Every H5Fcreate/H5Fopen allocates a ~520 KiB metadata-cache table and
+       every close frees it. The default per-list limit of HDF5's free lists
+       (64 KiB) hands it back to malloc each time, and a fresh 520 KiB block
+       costs ~130 page faults: half of the HDF5 work of writing a small
+       result. 1 MiB per list keeps one; the other limits stay the defaults. */
+    H5set_free_list_limits(4 << 20, 1 << 20, 4 << 20, 256 << 10, 16 << 20, 1 << 20);
+#ifdef __GLIBC__
+    /* glibc maps blocks from 128 KiB up (the threshold adapts, up to
+       32 MiB) and trims freed heap tops: chunk and grid buffers, freed job
+       after job, come back as fresh pages. Fixed thresholds keep freed
+       memory for the next job (unmaps also interrupt every core the
+       process runs on). Larger grids are lent per lane (cuplas_h5_buffers). */
+    mallopt(M_MMAP_THRESHOLD, 32 << 20);
+    mallopt(M_TRIM_THRESHOLD, 64 << 20);
+#endif
+}
+
+int64_t cuplas_h5_pin(const char *file)
+{
+    hid_t fid = H5Fopen(file, H5F_ACC_RDONLY, H5P_DEFAULT);
+    return fid < 0 ? -1 : (int64_t)fid;
+}
+
+void cuplas_h5_unpin(int64_t id)
+{
+    if (id >= 0)
+        H5Fclose((hid_t)id);
+}
+
+static herr_t first_cause_cb(unsigned n, const H5E_error2_t *e, void *data)
+{
+    char *buf = data;
+    if (n == 0 && e->desc)
+        snprintf(buf, CUPLAS_H5_CAUSE_LEN, "%s", e->desc);
+    return 0;
+}
+
+/* The innermost HDF5 error description (the most specific one), or "". */
+const char *cuplas_h5_cause(char buf[CUPLAS_H5_CAUSE_LEN])
+{
+    buf[0] = '\0';
+    H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, first_cause_cb, buf);
+    for (char *p = buf; *p; p++)
+        if (*p == '\n' || *p == '\r')
+            *p = ' ';
+    return buf;
+}
+
+void cuplas_h5_version(unsigned *major, unsigned *minor, unsigned *release)
+{
+    *major = *minor = *release = 0;
+    H5get_libversion(major, minor, release);
+}
+
+/* IEEE half precision as HDF5 describes it: h5py's and numpy's float16,
+ * built the way they build it. */
+static hid_t half_type(int big_endian)
+{
+    hid_t t = H5Tcopy(big_endian ? H5T_IEEE_F32BE : H5T_IEEE_F32LE);
+    if (t >= 0 && (H5Tset_fields(t, 15, 10, 5, 0, 10) < 0 || H5Tset_size(t, 2) < 0 ||
+                   H5Tset_ebias(t, 15) < 0)) {
+        H5Tclose(t);
+        t = H5I_INVALID_HID;
+    }
+    return t;
+}
+
+int64_t cuplas_h5_type_create(const cuplas_dtype *t)
+{
+    int be = t->big_endian != 0;
+    hid_t base = H5I_INVALID_HID;
+
+    if (t->cls == CUPLAS_DTYPE_INT) {
+        const hid_t u[4][2] = {{H5T_STD_U8LE, H5T_STD_U8BE}, {H5T_STD_U16LE, H5T_STD_U16BE},
+                               {H5T_STD_U32LE, H5T_STD_U32BE}, {H5T_STD_U64LE, H5T_STD_U64BE}};
+        const hid_t s[4][2] = {{H5T_STD_I8LE, H5T_STD_I8BE}, {H5T_STD_I16LE, H5T_STD_I16BE},
+                               {H5T_STD_I32LE, H5T_STD_I32BE}, {H5T_STD_I64LE, H5T_STD_I64BE}};
+        int lg = t->size == 1 ? 0 : t->size == 2 ? 1 : t->size == 4 ? 2 : t->size == 8 ? 3 : -1;
+        if (lg < 0)
+            return -1;
+        base = t->is_signed ? s[lg][be] : u[lg][be];
+    } else if (t->cls == CUPLAS_DTYPE_FLOAT) {
+        if (t->size == 2)
+            return (int64_t)half_type(be);
+        if (t->size == 4)
+            base = be ? H5T_IEEE_F32BE : H5T_IEEE_F32LE;
+        else if (t->size == 8)
+            base = be ? H5T_IEEE_F64BE : H5T_IEEE_F64LE;
+        else
+            return -1;
+    } else {
+        return -1;
+    }
+    hid_t c = H5Tcopy(base);
+    return c < 0 ? -1 : (int64_t)c;
+}

@@ -1,0 +1,45 @@
+/*
+ * publish.h - atomic output files: a temp file next to the output,
+ * filled, fsync'd and renamed into place, so that a reader never sees a
+ * file that looks complete but is not. No HDF5 calls: any thread.
+ *
+ * A result's file is made in three steps: cuplas_tmp_create (here), the
+ * HDF5 part on the HDF5 thread (h5_write.c: cuplas_h5_write_encoded_to),
+ * then cuplas_h5_write_raw and cuplas_tmp_publish (here) in parallel with
+ * other jobs' HDF5 work.
+ */
+#ifndef CUPLAS_PUBLISH_H
+#define CUPLAS_PUBLISH_H
+
+#include "io/codec.h"
+#include "util/error.h"
+#include "util/pool.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Create a unique empty temp file ".<name>.tmp.<pid>.XXXXXX" next to
+ * out_path (malloc'd path, NULL on error), with the mode open() would give
+ * a new file. Shared with `gen` and the manifest. */
+char *cuplas_tmp_create(const char *out_path, cuplas_error *err);
+
+/* After the writer closed tmp, rename it onto out_path, with sync
+ * (output.fsync) fsyncing the file before and the folder after. The
+ * caller unlinks tmp on failure. */
+int cuplas_tmp_publish(const char *tmp, const char *out_path, int sync, cuplas_error *err);
+
+/* An output folder that exists, is a folder and is writable, or
+ * CUPLAS_ERR_OUTPUT saying which of these it is not. */
+int cuplas_out_dir_check(const char *dir, cuplas_error *err);
+
+/* Store what write_encoded_to left in tmp: the in-memory file, then the
+ * contiguous data (pwrite at the datasets' offsets, in parallel on pool);
+ * a no-op when it left nothing. */
+int cuplas_h5_write_raw(const char *tmp, const cuplas_h5_encoded *enc, cuplas_pool *pool,
+                        cuplas_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

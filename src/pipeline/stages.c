@@ -1,0 +1,526 @@
+/*
+ * stages.c - a job's four stages (stages.h).
+ *
+ *   read   HDF5 thread: pin the input, resume check, open + locate chunks
+ *          lane: pread + inflate the chunks, output folder
+ *   prep   lane: channels to double, normalise, AND before
+ *   sort   lane (+GPU): admission, sort, CPU fallback
+ *   write  lane: AND after, encode chunks, temp file
+ *          HDF5 thread: the output's HDF5 part (small files in memory)
+ *          lane: raw data, fsync, rename
+ *
+ * Design facts: the HDF5 library is not thread-safe, so every call that
+ * touches it runs on the one HDF5 thread (h5_thread.c) and does as little
+ * as possible there; the io layer's file names say which calls those are
+ * (h5_*). A job's result record is written only by the worker running
+ * it. Nothing here calls exit(): a failure ends its job.
+ */
+#include "cuplas_build.h"
+#include "pipeline/stages.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/metrics.h"
+#include "core/quantize.h"
+#include "io/codec.h"
+#include "io/dtype.h"
+#include "io/grid.h"
+#include "io/h5_lib.h"
+#include "io/h5_read.h"
+#include "io/h5_thread.h"
+#include "io/h5_write.h"
+#include "io/publish.h"
+#include "sort/sort.h"
+#include "util/clock.h"
+#include "util/fsutil.h"
+#include "util/threads.h"
+#ifdef HAVE_CUDA
+#include "cuda/sort_gpu.h"
+#endif
+
+#define LINE_LEN 2048
+
+/* The pool for a grid of `bytes` (GPU lanes only): a small grid's loops
+ * run on its lane alone. Posting them would wake pool threads for a few
+ * microseconds of work each, thousands of times a second, and slow the
+ * HDF5 thread that small grids are bound by. */
+#define POOL_MIN_BYTES ((size_t)4 << 20)
+
+/* One job on its way through the stages. */
+typedef struct job_ctx {
+    cuplas_runner *r;
+    cuplas_worker *w;
+    struct cuplas_gpu_ctx *gpu;   /* NULL: the CPU (also after a fallback) */
+    const cuplas_job *job;
+    cuplas_job_result *res;
+    cuplas_h5grid g;              /* read: the input, in its file type     */
+    cuplas_pool *pool;            /* this grid's host loops                */
+    int *use, nuse;               /* prep: the channels that drive the sort */
+    double *x;                    /* prep: features (the worker's memory)  */
+    int64_t *index;               /* sort: the permutation (the worker's)  */
+} job_ctx;
+
+/* ------------------------------------------------------------- logging */
+
+void cuplas_job_log_failure(cuplas_runner *r, const cuplas_job *job, const cuplas_job_result *res)
+{
+    char line[LINE_LEN], text[LINE_LEN + 32];
+    cuplas_job_error_line(r->jobs, job, &res->err, line, sizeof line);
+    snprintf(text, sizeof text, "cuplas: error: %s", line);
+    cuplas_log_event(r->log, CUPLAS_LOG_ERROR, "job_failed", text,
+                     CUPLAS_LF_S("file", job->file),
+                     CUPLAS_LF_S("dataset", job->dataset ? job->dataset : ""),
+                     CUPLAS_LF_S("output", job->output ? job->output : ""),
+                     CUPLAS_LF_S("code", cuplas_status_name(res->err.code)),
+                     CUPLAS_LF_S("error", line), CUPLAS_LF_I("config_line", job->line), NULL);
+}
+
+static void log_result(cuplas_runner *r, const cuplas_job *job, const cuplas_job_result *res)
+{
+    char text[LINE_LEN];
+    const char *dev = res->worker >= 0 ? r->workers[res->worker].name : "";
+
+    switch (res->state) {
+    case CUPLAS_JOB_DONE:
+        snprintf(text, sizeof text, "cuplas: done %s:%s -> %s (%s, %.2f s, AND %.6g -> %.6g)",
+                 job->file, job->dataset, job->output, res->backend, res->total_s,
+                 res->and_before, res->and_after);
+        cuplas_log_event(r->log, CUPLAS_LOG_INFO, "job_done", text,
+                         CUPLAS_LF_S("file", job->file), CUPLAS_LF_S("dataset", job->dataset),
+                         CUPLAS_LF_S("output", job->output), CUPLAS_LF_S("backend", res->backend),
+                         CUPLAS_LF_I("gpu", res->gpu), CUPLAS_LF_S("device", dev),
+                         CUPLAS_LF_D("seconds", res->total_s),
+                         CUPLAS_LF_D("read_s", res->read_s), CUPLAS_LF_D("prep_s", res->prep_s),
+                         CUPLAS_LF_D("sort_s", res->sort_s), CUPLAS_LF_D("write_s", res->write_s),
+                         CUPLAS_LF_D("encode_s", res->encode_s),
+                         CUPLAS_LF_D("h5_wait_s", res->h5_wait_s),
+                         CUPLAS_LF_D("h5_s", res->h5_s),
+                         CUPLAS_LF_D("and_before", res->and_before),
+                         CUPLAS_LF_D("and_after", res->and_after),
+                         CUPLAS_LF_I("levels", res->stats.levels),
+                         CUPLAS_LF_I("passes", res->stats.passes),
+                         CUPLAS_LF_D("gpu_h2d_ms", res->stats.h2d_ms),
+                         CUPLAS_LF_D("gpu_sort_ms", res->stats.device_ms),
+                         CUPLAS_LF_D("gpu_d2h_ms", res->stats.d2h_ms), NULL);
+        break;
+    case CUPLAS_JOB_SKIPPED:
+        snprintf(text, sizeof text, "cuplas: skipped %s:%s (complete: %s)", job->file,
+                 job->dataset, job->output);
+        cuplas_log_event(r->log, CUPLAS_LOG_INFO, "job_skipped", text,
+                         CUPLAS_LF_S("file", job->file), CUPLAS_LF_S("dataset", job->dataset),
+                         CUPLAS_LF_S("output", job->output), NULL);
+        break;
+    case CUPLAS_JOB_CANCELLED:
+        snprintf(text, sizeof text, "cuplas: interrupted %s:%s (%s; no output written)",
+                 job->file, job->dataset, res->err.msg);
+        cuplas_log_event(r->log, CUPLAS_LOG_WARN, "job_interrupted", text,
+                         CUPLAS_LF_S("file", job->file), CUPLAS_LF_S("dataset", job->dataset),
+                         NULL);
+        break;
+    case CUPLAS_JOB_FAILED:
+        cuplas_job_log_failure(r, job, res);
+        break;
+    case CUPLAS_JOB_PENDING:
+        break;
+    }
+}
+
+/* ------------------------------------------------------ the HDF5 thread */
+
+/* Run fn(arg) on the HDF5 thread; the job's time queued and in HDF5 add up. */
+static void h5_visit(job_ctx *j, cuplas_h5task_fn fn, void *arg)
+{
+    double wait = 0, run = 0;
+    cuplas_h5exec_run(j->r->h5, fn, arg, &wait, &run);
+    j->res->h5_wait_s += wait;
+    j->res->h5_s += run;
+}
+
+/* Keep the current input file open between jobs, so that each job's own
+ * open finds it open (no superblock or root group to read again). NULL
+ * closes it. */
+static void pin_input(cuplas_runner *r, const char *file)
+{
+    if (r->pin_path && file && !strcmp(r->pin_path, file))
+        return;
+    cuplas_h5_unpin(r->pin_id);
+    free(r->pin_path);
+    r->pin_path = NULL;
+    r->pin_id = -1;
+    if (file && (r->pin_id = cuplas_h5_pin(file)) >= 0 && !(r->pin_path = strdup(file))) {
+        cuplas_h5_unpin(r->pin_id);
+        r->pin_id = -1;
+    }
+}
+
+static void unpin_task(void *r) { pin_input(r, NULL); }
+
+void cuplas_jobs_unpin(cuplas_runner *r)
+{
+    cuplas_h5exec_run(r->h5, unpin_task, r, NULL, NULL);
+}
+
+/*
+ * The overwrite policy (a complete output is checked by reading its
+ * attributes). Returns 0 and *skip = 1 when a complete output with this
+ * identity exists.
+ */
+static int check_output(const cuplas_runner *r, const cuplas_job *job, int *skip, cuplas_error *e)
+{
+    struct stat st;
+    int rc = 0;
+
+    *skip = 0;
+    if (stat(job->output, &st) == 0) {
+        if (r->cfg->output.overwrite == CUPLAS_OVERWRITE_SKIP &&
+            cuplas_h5_output_complete(job->output, job->dataset, job->identity)) {
+            *skip = 1;
+            return 0;
+        }
+        if (r->cfg->output.overwrite == CUPLAS_OVERWRITE_ERROR) {
+            cuplas_error_where(e, "%s", job->output);
+            CUPLAS_FAIL(e, CUPLAS_ERR_EXISTS, "output exists (overwrite: error)");
+        }
+    }
+fail:
+    return rc;
+}
+
+/* Visit 1: pin, resume check, open and locate the data. */
+typedef struct read_task {
+    job_ctx *j;
+    cuplas_h5_fetch *fetch;
+    int skip;
+    cuplas_error *e;
+    int rc;
+} read_task;
+
+static void read_run(void *p)
+{
+    read_task *t = p;
+    const cuplas_job *job = t->j->job;
+
+    pin_input(t->j->r, job->file);
+    t->rc = check_output(t->j->r, job, &t->skip, t->e);
+    if (t->rc == 0 && !t->skip)
+        t->rc = cuplas_h5_read_begin(job->file, job->dataset, job->height, job->width, &t->j->g,
+                                     &t->fetch, &t->j->w->io, t->e);
+}
+
+/* Visit 2: the output's HDF5 part. */
+typedef struct write_task {
+    job_ctx *j;
+    const char *tmp;
+    cuplas_h5_encoded *enc;
+    const cuplas_result_meta *meta;
+    cuplas_error *e;
+    int rc;
+} write_task;
+
+static void write_run(void *p)
+{
+    write_task *t = p;
+    t->rc = cuplas_h5_write_encoded_to(t->tmp, &t->j->g, t->enc, t->meta, t->e);
+}
+
+/* ------------------------------------------------------------ the stages */
+
+/* mkdir -p, then check that files can be created there. */
+static int output_dir(const cuplas_job *job, cuplas_error *e)
+{
+    char *dir = cuplas_path_dir(job->output);
+    struct stat st;
+    int rc = 0;
+
+    if (!dir)
+        CUPLAS_FAIL(e, CUPLAS_ERR_NOMEM, "out of memory");
+    CUPLAS_TRY(cuplas_mkdir_p(dir, e));
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+        CUPLAS_FAIL(e, CUPLAS_ERR_OUTPUT, "output folder %s is not a directory", dir);
+    if (access(dir, W_OK | X_OK) != 0)
+        CUPLAS_FAIL(e, CUPLAS_ERR_OUTPUT, "output folder %s is not writable: %s", dir,
+                    strerror(errno));
+fail:
+    free(dir);
+    return rc;
+}
+
+/* read: the grid in its file type, in j->g; *skip when a complete output
+ * with this identity exists (nothing read). */
+static int stage_read(job_ctx *j, int *skip, cuplas_error *e)
+{
+    const cuplas_job *job = j->job;
+    double t = cuplas_now_s();
+    read_task task = {.j = j, .e = e};
+    int rc;
+
+    h5_visit(j, read_run, &task);
+    *skip = task.skip;
+    if ((rc = task.rc) != 0 || *skip)
+        return rc;
+    /* inflating and unshuffling the chunks needs no HDF5 call */
+    j->pool = (size_t)(j->g.H * j->g.W * j->g.C) * j->g.elem_size >= POOL_MIN_BYTES
+                  ? j->r->pool : NULL;
+    CUPLAS_TRY(cuplas_h5_read_finish(&j->g, task.fetch, j->pool, e));
+    CUPLAS_TRY(output_dir(job, e));
+    /* the identity (and the plan) describe the file as it was probed */
+    if (j->g.H != job->H || j->g.W != job->W || j->g.C != job->C ||
+        strcmp(j->g.dtype, job->dtype))
+        CUPLAS_FAIL(e, CUPLAS_ERR_INPUT, "the dataset changed since the job was planned");
+    j->res->read_s = cuplas_now_s() - t;
+fail:
+    return rc;
+}
+
+/* *buf with room for n elements of size es, reusing it when big enough. */
+static void *grow(void *buf, size_t *cap, size_t n, size_t es)
+{
+    if (n <= *cap)
+        return buf;
+    free(buf);
+    *cap = 0;
+    if (!(buf = malloc(n * es)))
+        return NULL;
+    *cap = n;
+    return buf;
+}
+
+void cuplas_worker_buffers_free(cuplas_worker *w)
+{
+    free(w->x);
+    free(w->index);
+    w->x = NULL;
+    w->index = NULL;
+    w->x_cap = w->index_cap = 0;
+    cuplas_h5_buffers_free(&w->io);
+}
+
+/* prep: the sort's channels as normalised doubles, and the AND before. */
+static int stage_prep(job_ctx *j, cuplas_error *e)
+{
+    const cuplas_config *cfg = j->r->cfg;
+    const cuplas_h5grid *g = &j->g;
+    cuplas_worker *w = j->w;
+    double t = cuplas_now_s();
+    int64_t N = g->H * g->W;
+    int rc = 0;
+
+    CUPLAS_TRY(cuplas_job_channels(cfg, g->C, &j->use, &j->nuse, e));
+    if (!(j->x = w->x = grow(w->x, &w->x_cap, (size_t)N * (size_t)j->nuse, sizeof *j->x)) ||
+        !(j->index = w->index = grow(w->index, &w->index_cap, (size_t)N, sizeof *j->index)))
+        CUPLAS_FAIL(e, CUPLAS_ERR_NOMEM, "out of memory for a %lldx%lld grid", (long long)g->H,
+                    (long long)g->W);
+    CUPLAS_TRY(cuplas_h5grid_to_double(g, j->use, j->nuse, j->x, j->pool, e));
+    if (cuplas_features_normalize(j->x, N, j->nuse, cfg->channels.normalize,
+                                  cfg->channels.weights, j->pool))
+        CUPLAS_FAIL(e, CUPLAS_ERR_NOMEM, "out of memory normalising a %lldx%lld grid",
+                    (long long)g->H, (long long)g->W);
+    j->res->and_before = cuplas_and(j->x, g->H, g->W, j->nuse, NULL, j->pool);
+    j->res->prep_s = cuplas_now_s() - t;
+fail:
+    return rc;
+}
+
+#ifdef HAVE_CUDA
+static void release_workspace(void *ctx) { cuplas_gpu_release((cuplas_gpu_ctx *)ctx); }
+#endif
+
+/* Reserve the device memory of a grid on this lane's GPU (waits for other
+ * lanes if needed). Fails with CUPLAS_ERR_CUDA when no lane could ever fit
+ * it, so cpu_fallback applies. */
+static int admit(cuplas_runner *r, cuplas_worker *w, struct cuplas_gpu_ctx *gpu, int64_t H,
+                 int64_t W, int C, cuplas_error *e)
+{
+    size_t limit = (size_t)r->cfg->backend.memory_limit_mb << 20;
+    if (!gpu) {
+        /* features in double, three int16 grids and the index */
+        size_t need = (size_t)(H * W) * (8 * (size_t)C + 6 * cuplas_padded_channels(C) + 16);
+        if (limit && need > limit)
+            return cuplas_error_set(e, CUPLAS_ERR_NOMEM, "needs %.0f MiB on the CPU, over "
+                                    "backend.memory_limit_mb = %d", need / 1048576.0,
+                                    r->cfg->backend.memory_limit_mb);
+        return 0;
+    }
+#ifdef HAVE_CUDA
+    size_t need = cuplas_sort_gpu_bytes(H, W, cuplas_padded_channels(C));
+    cuplas_devgate *gate = &r->gates[w->dev];
+    if (cuplas_devgate_acquire(gate, &w->held, need, release_workspace, gpu) != 0)
+        return cuplas_error_set(e, CUPLAS_ERR_CUDA, "does not fit GPU %d: needs %.2f GiB, "
+                                "%.2f GiB usable", w->gpu, need / 1073741824.0,
+                                gate->budget / 1073741824.0);
+#else
+    (void)r, (void)w, (void)gpu, (void)H, (void)W, (void)C, (void)e;
+#endif
+    return 0;
+}
+
+static void after_sort(cuplas_runner *r, cuplas_worker *w, struct cuplas_gpu_ctx *gpu)
+{
+#ifdef HAVE_CUDA
+    if (gpu)
+        cuplas_devgate_after(&r->gates[w->dev], &w->held, release_workspace, gpu);
+#else
+    (void)r, (void)w, (void)gpu;
+#endif
+}
+
+/* sort: the permutation into j->index, on the lane's GPU or the CPU; a
+ * GPU failure retries on the CPU when backend.cpu_fallback allows. */
+static int stage_sort(job_ctx *j, cuplas_error *e)
+{
+    cuplas_runner *r = j->r;
+    const cuplas_config *cfg = r->cfg;
+    const cuplas_h5grid *g = &j->g;
+    cuplas_worker *w = j->w;
+    cuplas_job_result *res = j->res;
+    double t = cuplas_now_s();
+    cuplas_sort_target target = {j->gpu, &r->cancel, j->pool};
+    int rc = admit(r, w, j->gpu, g->H, g->W, j->nuse, e);
+
+    if (rc == 0) {
+        rc = cuplas_sort_features(j->x, g->H, g->W, j->nuse, &cfg->sort, &target, j->index,
+                                  &res->stats, e);
+        after_sort(r, w, j->gpu);
+    }
+    if (rc == CUPLAS_ERR_CUDA && j->gpu && cfg->backend.cpu_fallback) {
+        char line[LINE_LEN], text[LINE_LEN + 64];
+        cuplas_job_error_line(r->jobs, j->job, e, line, sizeof line);
+        snprintf(text, sizeof text, "cuplas: warning: %s; retrying on the CPU", line);
+        cuplas_log_event(r->log, CUPLAS_LOG_WARN, "gpu_fallback", text,
+                         CUPLAS_LF_S("file", j->job->file),
+                         CUPLAS_LF_S("dataset", j->job->dataset),
+                         CUPLAS_LF_S("error", e->msg), NULL);
+        cuplas_error_clear(e);
+        j->gpu = NULL;
+        target.gpu = NULL;
+        rc = admit(r, w, NULL, g->H, g->W, j->nuse, e);
+        cuplas_set_threads(r->fallback_threads);   /* the lane's share of the cores */
+        if (rc == 0)
+            rc = cuplas_sort_features(j->x, g->H, g->W, j->nuse, &cfg->sort, &target, j->index,
+                                      &res->stats, e);
+        cuplas_set_threads(1);
+    }
+    if (rc)
+        return rc;
+    snprintf(res->backend, sizeof res->backend, "%s", j->gpu ? "gpu" : "cpu");
+    if (j->gpu) {
+        w->gpu_ms += res->stats.h2d_ms + res->stats.device_ms + res->stats.d2h_ms;
+        w->bytes += (double)(g->H * g->W) * (cuplas_padded_channels(j->nuse) * 2 + 4);
+    }
+    res->sort_s = cuplas_now_s() - t;
+    return 0;
+}
+
+/* write: the output file, published atomically under its name. */
+static int stage_write(job_ctx *j, cuplas_error *e)
+{
+    cuplas_runner *r = j->r;
+    const cuplas_config *cfg = r->cfg;
+    const cuplas_job *job = j->job;
+    cuplas_job_result *res = j->res;
+    double t = cuplas_now_s();
+    char *params = NULL, *tmp = NULL, device[256];
+    cuplas_h5_encoded *enc = NULL;
+    int rc = 0;
+
+    res->and_after = cuplas_and(j->x, j->g.H, j->g.W, j->nuse, j->index, j->pool);
+    if (j->gpu)
+        snprintf(device, sizeof device, "%s", j->w->name);
+    else
+        snprintf(device, sizeof device, "%s (%d threads)", r->cpu_name, cuplas_max_threads());
+    if (!(params = cuplas_config_params_to_yaml(cfg)))
+        CUPLAS_FAIL(e, CUPLAS_ERR_NOMEM, "out of memory");
+    cuplas_result_meta meta = {
+        .params_yaml = params,
+        .seed = cfg->sort.seed,
+        .version = PACKAGE_VERSION,
+        .and_before = res->and_before,
+        .and_after = res->and_after,
+        .wall_seconds = res->read_s + res->prep_s + res->sort_s,
+        .backend = res->backend,
+        .device_name = device,
+        .identity = job->identity,
+    };
+    /* gather, shuffle and deflate here; on the HDF5 thread, the file's
+       metadata and (compressed) chunks; uncompressed data, fsync and
+       rename here again */
+    CUPLAS_TRY(cuplas_h5_encode_result(&j->g, j->index, &cfg->output, &j->w->io, j->pool, &enc,
+                                       e));
+    res->encode_s = cuplas_now_s() - t;
+    if (!(tmp = cuplas_tmp_create(job->output, e))) {
+        rc = e->code ? (int)e->code : CUPLAS_ERR_OUTPUT;
+    } else {
+        write_task task = {.j = j, .tmp = tmp, .enc = enc, .meta = &meta, .e = e};
+        h5_visit(j, write_run, &task);
+        if ((rc = task.rc) == 0)
+            rc = cuplas_h5_write_raw(tmp, enc, j->pool, e);
+        if (rc == 0)
+            rc = cuplas_tmp_publish(tmp, job->output, cfg->output.fsync, e);
+        if (rc)
+            unlink(tmp);
+    }
+    if (rc) {
+        cuplas_error_where(e, "%s:%s", job->output, job->dataset);
+        goto fail;
+    }
+    res->write_s = cuplas_now_s() - t;
+fail:
+    free(tmp);
+    cuplas_h5_encoded_free(enc);
+    free(params);
+    return rc;
+}
+
+/* The stages in order; fills j->res->state on success, or e. */
+static int run_stages(job_ctx *j, cuplas_error *e)
+{
+    int skip = 0, rc = 0;
+
+    if (j->job->err.code) {
+        *e = j->job->err;
+        return (int)e->code;
+    }
+    CUPLAS_TRY(stage_read(j, &skip, e));
+    if (skip) {
+        j->res->state = CUPLAS_JOB_SKIPPED;
+        return 0;
+    }
+    CUPLAS_TRY(stage_prep(j, e));
+    CUPLAS_TRY(stage_sort(j, e));
+    CUPLAS_TRY(stage_write(j, e));
+    j->res->state = CUPLAS_JOB_DONE;
+fail:
+    return rc;
+}
+
+void cuplas_job_run(cuplas_runner *r, int wi, struct cuplas_gpu_ctx *gpu, int i)
+{
+    cuplas_worker *w = &r->workers[wi];
+    job_ctx j = {.r = r, .w = w, .gpu = gpu, .job = &r->jobs->v[i], .res = &r->results[i]};
+    cuplas_job_result *res = j.res;
+    cuplas_error e;
+    double t0 = cuplas_now_s();
+
+    cuplas_error_clear(&e);
+    res->worker = wi;
+    res->gpu = w->gpu;
+    snprintf(res->backend, sizeof res->backend, "%s", w->gpu >= 0 ? "gpu" : "cpu");
+    cuplas_log_event(r->log, CUPLAS_LOG_DEBUG, "job_start", NULL,
+                     CUPLAS_LF_S("file", j.job->file), CUPLAS_LF_S("dataset", j.job->dataset),
+                     CUPLAS_LF_I("gpu", w->gpu), NULL);
+    if (run_stages(&j, &e) != 0) {
+        res->err = e;
+        res->state = e.code == CUPLAS_ERR_INTERRUPTED ? CUPLAS_JOB_CANCELLED : CUPLAS_JOB_FAILED;
+    }
+    free(j.use);   /* x and index belong to the worker */
+    cuplas_h5grid_free(&j.g);   /* no HDF5 call: the grid holds none */
+    res->total_s = cuplas_now_s() - t0;
+    w->jobs++;
+    w->busy_s += res->total_s;
+    log_result(r, j.job, res);
+}

@@ -1,0 +1,276 @@
+/*
+ * test_h5_read.c - cmocka tests of opening, checking and probing inputs, listing datasets and reading back outputs (h5_read.c).
+ *
+ * Inputs are written with the plain HDF5 API (iotest.h) into a fresh
+ * mkdtemp folder per test, removed afterwards; outputs are read back with
+ * the plain HDF5 API as well.
+ */
+#define _GNU_SOURCE  /* nftw */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#define IOTEST_NAME "test_h5_read"
+#include "iotest.h"
+
+static void test_nc_shapes(void **state)
+{
+    char file[PATH_MAX];
+    const hsize_t d12[2] = {12, 2}, d16[2] = {16, 2};
+    const int64_t hw[2] = {2, 6};
+    fpath(*state, "nc.h5", file);
+    put_f32(file, "/nc", 2, d12, NULL);
+    put_dataset(file, 0, "/sq", H5T_STD_U8LE, 2, d16, NULL, NULL);
+    put_dataset(file, 0, "/attr", H5T_STD_U8LE, 2, d12, NULL, hw);
+
+    probe_hw(file, "/nc", 3, 4, 3, 4);
+    probe_hw(file, "/nc", 3, 0, 3, 4);
+    probe_hw(file, "/nc", 0, 6, 2, 6);
+    probe_hw(file, "/attr", 0, 0, 2, 6);
+    probe_hw(file, "/attr", 4, 3, 4, 3);   /* arguments win over attributes */
+    probe_hw(file, "/sq", 0, 0, 4, 4);
+    probe_hw(file, "sq", 0, 0, 4, 4);
+
+    cuplas_h5grid g;
+    cuplas_error err;
+    cuplas_error_clear(&err);
+    assert_int_equal(cuplas_h5_read_grid(file, "/nc", 3, 0, &g, &err), 0);
+    assert_int_equal(g.C, 2);
+    assert_true(((float *)g.raw)[23] == 23 * 0.5f - 3.0f);
+    cuplas_h5grid_free(&g);
+
+    read_expect_error(file, "/nc", 0, 0, CUPLAS_ERR_INPUT, "not a square");
+    read_expect_error(file, "/nc", 5, 5, CUPLAS_ERR_INPUT, "does not fill a 5 x 5 grid");
+    read_expect_error(file, "/nc", 5, 0, CUPLAS_ERR_INPUT, "not a multiple of height 5");
+}
+
+static void test_bad_files(void **state)
+{
+    const fixture *f = *state;
+    char missing[PATH_MAX], junk[PATH_MAX], trunc[PATH_MAX];
+    unsigned char bytes[4096];
+    struct stat st;
+    const hsize_t dims[3] = {64, 64, 3};
+
+    fpath(f, "missing.h5", missing);
+    fpath(f, "junk.h5", junk);
+    fpath(f, "trunc.h5", trunc);
+    for (size_t i = 0; i < sizeof bytes; i++)
+        bytes[i] = (unsigned char)(i * 131 + 7);
+    write_bytes(junk, bytes, sizeof bytes);
+    put_f32(trunc, "/grid", 3, dims, NULL);
+    assert_int_equal(stat(trunc, &st), 0);
+    assert_int_equal(truncate(trunc, st.st_size / 2), 0);
+
+    read_expect_error(missing, "/grid", 0, 0, CUPLAS_ERR_INPUT, "cannot open: no such file");
+    read_expect_error(junk, "/grid", 0, 0, CUPLAS_ERR_INPUT, "not an HDF5 file or corrupt");
+    read_expect_error(trunc, "/grid", 0, 0, CUPLAS_ERR_INPUT, "not an HDF5 file or corrupt");
+}
+
+/* A deflated chunk overwritten with garbage: the file opens, H5Dread fails. */
+static void test_corrupt_chunk(void **state)
+{
+    char file[PATH_MAX];
+    const hsize_t dims[3] = {64, 64, 3}, chunk[3] = {16, 64, 3};
+    float *v = malloc(64 * 64 * 3 * sizeof *v);
+    hsize_t offset[3] = {16, 0, 0}, size = 0;
+    haddr_t addr = 0;
+    unsigned mask = 0;
+
+    for (int i = 0; i < 64 * 64 * 3; i++)
+        v[i] = (float)(i % 97) * 0.25f;
+    fpath(*state, "chunk.h5", file);
+    hid_t fid = H5Fcreate(file, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE), sid = H5Screate_simple(3, dims, NULL);
+    H5Pset_chunk(dcpl, 3, chunk);
+    H5Pset_deflate(dcpl, 6);
+    hid_t did = H5Dcreate2(fid, "g", H5T_IEEE_F32LE, sid, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    assert_true(H5Dwrite(did, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0);
+    H5Dclose(did);
+    H5Fclose(fid);
+    fid = H5Fopen(file, H5F_ACC_RDONLY, H5P_DEFAULT);
+    did = H5Dopen2(fid, "g", H5P_DEFAULT);
+    assert_true(H5Dget_chunk_info_by_coord(did, offset, &mask, &addr, &size) >= 0);
+    H5Dclose(did);
+    H5Fclose(fid);
+    H5Sclose(sid);
+    H5Pclose(dcpl);
+    free(v);
+
+    FILE *fp = fopen(file, "r+b");
+    assert_non_null(fp);
+    assert_int_equal(fseek(fp, (long)addr, SEEK_SET), 0);
+    for (hsize_t i = 0; i < size; i++)
+        fputc((int)(i * 37 % 251), fp);
+    fclose(fp);
+    read_expect_error(file, "/g", 0, 0, CUPLAS_ERR_INPUT, "read failed at row");
+}
+
+static void test_bad_datasets(void **state)
+{
+    char file[PATH_MAX];
+    const hsize_t d1[1] = {16}, d4[4] = {2, 2, 2, 2}, d0[2] = {0, 3}, dc0[2] = {4, 0};
+    const hsize_t dbig[2] = {1, 5000}, dstr[2] = {4, 2};
+    hid_t str = H5Tcopy(H5T_C_S1);
+    char sdata[8][4] = {"a", "b", "c", "d", "e", "f", "g", "h"};
+
+    H5Tset_size(str, 4);
+    fpath(*state, "bad.h5", file);
+    put_f32(file, "/r1", 1, d1, NULL);
+    put_dataset(file, 0, "/r4", H5T_IEEE_F32LE, 4, d4, NULL, NULL);
+    put_dataset(file, 0, "/empty", H5T_IEEE_F32LE, 2, d0, NULL, NULL);
+    put_dataset(file, 0, "/noch", H5T_IEEE_F32LE, 2, dc0, NULL, NULL);
+    put_dataset(file, 0, "/wide", H5T_STD_U8LE, 2, dbig, NULL, NULL);
+    put_dataset(file, 0, "/grp/str", str, 2, dstr, sdata, NULL);
+    H5Tclose(str);
+
+    read_expect_error(file, "/nope", 0, 0, CUPLAS_ERR_INPUT, "no dataset /nope");
+    read_expect_error(file, "/a/b/c", 0, 0, CUPLAS_ERR_INPUT, "no dataset /a/b/c");
+    read_expect_error(file, "/grp", 0, 0, CUPLAS_ERR_INPUT, "not a dataset");
+    read_expect_error(file, "/r1", 0, 0, CUPLAS_ERR_INPUT, "rank 1");
+    read_expect_error(file, "/r4", 0, 0, CUPLAS_ERR_INPUT, "rank 4");
+    read_expect_error(file, "/empty", 0, 0, CUPLAS_ERR_INPUT, "empty dataset");
+    read_expect_error(file, "/noch", 0, 0, CUPLAS_ERR_INPUT, "no channels");
+    read_expect_error(file, "/wide", 0, 0, CUPLAS_ERR_INPUT, "exceeds the limit of 4096");
+    read_expect_error(file, "/grp/str", 0, 0, CUPLAS_ERR_INPUT, "string data is not numeric");
+}
+
+static void test_output_complete(void **state)
+{
+    const fixture *f = *state;
+    char out[PATH_MAX], junk[PATH_MAX], partial[PATH_MAX];
+    const int64_t index[4] = {2, 3, 0, 1};
+    cuplas_result_meta meta = {.identity = "abc"};
+    cuplas_output_opts opts = {.chunk_rows = 0, .deflate = 0, .shuffle = false};
+    cuplas_h5grid g;
+    cuplas_error err;
+
+    read_small(f, &g);
+    fpath(f, "out.h5", out);
+    fpath(f, "junk.h5", junk);
+    fpath(f, "partial.h5", partial);
+    cuplas_error_clear(&err);
+    assert_int_equal(cuplas_h5_write_result(out, &g, index, &opts, &meta, &err), 0);
+    assert_int_equal(cuplas_h5_output_complete(out, "/g", "abc"), 1);
+    assert_int_equal(cuplas_h5_output_complete(out, "/g", NULL), 1);
+    assert_int_equal(cuplas_h5_output_complete(out, "/g", "abd"), 0);
+    assert_int_equal(cuplas_h5_output_complete(out, "/g", ""), 0);
+    assert_int_equal(cuplas_h5_output_complete(out, "/other", NULL), 0);
+    assert_int_equal(cuplas_h5_output_complete(junk, "/g", NULL), 0);
+    write_bytes(junk, "not hdf5", 8);
+    assert_int_equal(cuplas_h5_output_complete(junk, "/g", NULL), 0);
+
+    /* the group with identity but without `complete` (a crashed writer) */
+    hid_t fid = H5Fcreate(partial, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    hid_t gid = H5Gcreate2(fid, "g", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    hid_t sid = H5Screate(H5S_SCALAR), t = H5Tcopy(H5T_C_S1);
+    H5Tset_size(t, 4);
+    hid_t aid = H5Acreate2(gid, "identity", t, sid, H5P_DEFAULT, H5P_DEFAULT);
+    H5Awrite(aid, t, "abc");
+    H5Aclose(aid);
+    assert_int_equal(cuplas_h5_output_complete(partial, "/g", "abc"), 0);
+    /* fixed-length identities are accepted as well */
+    int zero = 0;
+    aid = H5Acreate2(gid, "complete", H5T_STD_I32LE, sid, H5P_DEFAULT, H5P_DEFAULT);
+    H5Awrite(aid, H5T_NATIVE_INT, &zero);
+    H5Aclose(aid);
+    H5Tclose(t);
+    H5Sclose(sid);
+    H5Gclose(gid);
+    H5Fclose(fid);
+    assert_int_equal(cuplas_h5_output_complete(partial, "/g", "abc"), 0);
+    fid = H5Fopen(partial, H5F_ACC_RDWR, H5P_DEFAULT);
+    gid = H5Gopen2(fid, "g", H5P_DEFAULT);
+    aid = H5Aopen(gid, "complete", H5P_DEFAULT);
+    int one = 1;
+    H5Awrite(aid, H5T_NATIVE_INT, &one);
+    H5Aclose(aid);
+    H5Gclose(gid);
+    H5Fclose(fid);
+    assert_int_equal(cuplas_h5_output_complete(partial, "/g", "abc"), 1);
+    assert_int_equal(cuplas_h5_output_complete(partial, "/g", "ab"), 0);
+    cuplas_h5grid_free(&g);
+}
+
+static void test_list_datasets(void **state)
+{
+    char file[PATH_MAX];
+    const hsize_t d1[1] = {4}, d2[2] = {4, 2}, d3[3] = {2, 2, 3}, d4[4] = {1, 1, 1, 1};
+    hid_t str = H5Tcopy(H5T_C_S1);
+    char **names = NULL;
+    int count = -1;
+    cuplas_error err;
+
+    H5Tset_size(str, 3);
+    fpath(*state, "list.h5", file);
+    put_dataset(file, 1, "/z", H5T_STD_I16LE, 3, d3, NULL, NULL);
+    put_dataset(file, 0, "/b/c", H5T_STD_U8LE, 3, d3, NULL, NULL);
+    put_dataset(file, 0, "/a", H5T_IEEE_F64LE, 2, d2, NULL, NULL);
+    put_dataset(file, 0, "/b/r1", H5T_IEEE_F64LE, 1, d1, NULL, NULL);
+    put_dataset(file, 0, "/b/r4", H5T_IEEE_F64LE, 4, d4, NULL, NULL);
+    put_dataset(file, 0, "/s", str, 2, d2, NULL, NULL);
+    H5Tclose(str);
+
+    cuplas_error_clear(&err);
+    assert_int_equal(cuplas_h5_list_datasets(file, &names, &count, &err), 0);
+    assert_int_equal(count, 3);
+    assert_string_equal(names[0], "/a");
+    assert_string_equal(names[1], "/b/c");
+    assert_string_equal(names[2], "/z");
+    cuplas_h5_free_names(names, count);
+
+    fpath(*state, "missing.h5", file);
+    cuplas_error_clear(&err);
+    assert_int_equal(cuplas_h5_list_datasets(file, &names, &count, &err), CUPLAS_ERR_INPUT);
+    assert_null(names);
+    assert_int_equal(count, 0);
+}
+
+/* Chunk bytes are read with pread at address + user block: a file with a
+ * 1 KiB user block must read exactly like H5Dread. */
+static void test_chunk_userblock(void **state)
+{
+    enum { H = 33, W = 17, C = 3 };
+    const hsize_t dims[3] = {H, W, C}, chunk[3] = {8, 17, 3};
+    char file[PATH_MAX];
+    uint16_t v[H * W * C], back[H * W * C];
+    for (int i = 0; i < H * W * C; i++)
+        v[i] = (uint16_t)(i * 2654435761u >> 7);
+    fpath(*state, "userblock.h5", file);
+    hid_t fcpl = H5Pcreate(H5P_FILE_CREATE);
+    assert_true(H5Pset_userblock(fcpl, 1024) >= 0);
+    hid_t fid = H5Fcreate(file, H5F_ACC_TRUNC, fcpl, H5P_DEFAULT);
+    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE), sp = H5Screate_simple(3, dims, NULL);
+    assert_true(H5Pset_chunk(dcpl, 3, chunk) >= 0 && H5Pset_shuffle(dcpl) >= 0 &&
+                H5Pset_deflate(dcpl, 3) >= 0);
+    hid_t did = H5Dcreate2(fid, "/u", H5T_STD_U16LE, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    assert_true(H5Dwrite(did, H5T_NATIVE_UINT16, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0);
+    H5Dclose(did);
+    H5Sclose(sp);
+    H5Pclose(dcpl);
+    H5Pclose(fcpl);
+    H5Fclose(fid);
+
+    cuplas_h5grid g;
+    cuplas_error err = {0};
+    assert_int_equal(cuplas_h5_read_grid(file, "/u", 0, 0, &g, &err), 0);
+    memcpy(back, g.raw, sizeof back);
+    assert_memory_equal(back, v, sizeof v);
+    cuplas_h5grid_free(&g);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_nc_shapes, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_bad_files, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_corrupt_chunk, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_bad_datasets, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_output_complete, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_list_datasets, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_chunk_userblock, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
