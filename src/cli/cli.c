@@ -9,7 +9,7 @@
  */
 #define _GNU_SOURCE /* vasprintf */
 #include "cli/cli.h"
-#include "io/h5io.h"
+#include "io/h5_lib.h"
 #include "util/log.h"
 
 #include <errno.h>
