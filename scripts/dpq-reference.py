@@ -46,6 +46,9 @@ show("4x6x3 mul11", formula_grid(4, 6, 3, 11))
 valid = np.ones((4, 6), dtype=bool)
 valid[0, 1] = valid[2, 3] = valid[3, 5] = False
 show("4x6x3 mul11 holes (0,1) (2,3) (3,5)", formula_grid(4, 6, 3, 11), valid=valid)
+sparse = np.zeros((1, 200), dtype=bool)
+sparse[0, [0, 3, 17, 40, 41, 90, 120, 150, 151, 199]] = True
+show("1x200x2 mul13, 10 filled cells", formula_grid(1, 200, 2, 13), valid=sparse)
 if len(sys.argv) > 1:
     img = np.asarray(Image.open(sys.argv[1]).convert("RGB")).astype(np.float64)
     show("colors_1024_random (file order)", img)

@@ -131,6 +131,15 @@ static void test_dpq_reference_small(void **state)
     empty[0 * 6 + 1] = empty[2 * 6 + 3] = empty[3 * 6 + 5] = 1;
     assert_true(fabs(dpq(g, 4, 6, 3, empty, 16) - 0.05632361672429112) < 1e-6);
     free(g);
+    /* a sparse line: grid distances too spread to bucket, sorted instead */
+    g = formula_grid(1, 200, 2, 13);
+    uint8_t sparse[200];
+    memset(sparse, 1, sizeof sparse);
+    const int at[10] = {0, 3, 17, 40, 41, 90, 120, 150, 151, 199};
+    for (int i = 0; i < 10; i++)
+        sparse[at[i]] = 0;
+    assert_true(fabs(dpq(g, 1, 200, 2, sparse, 16) - 0.34665105098838361) < 1e-6);
+    free(g);
 }
 
 /* The 32x32 benchmark, decoded with libpng (through eval/codec). */

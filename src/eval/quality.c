@@ -110,10 +110,10 @@ static int cmp_pair(const void *pa, const void *pb)
     return (a->hd > b->hd) - (a->hd < b->hd);
 }
 
-static int cmp_double(const void *pa, const void *pb)
+static int cmp_hd(const void *pa, const void *pb)
 {
-    double a = *(const double *)pa, b = *(const double *)pb;
-    return (a > b) - (a < b);
+    const dpq_pair *a = pa, *b = pb;
+    return (a->hd > b->hd) - (a->hd < b->hd);
 }
 
 /* Rows a block (the unit of the ordered reduction). */
@@ -160,17 +160,23 @@ int cuplas_eval_dpq(const double *x, int64_t H, int64_t W, int C, const uint8_t 
             cells[j++] = i;
 
     int nomem = 0;
+    /* grid distances are bucketed (counting sort) when their range is
+     * small, as on any grid without huge holes; else pairs are sorted */
+    const int64_t maxld = (H - 1) * (H - 1) + (W - 1) * (W - 1);
+    const int bucket = maxld <= 16 * n;
 #pragma omp parallel
     {
         dpq_pair *pairs = malloc((size_t)K * sizeof *pairs);
-        double *hd = malloc((size_t)K * sizeof *hd);
-        if (!pairs || !hd) {
+        dpq_pair *by2d = malloc((size_t)K * sizeof *by2d);
+        int64_t *count = bucket ? malloc((size_t)(maxld + 2) * sizeof *count) : NULL;
+        const int ok = pairs && by2d && (!bucket || count);
+        if (!ok) {
 #pragma omp atomic write
             nomem = 1;
         }
 #pragma omp for schedule(dynamic, 1)
         for (int64_t b = 0; b < nblocks; b++) {
-            if (!pairs || !hd)
+            if (!ok)
                 continue;
             double *s2 = sums + b * (2 * K + 1), *shd = s2 + K, *sd = shd + K;
             for (int64_t r = b * DPQ_BLOCK; r < n && r < (b + 1) * DPQ_BLOCK; r++) {
@@ -181,15 +187,27 @@ int cuplas_eval_dpq(const double *x, int64_t H, int64_t W, int C, const uint8_t 
                         continue;
                     const int64_t co = cells[o], dy = co / W - yi, dx = co % W - xi;
                     pairs[m].ld = dy * dy + dx * dx;
-                    pairs[m].hd = hd[m] = l2(x + ci * C, x + co * C, C);
+                    pairs[m].hd = l2(x + ci * C, x + co * C, C);
                     m++;
                 }
-                qsort(pairs, (size_t)K, sizeof *pairs, cmp_pair);
-                qsort(hd, (size_t)K, sizeof *hd, cmp_double);
+                /* HD order: by d. 2D order: by grid distance, ties by d */
+                qsort(pairs, (size_t)K, sizeof *pairs, cmp_hd);
+                if (bucket) { /* stable by ld over the d-sorted list */
+                    memset(count, 0, (size_t)(maxld + 2) * sizeof *count);
+                    for (int64_t k = 0; k < K; k++)
+                        count[pairs[k].ld + 1]++;
+                    for (int64_t v = 1; v <= maxld + 1; v++)
+                        count[v] += count[v - 1];
+                    for (int64_t k = 0; k < K; k++)
+                        by2d[count[pairs[k].ld]++] = pairs[k];
+                } else {
+                    memcpy(by2d, pairs, (size_t)K * sizeof *by2d);
+                    qsort(by2d, (size_t)K, sizeof *by2d, cmp_pair);
+                }
                 double c2 = 0, chd = 0;
                 for (int64_t k = 0; k < K; k++) {
-                    c2 += pairs[k].hd;
-                    chd += hd[k];
+                    c2 += by2d[k].hd;
+                    chd += pairs[k].hd;
                     s2[k] += c2 / (double)(k + 1);
                     shd[k] += chd / (double)(k + 1);
                 }
@@ -197,7 +215,8 @@ int cuplas_eval_dpq(const double *x, int64_t H, int64_t W, int C, const uint8_t 
             }
         }
         free(pairs);
-        free(hd);
+        free(by2d);
+        free(count);
     }
     if (nomem)
         CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "DPQ: out of memory for row buffers");
