@@ -1,0 +1,318 @@
+/*
+ * schemes.c - plain, SOG and gsplat quantisation into 8-bit images
+ * (schemes.h has what each scheme does and why).
+ *
+ * Every scheme is a list of groups: up to 4 channels, a value transform,
+ * a range rule and a bit depth. One routine codes any group; the schemes
+ * differ only in the list they build.
+ */
+#include "eval/schemes.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef enum { RANGE_PER_CHANNEL, RANGE_JOINT, RANGE_FIXED } range_rule;
+typedef enum { XF_NONE, XF_SIGNED_LOG, XF_UNIT_NORM } transform;
+
+typedef struct group {
+    char name[24];     /* image stem; with bits > 8: stem + lo/hi suffix */
+    char lo_sfx[4], hi_sfx[4];
+    int ch[4], n;      /* channel indices, 1..4 */
+    transform xf;
+    range_rule range;
+    double lo, hi;     /* RANGE_FIXED: values are clipped to [lo, hi] */
+    int bits;          /* 1..16 */
+} group;
+
+/* Groups a scheme can make: every channel alone at worst, plus slack. */
+typedef struct plan {
+    group *g;
+    int n;
+} plan;
+
+const char *cuplas_scheme_name(cuplas_scheme s)
+{
+    static const char *const names[CUPLAS_SCHEME_COUNT] = {"plain", "sog", "gsplat"};
+    return (unsigned)s < CUPLAS_SCHEME_COUNT ? names[s] : "?";
+}
+
+int cuplas_scheme_parse(const char *name, cuplas_scheme *s, cuplas_error *err)
+{
+    for (int i = 0; i < CUPLAS_SCHEME_COUNT; i++)
+        if (strcmp(name, cuplas_scheme_name((cuplas_scheme)i)) == 0) {
+            *s = (cuplas_scheme)i;
+            return 0;
+        }
+    return cuplas_error_set(err, CUPLAS_ERR_USAGE, "unknown scheme '%s' (plain, sog, gsplat)", name);
+}
+
+static int find(const char *const *names, int C, const char *want)
+{
+    for (int c = 0; names && c < C; c++)
+        if (names[c] && strcmp(names[c], want) == 0)
+            return c;
+    return -1;
+}
+
+int cuplas_scheme_applies(cuplas_scheme s, const char *const *names, int C)
+{
+    if (s == CUPLAS_SCHEME_PLAIN)
+        return 1;
+    if ((unsigned)s >= CUPLAS_SCHEME_COUNT)
+        return 0;
+    return find(names, C, "x") >= 0 && find(names, C, "y") >= 0 && find(names, C, "z") >= 0;
+}
+
+void cuplas_eval_images_free(cuplas_eval_images *imgs)
+{
+    for (int i = 0; i < imgs->n; i++)
+        free(imgs->img[i].px);
+    free(imgs->img);
+    imgs->img = NULL;
+    imgs->n = 0;
+}
+
+static group *add(plan *p, const char *name, transform xf, range_rule range, double lo, double hi,
+                  int bits)
+{
+    group *g = &p->g[p->n++];
+    memset(g, 0, sizeof *g);
+    snprintf(g->name, sizeof g->name, "%s", name);
+    g->xf = xf;
+    g->range = range;
+    g->lo = lo;
+    g->hi = hi;
+    g->bits = bits;
+    return g;
+}
+
+/* The named channels prefix0.. (e.g. "rot_0".."rot_3") that exist, into g,
+ * marking them taken. */
+static void add_named(group *g, const char *const *names, int C, const char *const *want, int nwant,
+                      char *taken)
+{
+    for (int i = 0; i < nwant; i++) {
+        int c = find(names, C, want[i]);
+        if (c >= 0 && !taken[c]) {
+            g->ch[g->n++] = c;
+            taken[c] = 1;
+        }
+    }
+}
+
+/* Channels not taken, 3 to an image, per-channel min..max to 8 bits. */
+static void add_rest_plain(plan *p, int C, char *taken, const char *prefix)
+{
+    int k = 0;
+    group *g = NULL;
+    for (int c = 0; c < C; c++) {
+        if (taken[c])
+            continue;
+        if (!g || g->n == 3) {
+            char name[24];
+            snprintf(name, sizeof name, "%s_%03d", prefix, k++);
+            g = add(p, name, XF_NONE, RANGE_PER_CHANNEL, 0, 0, 8);
+        }
+        g->ch[g->n++] = c;
+        taken[c] = 1;
+    }
+}
+
+/* f_rest_0.. (as many as run on from 0), a coefficient an image when they
+ * are 3K, else 3 in a row. */
+static void add_f_rest(plan *p, const char *const *names, int C, char *taken, const char *prefix,
+                       range_rule range, double lo, double hi, int bits)
+{
+    int R = 0, idx[512];
+    for (; R < (int)(sizeof idx / sizeof *idx); R++) {
+        char nm[24];
+        snprintf(nm, sizeof nm, "f_rest_%d", R);
+        if ((idx[R] = find(names, C, nm)) < 0 || taken[idx[R]])
+            break;
+    }
+    const int per = R % 3 == 0 ? R / 3 : 0;
+    for (int k = 0; k * 3 < R; k++) {
+        char name[24];
+        snprintf(name, sizeof name, "%s_%02d", prefix, k);
+        group *g = add(p, name, XF_NONE, range, lo, hi, bits);
+        for (int j = 0; j < 3 && (per ? 1 : k * 3 + j < R); j++) {
+            int c = idx[per ? j * per + k : k * 3 + j];
+            g->ch[g->n++] = c;
+            taken[c] = 1;
+        }
+    }
+}
+
+static const char *const XYZ[] = {"x", "y", "z"};
+static const char *const DC[] = {"f_dc_0", "f_dc_1", "f_dc_2"};
+static const char *const SCALE[] = {"scale_0", "scale_1", "scale_2"};
+static const char *const ROT[] = {"rot_0", "rot_1", "rot_2", "rot_3"};
+static const char *const OPACITY[] = {"opacity"};
+
+static void build_plan(cuplas_scheme s, const char *const *names, int C, char *taken, plan *p)
+{
+    group *g;
+    switch (s) {
+    case CUPLAS_SCHEME_PLAIN:
+        add_rest_plain(p, C, taken, "plain");
+        return;
+    case CUPLAS_SCHEME_SOG:
+        g = add(p, "xyz", XF_NONE, RANGE_JOINT, 0, 0, 14);
+        strcpy(g->lo_sfx, "_lo");
+        strcpy(g->hi_sfx, "_hi");
+        add_named(g, names, C, XYZ, 3, taken);
+        add_named(add(p, "f_dc", XF_NONE, RANGE_FIXED, -2, 4, 8), names, C, DC, 3, taken);
+        add_f_rest(p, names, C, taken, "f_rest", RANGE_FIXED, -1, 1, 5);
+        add_named(add(p, "scale", XF_NONE, RANGE_JOINT, 0, 0, 6), names, C, SCALE, 3, taken);
+        add_named(add(p, "rot", XF_NONE, RANGE_JOINT, 0, 0, 6), names, C, ROT, 4, taken);
+        add_named(add(p, "opacity", XF_NONE, RANGE_JOINT, 0, 0, 6), names, C, OPACITY, 1, taken);
+        break;
+    default: /* gsplat */
+        g = add(p, "means", XF_SIGNED_LOG, RANGE_PER_CHANNEL, 0, 0, 16);
+        strcpy(g->lo_sfx, "_l");
+        strcpy(g->hi_sfx, "_u");
+        add_named(g, names, C, XYZ, 3, taken);
+        add_named(add(p, "scales", XF_NONE, RANGE_PER_CHANNEL, 0, 0, 8), names, C, SCALE, 3, taken);
+        add_named(add(p, "quats", XF_UNIT_NORM, RANGE_PER_CHANNEL, 0, 0, 8), names, C, ROT, 4, taken);
+        add_named(add(p, "opacities", XF_NONE, RANGE_PER_CHANNEL, 0, 0, 8), names, C, OPACITY, 1,
+                  taken);
+        add_named(add(p, "sh0", XF_NONE, RANGE_PER_CHANNEL, 0, 0, 8), names, C, DC, 3, taken);
+        add_f_rest(p, names, C, taken, "shN", RANGE_PER_CHANNEL, 0, 0, 8);
+        break;
+    }
+    add_rest_plain(p, C, taken, "extra");
+    /* drop groups that found no channel */
+    int k = 0;
+    for (int i = 0; i < p->n; i++)
+        if (p->g[i].n > 0)
+            p->g[k++] = p->g[i];
+    p->n = k;
+}
+
+/* The group's values of one cell after its transform, into v[0..n). */
+static void cell_values(const group *g, const double *cellx, double *v)
+{
+    double norm = 0;
+    for (int j = 0; j < g->n; j++) {
+        double a = cellx[g->ch[j]];
+        if (g->xf == XF_SIGNED_LOG)
+            a = a > 0 ? log1p(a) : (a < 0 ? -log1p(-a) : 0);
+        v[j] = a;
+        norm += a * a;
+    }
+    if (g->xf == XF_UNIT_NORM) {
+        norm = sqrt(norm);
+        for (int j = 0; j < g->n; j++)
+            v[j] = norm > 0 ? v[j] / norm : 0;
+    }
+}
+
+/* Image channel count for n planes: gray, RGB (2 padded to 3), RGBA. */
+static int image_channels(int n) { return n == 1 ? 1 : (n <= 3 ? 3 : 4); }
+
+static int new_image(cuplas_eval_images *out, const char *stem, const char *sfx, int channels,
+                     int64_t H, int64_t W)
+{
+    cuplas_eval_image *im = &out->img[out->n];
+    memset(im, 0, sizeof *im);
+    snprintf(im->name, sizeof im->name, "%s%s", stem, sfx);
+    im->channels = channels;
+    im->H = H;
+    im->W = W;
+    im->px = calloc((size_t)(H * W * channels), 1);
+    if (!im->px)
+        return -1;
+    out->n++;
+    return 0;
+}
+
+static int code_group(const group *g, const double *x, int64_t H, int64_t W, int C,
+                      const uint8_t *empty, cuplas_eval_images *out, cuplas_error *err)
+{
+    const int64_t cells = H * W;
+    double lo[4], hi[4], v[4];
+    for (int j = 0; j < 4; j++) {
+        lo[j] = INFINITY;
+        hi[j] = -INFINITY;
+    }
+    if (g->range == RANGE_FIXED) {
+        for (int j = 0; j < g->n; j++) {
+            lo[j] = g->lo;
+            hi[j] = g->hi;
+        }
+    } else {
+        for (int64_t i = 0; i < cells; i++) {
+            if (empty && empty[i])
+                continue;
+            cell_values(g, x + i * C, v);
+            for (int j = 0; j < g->n; j++)
+                if (isfinite(v[j])) {
+                    lo[j] = fmin(lo[j], v[j]);
+                    hi[j] = fmax(hi[j], v[j]);
+                }
+        }
+        if (g->range == RANGE_JOINT)
+            for (int j = 1; j < g->n; j++) {
+                lo[0] = fmin(lo[0], lo[j]);
+                hi[0] = fmax(hi[0], hi[j]);
+            }
+        for (int j = 0; j < g->n; j++)
+            if (g->range == RANGE_JOINT) {
+                lo[j] = lo[0];
+                hi[j] = hi[0];
+            }
+    }
+    const int nc = image_channels(g->n);
+    const int wide = g->bits > 8;
+    const double top = (double)((1u << g->bits) - 1);
+    if (new_image(out, g->name, wide ? g->lo_sfx : "", nc, H, W) ||
+        (wide && new_image(out, g->name, g->hi_sfx, nc, H, W)))
+        return cuplas_error_set(err, CUPLAS_ERR_NOMEM, "scheme: out of memory for image %s", g->name);
+    uint8_t *plo = out->img[out->n - 1 - wide].px, *phi = wide ? out->img[out->n - 1].px : NULL;
+    for (int64_t i = 0; i < cells; i++) {
+        if (empty && empty[i])
+            continue; /* stays 0: the fill value */
+        cell_values(g, x + i * C, v);
+        for (int j = 0; j < g->n; j++) {
+            double t = hi[j] > lo[j] ? (v[j] - lo[j]) / (hi[j] - lo[j]) : 0;
+            t = t > 0 ? (t < 1 ? t : 1) : 0; /* clips; NaN -> 0 */
+            uint32_t q = (uint32_t)floor(t * top + 0.5);
+            plo[i * nc + j] = (uint8_t)(q & 255u);
+            if (phi)
+                phi[i * nc + j] = (uint8_t)(q >> 8);
+        }
+    }
+    return 0;
+}
+
+int cuplas_scheme_encode(cuplas_scheme s, const double *x, int64_t H, int64_t W, int C,
+                         const char *const *names, const uint8_t *empty,
+                         cuplas_eval_images *out, cuplas_error *err)
+{
+    int rc = 0;
+    char *taken = calloc((size_t)(C > 0 ? C : 1), 1);
+    plan p = {calloc((size_t)C + 16, sizeof(group)), 0};
+    out->n = 0;
+    out->img = NULL;
+    if (!taken || !p.g)
+        CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "scheme: out of memory");
+    if ((unsigned)s >= CUPLAS_SCHEME_COUNT)
+        CUPLAS_FAIL(err, CUPLAS_ERR_USAGE, "unknown scheme %d", (int)s);
+    if (!cuplas_scheme_applies(s, names, C))
+        CUPLAS_FAIL(err, CUPLAS_ERR_USAGE,
+                    "scheme %s needs 3DGS channel names (x, y, z, ...); use plain",
+                    cuplas_scheme_name(s));
+    build_plan(s, names, C, taken, &p);
+    /* at most two images a group */
+    out->img = calloc((size_t)(2 * p.n + 1), sizeof *out->img);
+    if (!out->img)
+        CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "scheme: out of memory");
+    for (int i = 0; i < p.n; i++)
+        CUPLAS_TRY(code_group(&p.g[i], x, H, W, C, empty, out, err));
+fail:
+    free(taken);
+    free(p.g);
+    return rc;
+}
