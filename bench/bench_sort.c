@@ -204,8 +204,8 @@ int main(int argc, char **argv)
         }
         target.gpu = ctx;
         snprintf(device, sizeof device, "%s", cuplas_gpu_name(ctx));
-        /* the solve mode (CUPLAS_GPU_SOLVE), for A/B runs */
-        snprintf(solve, sizeof solve, "%s", cuplas_gpu_solve_mode_name(cuplas_gpu_solve_mode(ctx)));
+        /* the product's layout policy; its alternatives: bench/bench_solve.cu */
+        snprintf(solve, sizeof solve, "auto");
     }
 #endif
     for (; a < argc; a++) {
