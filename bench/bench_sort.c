@@ -2,11 +2,14 @@
  * bench_sort.c - time and quality of whole sorts, GPU or CPU, as JSON.
  *
  *   bench_sort [--cpu] [--runs N] [--set key=value]... CASE...
- *   bench_sort --throughput M [--lanes K] [--gpus G] [--set ...] CASE
+ *   bench_sort --throughput M [--lanes K] [--gpus G] [--interleave] [--set ...] CASE
  *       pure-sort throughput: M sorts of CASE spread over K lanes (host
  *       threads, each with its own GPU context and stream) on each of G
  *       GPUs, features already quantised in pinned memory: no HDF5, no
  *       conversion. grids/s = M / wall. The reference for the pipeline.
+ *       The lanes of a device share its sort order (cuplas_gpu_order), as
+ *       in the pipeline; --interleave leaves it out (the A/B of that
+ *       policy: sorts of one device interleave level by level).
  *   CASE = FILE.h5:/dataset            (e.g. the peers' colors_1024)
  *        | normal:HxWxC | colors:HxW   (cuplas gen data, seed 1337)
  *
@@ -103,7 +106,8 @@ static double *load_case(const char *spec, int64_t *H, int64_t *W, int *C)
 #ifdef HAVE_CUDA
 /* M sorts of one grid over gpus x lanes contexts; returns grids/s. */
 static double throughput(const double *x, int64_t H, int64_t W, int C,
-                         const cuplas_sort_params *p, int M, int lanes, int gpus)
+                         const cuplas_sort_params *p, int M, int lanes, int gpus,
+                         int interleave)
 {
     int K = lanes * gpus, next = 0, failed = 0;
     cuplas_schedule s;
@@ -112,7 +116,7 @@ static double throughput(const double *x, int64_t H, int64_t W, int C,
         return -1;
     double t0 = 0;
     cuplas_gpu_order *order[64] = {0};   /* as the pipeline: one per device */
-    for (int d = 0; d < gpus && d < 64; d++)
+    for (int d = 0; d < gpus && d < 64 && !interleave; d++)
         cuplas_gpu_order_create(&order[d], d, &err);
     omp_set_max_active_levels(2);
     #pragma omp parallel num_threads(K)
@@ -157,7 +161,7 @@ static double throughput(const double *x, int64_t H, int64_t W, int C,
 
 int main(int argc, char **argv)
 {
-    int runs = 5, use_cpu = 0, nsets = 0, repeat = 0, lanes = 1, gpus = 1;
+    int runs = 5, use_cpu = 0, nsets = 0, repeat = 0, lanes = 1, gpus = 1, interleave = 0;
     const char *sets[64] = {0};
     cuplas_config cfg;
     cuplas_error err = {0};
@@ -177,13 +181,15 @@ int main(int argc, char **argv)
             lanes = atoi(argv[++a]);
         else if (!strcmp(argv[a], "--gpus") && a + 1 < argc)
             gpus = atoi(argv[++a]);
+        else if (!strcmp(argv[a], "--interleave"))
+            interleave = 1;
     }
     if (cuplas_config_load(&cfg, NULL, sets, nsets, &err)) {
         fprintf(stderr, "%s: %s\n", err.where, err.msg);
         return 2;
     }
 #ifndef HAVE_CUDA
-    (void)use_cpu, (void)repeat, (void)lanes, (void)gpus; /* CPU-only build: CPU only */
+    (void)use_cpu, (void)repeat, (void)lanes, (void)gpus, (void)interleave; /* CPU-only build */
 #else
     if (repeat > 0) {
         int64_t H, W;
@@ -191,9 +197,10 @@ int main(int argc, char **argv)
         double *x = a < argc ? load_case(argv[a], &H, &W, &C) : NULL;
         if (!x)
             return 2;
-        double gps = throughput(x, H, W, C, &cfg.sort, repeat, lanes, gpus);
+        double gps = throughput(x, H, W, C, &cfg.sort, repeat, lanes, gpus, interleave);
         printf("{\"case\":\"%s\",\"mode\":\"pure_sort\",\"grids\":%d,\"lanes\":%d,"
-               "\"gpus\":%d,\"grids_per_s\":%.3f}\n", argv[a], repeat, lanes, gpus, gps);
+               "\"gpus\":%d,\"order\":\"%s\",\"grids_per_s\":%.3f}\n", argv[a], repeat, lanes,
+               gpus, interleave ? "interleaved" : "ordered", gps);
         free(x);
         cuplas_config_free(&cfg);
         return gps > 0 ? 0 : 1;
@@ -206,8 +213,8 @@ int main(int argc, char **argv)
         }
         target.gpu = ctx;
         snprintf(device, sizeof device, "%s", cuplas_gpu_name(ctx));
-        /* the solve mode (CUPLAS_GPU_SOLVE), for A/B runs */
-        snprintf(solve, sizeof solve, "%s", cuplas_gpu_solve_mode_name(cuplas_gpu_solve_mode(ctx)));
+        /* the product's layout policy; its alternatives: bench/bench_solve.cu */
+        snprintf(solve, sizeof solve, "auto");
     }
 #endif
     for (; a < argc; a++) {

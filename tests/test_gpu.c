@@ -2,8 +2,12 @@
  * test_gpu.c - GPU kernels and whole GPU sorts against the CPU reference.
  *
  * Parity is exact: blur outputs, pass outputs and cost sums, and the final
- * index must be byte-identical to the CPU reference's. Exits 77 (automake
- * SKIP) when the binary has no CUDA or the machine has no usable GPU.
+ * index must be byte-identical to the CPU reference's, in both memory
+ * layouts the GPU solve uses (Cp <= 4: one [q | t] record per cell; wider:
+ * q and the target apart; cuda/assign_gpu.cuh). Each step's GPU twin runs
+ * from host arrays (cuplas_*_gpu_host) against its CPU twin. Exits 77
+ * (automake SKIP) when the binary has no CUDA or the machine has no usable
+ * GPU.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -19,14 +23,16 @@
 #include "core/metrics.h"
 #include "util/pool.h"
 #include "core/quantize.h"
+#include "cpu/assign_cpu.h"
+#include "cpu/blur_cpu.h"
 #include "sort/sort.h"
 #include "cuda/sort_gpu.h"
 #include "testutil.h"
 
 static cuplas_gpu_ctx *ctx;
 
-/* Every solve mode must give the same bytes (cuplas_solve_mode). */
-#define NMODES 3
+/* The GPU solve's layout for Cp channels, for messages. */
+static const char *layout(int Cp) { return Cp <= 4 ? "[q|t]" : "q, t apart"; }
 
 static int16_t *random_q(int64_t n, uint64_t seed)
 {
@@ -39,7 +45,6 @@ static int16_t *random_q(int64_t n, uint64_t seed)
 static void test_gpu_blur_parity(void **state)
 {
     (void)state;
-    cuplas_solve_mode saved = cuplas_gpu_solve_mode(ctx);
     const int64_t shapes[][2] = {{2, 2}, {3, 5}, {1, 257}, {257, 1}, {64, 64}, {100, 37}, {257, 263}};
     for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
         int64_t H = shapes[s][0], W = shapes[s][1];
@@ -55,31 +60,25 @@ static void test_gpu_blur_parity(void **state)
                         cuplas_error err = {0};
                         assert_int_equal(cuplas_blur_cpu(q, a, H, W, Cp, rx, ry, passes,
                                                          (cuplas_border)border, (cuplas_border)((border + 1) % 3), &err), 0);
-                        for (int m = 0; m < NMODES; m++) {
-                            cuplas_gpu_set_solve_mode(ctx, (cuplas_solve_mode)m);
-                            memset(b, 0x55, n * 2);
-                            if (cuplas_gpu_blur(ctx, q, b, H, W, Cp, rx, ry, passes, (cuplas_border)border,
-                                                (cuplas_border)((border + 1) % 3), &err))
-                                fail_msg("%s", err.msg);
-                            if (memcmp(a, b, n * 2))
-                                fail_msg("blur differs (%s): %lldx%lld Cp %d rx %d ry %d border %d passes %d",
-                                         cuplas_gpu_solve_mode_name((cuplas_solve_mode)m), (long long)H, (long long)W, Cp, rx, ry,
-                                         border, passes);
-                        }
+                        memset(b, 0x55, n * 2);
+                        if (cuplas_blur_gpu_host(ctx, q, b, H, W, Cp, rx, ry, passes, (cuplas_border)border,
+                                                 (cuplas_border)((border + 1) % 3), &err))
+                            fail_msg("%s", err.msg);
+                        if (memcmp(a, b, n * 2))
+                            fail_msg("blur differs (%s): %lldx%lld Cp %d rx %d ry %d border %d passes %d",
+                                     layout(Cp), (long long)H, (long long)W, Cp, rx, ry, border, passes);
                     }
             free(q); free(a); free(b);
         }
     }
-    cuplas_gpu_set_solve_mode(ctx, saved);
 }
 
 static void test_gpu_pass_parity(void **state)
 {
     (void)state;
     const int64_t geo[][4] = {{64, 64, 16, 16}, {100, 37, 8, 36}, {257, 263, 256, 262}, {1, 257, 1, 256}, {3, 5, 2, 4}};
-    cuplas_solve_mode saved = cuplas_gpu_solve_mode(ctx);
-    for (int m = 0; m < NMODES; m++)
-        for (int Cp = 4; Cp <= 8; Cp += 4)
+    /* Cp = 4: the [q | t] layout; Cp = 8: q and t apart */
+    for (int Cp = 4; Cp <= 8; Cp += 4)
             for (size_t s = 0; s < sizeof geo / sizeof *geo; s++)
                 for (uint32_t kind = 0; kind < 2; kind++) {
                     int64_t H = geo[s][0], W = geo[s][1], N = H * W;
@@ -93,10 +92,9 @@ static void test_gpu_pass_parity(void **state)
                                           (uint32_t)(geo[s][2] * geo[s][3])};
                     uint64_t b1, a1, b2, a2;
                     cuplas_error err = {0};
-                    cuplas_gpu_set_solve_mode(ctx, (cuplas_solve_mode)m);
-                    cuplas_pass_cpu(q, i1, t, Cp, &g, 5, 2, 3, 4, &b1, &a1);
-                    if (cuplas_gpu_pass(ctx, q2, i2, t, Cp, &g, 5, 2, 3, 4, &b2, &a2, &err))
-                        fail_msg("%s", err.msg);
+                    cuplas_assign_pass_cpu(q, i1, t, Cp, &g, 5, 2, 3, 4, &b1, &a1);
+                    if (cuplas_assign_pass_gpu_host(ctx, q2, i2, t, Cp, &g, 5, 2, 3, 4, &b2, &a2, &err))
+                        fail_msg("%s (%s)", err.msg, layout(Cp));
                     assert_int_equal(b1, b2);
                     assert_int_equal(a1, a2);
                     assert_true(a1 < b1);
@@ -104,7 +102,6 @@ static void test_gpu_pass_parity(void **state)
                     assert_memory_equal(i1, i2, N * 8);
                     free(q); free(t); free(q2); free(i1); free(i2);
                 }
-    cuplas_gpu_set_solve_mode(ctx, saved);
 }
 
 /* Whole sorts: the GPU index must equal the CPU reference's. */
@@ -116,25 +113,22 @@ static void check_sort_parity(int64_t H, int64_t W, int C, const cuplas_sort_par
     cuplas_sort_stats sc, sg;
     cuplas_error err = {0};
     cuplas_sort_target cpu = {NULL, NULL, NULL}, gpu = {ctx, NULL, NULL};
-    cuplas_solve_mode saved = cuplas_gpu_solve_mode(ctx);
+    const char *lay = layout(cuplas_padded_channels(C));
     if (cuplas_sort_features(x, H, W, C, p, &cpu, ic, &sc, &err))
         fail_msg("cpu: %s", err.msg);
-    for (int m = 0; m < NMODES; m++) {
-        cuplas_gpu_set_solve_mode(ctx, (cuplas_solve_mode)m);
-        if (cuplas_sort_features(x, H, W, C, p, &gpu, ig, &sg, &err))
-            fail_msg("gpu (%s): %s", cuplas_gpu_solve_mode_name((cuplas_solve_mode)m), err.msg);
-        if (cuplas_sort_features(x, H, W, C, p, &gpu, ig2, &sg, &err))
-            fail_msg("gpu (%s): %s", cuplas_gpu_solve_mode_name((cuplas_solve_mode)m), err.msg);
-        print_message("parity %lldx%lld C=%d permuter=%s %s: passes cpu %lld gpu %lld, AND %.4f -> %.4f\n",
-                      (long long)H, (long long)W, C, cuplas_permuter_name(p->permuter),
-                      cuplas_gpu_solve_mode_name((cuplas_solve_mode)m), (long long)sc.passes, (long long)sg.passes,
-                      cuplas_and(x, H, W, C, NULL, NULL), cuplas_and(x, H, W, C, ig, NULL));
-        assert_true(tu_is_permutation(ig, N));
-        assert_int_equal(sc.passes, sg.passes);
-        assert_memory_equal(ic, ig, N * 8);
-        assert_memory_equal(ig, ig2, N * 8); /* run to run */
-    }
-    cuplas_gpu_set_solve_mode(ctx, saved);
+    if (cuplas_sort_features(x, H, W, C, p, &gpu, ig, &sg, &err))
+        fail_msg("gpu (%s): %s", lay, err.msg);
+    if (cuplas_sort_features(x, H, W, C, p, &gpu, ig2, &sg, &err))
+        fail_msg("gpu (%s): %s", lay, err.msg);
+    print_message("parity %lldx%lld C=%d permuter=%s %s: passes cpu %lld gpu %lld, AND %.4f -> %.4f\n",
+                  (long long)H, (long long)W, C, cuplas_permuter_name(p->permuter), lay,
+                  (long long)sc.passes, (long long)sg.passes,
+                  cuplas_and(x, H, W, C, NULL, NULL), cuplas_and(x, H, W, C, ig, NULL));
+    assert_true(tu_is_permutation(ig, N));
+    assert_int_equal(sc.passes, sg.passes);
+    assert_int_equal(sc.configs, sg.configs);
+    assert_memory_equal(ic, ig, N * 8);
+    assert_memory_equal(ig, ig2, N * 8); /* run to run */
     free(x); free(ic); free(ig); free(ig2);
 }
 

@@ -14,8 +14,11 @@
 #include <omp.h>
 #endif
 
+#include "core/level.h"
 #include "core/quantize.h"
 #include "core/quad.h"
+#include "cpu/assign_cpu.h"
+#include "cpu/blur_cpu.h"
 #include "core/metrics.h"
 #include "core/schedule.h"
 #include "sort/sort.h"
@@ -191,7 +194,7 @@ static void test_pass_reports_exact_costs(void **state)
     assert_int_equal(cuplas_blur_cpu(g.q, t, H, W, g.Cp, 3, 3, 2, 0, 1, &err), 0);
     cuplas_pass_geom geo = {H, W, 8, 8, 5, 17, 0, 64};
     uint64_t before, after;
-    cuplas_pass_cpu(g.q, idx, t, g.Cp, &geo, 9, 0, 0, 0, &before, &after);
+    cuplas_assign_pass_cpu(g.q, idx, t, g.Cp, &geo, 9, 0, 0, 0, &before, &after);
     assert_true(after < before);
     /* the covered cells: 3 x 2 blocks of 8 x 8, i.e. 24 rows x 16 columns */
     uint64_t direct = 0;
@@ -208,6 +211,56 @@ static void test_pass_reports_exact_costs(void **state)
     assert_true(tu_is_permutation(idx, N));
     free(t); free(idx); free(x);
     cuplas_qgrid_free(&g);
+}
+
+/* The level control (core/level.h) against the loop it replaced, written
+ * out: the same (configuration, pass) for every pass, and the same counts,
+ * for every small limit and random patterns of improving passes. */
+static void test_level_step_matches_loop(void **state)
+{
+    (void)state;
+    for (uint32_t minc = 1; minc <= 3; minc++)
+        for (uint32_t maxc = 1; maxc <= 4; maxc++)
+            for (uint32_t maxp = 1; maxp <= 3; maxp++)
+                for (uint32_t trial = 0; trial < 64; trial++) {
+                    uint64_t bits = cuplas_u128_lo64(cuplas_philox(11, minc, maxc, maxp, trial));
+                    uint32_t want[64][2], n = 0, k = 0, cfg = 0;
+                    for (;;) {
+                        int improved = 0;
+                        for (uint32_t pass = 0;;) {
+                            want[n][0] = cfg, want[n][1] = pass, n++;
+                            if (!((bits >> k++) & 1))
+                                break;
+                            improved = 1;
+                            if (++pass == maxp)
+                                break;
+                        }
+                        cfg++;
+                        if (cfg >= maxc || (!improved && cfg >= minc))
+                            break;
+                    }
+                    cuplas_level_params a = {0};
+                    a.improvement_break = 1e-5;
+                    a.min_configs = minc, a.max_configs = maxc, a.max_passes = maxp;
+                    cuplas_level_state st = cuplas_level_start();
+                    uint32_t got = 0;
+                    for (cuplas_level_next next = CUPLAS_LEVEL_NEXT_CONFIG;;) {
+                        assert_true(got < n);
+                        assert_int_equal(st.cfg, want[got][0]);
+                        assert_int_equal(st.pass, want[got][1]);
+                        if (next == CUPLAS_LEVEL_NEXT_CONFIG)
+                            assert_int_equal(st.pass, 0);
+                        /* an improving pass halves the cost, the others keep it */
+                        uint64_t after = (bits >> got) & 1 ? 500 : 1000;
+                        got++;
+                        next = cuplas_level_step(&st, 1000, after, &a);
+                        if (next == CUPLAS_LEVEL_DONE)
+                            break;
+                    }
+                    assert_int_equal(got, n);
+                    assert_int_equal(st.passes, n);
+                    assert_int_equal(st.cfg, cfg);
+                }
 }
 
 static void sort_once(const double *x, int64_t H, int64_t W, int C,
@@ -397,6 +450,7 @@ int main(void)
         cmocka_unit_test(test_blur_matches_direct_sum),
         cmocka_unit_test(test_schedule_plas_levels),
         cmocka_unit_test(test_pass_reports_exact_costs),
+        cmocka_unit_test(test_level_step_matches_loop),
         cmocka_unit_test(test_sort_quality_colors_64),
         cmocka_unit_test(test_sort_quality_colors_128),
         cmocka_unit_test(test_sort_thread_count_invariant),

@@ -1,6 +1,6 @@
 /*
- * hd_quad.h - the 4-cell assignment and exact integer rounding, shared by
- * the CPU reference and the kernels.
+ * quad.h - the 4-cell assignment, the stopping rule and exact integer
+ * rounding, shared by the CPU reference and the kernels (C11 and CUDA).
  *
  *      cells c0..c3 (anywhere in a block)     cost D[i][j] = |x_i - t_j|^2
  *      values x0..x3, targets t0..t3          choose pi: cell j <- x_pi(j)
@@ -11,15 +11,17 @@
  * choice and every sum of costs are identical on any backend and in any
  * summation order.
  */
-#ifndef CUPLAS_HD_QUAD_H
-#define CUPLAS_HD_QUAD_H
+#ifndef CUPLAS_QUAD_H
+#define CUPLAS_QUAD_H
 
 #include <stdint.h>
 
 #include "core/random.h"
 
-/* Quantised features live in [-CUPLAS_QMAX, CUPLAS_QMAX]: a difference
- * fits in 16 bits and its square in 32, so a channel adds < 2^31. */
+/* Quantised features live in [-CUPLAS_QMAX, CUPLAS_QMAX] (the one
+ * definition: core/quantize.c scales onto it, the kernels' 32-bit cost
+ * and prefix arithmetic rely on it): a difference fits in 16 bits and its
+ * square in 32, so a channel adds < 2^31. */
 #define CUPLAS_QMAX 16383
 
 /* round(s / w) with halves rounded up, for w > 0 and any sign of s. */

@@ -9,6 +9,8 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "core/quad.h"   /* CUPLAS_QMAX */
+
 /* Rows per partial sum and per item of the parallel loops. Partials are
  * added in block order, so the stats do not depend on the thread count,
  * only on this constant. */
@@ -231,7 +233,7 @@ int cuplas_qgrid_build(const double *x, int64_t H, int64_t W, int C, int16_t *ds
     for (int64_t b = 0; b < nb; b++)
         amax = k.amax[b] > amax ? k.amax[b] : amax;
     free(k.amax);
-    k.s = amax > 0 ? CUPLAS_QMAX_D / amax : 1.0;
+    k.s = amax > 0 ? (double)CUPLAS_QMAX / amax : 1.0;
     cuplas_par_for(pool, nb, block_quantize, &k, NULL);
     return 0;
 fail:

@@ -3,7 +3,7 @@
  *
  * Selected channels are normalised and weighted in double (block sums in a
  * fixed order, so the result never depends on the thread count), then quantised onto
- * one common integer scale, |q| <= CUPLAS_QMAX. The sorter only ever sees
+ * one common integer scale, |q| <= CUPLAS_QMAX (core/quad.h). The sorter only ever sees
  * the integers: that is what makes CPU and GPU results bit-identical.
  */
 #ifndef CUPLAS_QUANTIZE_H
@@ -13,9 +13,6 @@
 
 #include "util/error.h"
 #include "util/pool.h"
-
-/* mirrors CUPLAS_QMAX in cuda/hd_quad.h */
-#define CUPLAS_QMAX_D 16383.0
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,5 +1,5 @@
 /*
- * hd_random.h - counter-based randomness and on-the-fly permutations,
+ * random.h - counter-based randomness and on-the-fly permutations,
  * compiled both as C11 (CPU reference) and as CUDA (kernels).
  *
  * Every random choice of the sort is a pure function of (seed, tag, level,
@@ -8,8 +8,8 @@
  * element (affine LCG, or a keyed Feistel network with cycle walking), so
  * neither backend materialises them and both get the same map.
  */
-#ifndef CUPLAS_HD_RANDOM_H
-#define CUPLAS_HD_RANDOM_H
+#ifndef CUPLAS_RANDOM_H
+#define CUPLAS_RANDOM_H
 
 #include <stdint.h>
 
@@ -141,6 +141,14 @@ CUPLAS_HD uint32_t cuplas_perm_apply(const cuplas_perm *p, uint32_t i)
         x = (l << hr) | r;
     } while (x >= p->n);
     return x;
+}
+
+/* The initial shuffle of all n cells (both backends' cuplas_shuffle_*):
+ * always Feistel, whatever the permuter, because an affine map keeps
+ * structured input structured. */
+CUPLAS_HD cuplas_perm cuplas_shuffle_perm(uint32_t n, uint64_t seed)
+{
+    return cuplas_perm_make(0, n, seed, CUPLAS_TAG_SHUFFLE, 0, 0, 0);
 }
 
 /* Torus shift of one block configuration: uniform on [0,H) x [0,W). */

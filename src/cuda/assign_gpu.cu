@@ -1,10 +1,11 @@
 /*
- * assign.cu - the 4-cell solve: the initial shuffle, one cooperative
- * kernel per level, and a single-pass kernel for the parity tests.
+ * assign_gpu.cu - the 4-cell solve on the GPU: one cooperative kernel per
+ * level, and a single-pass kernel for the parity tests. CPU reference:
+ * cpu/assign_cpu.c.
  *
  * A solve thread owns one group of 4 cells of one block: it gathers their
  * values and targets 4 channels (8 bytes) at a time, builds the 4x4 cost
- * matrix in registers, picks the best of 24 arrangements (hd_quad.h) and
+ * matrix in registers, picks the best of 24 arrangements (core/quad.h) and
  * writes the group back in place. Groups are disjoint, so no thread reads
  * a cell another one writes. The pass's identity and best costs are summed
  * per warp with shuffles and added with one 64-bit integer atomic per warp
@@ -15,11 +16,12 @@
  * because shifted coordinates stay below twice the side.
  *
  * Large blocks make the gathers random over the whole grid, so the solve is
- * bound by L2 sector traffic (32 bytes fetched per access). The solve modes
- * (cuplas_solve_mode) cut the sectors per cell: LAZY reads and writes the
- * index and writes values only for cells that move (about 5 % of cells per
- * pass after the first levels); PACKED also keeps q and target in one
- * record per cell ([q | t], 2 Cp elements), one sector for both at Cp <= 8.
+ * bound by L2 sector traffic (32 bytes fetched per access). Two choices
+ * cut the sectors per cell: the index is read and written, and values are
+ * written back, only for cells that move (about 5 % of cells per pass
+ * after the first levels); and for Cp <= 4 the value and target of a cell
+ * share one record (cuplas_assign_gpu_packed). bench/bench_solve.cu keeps
+ * the variants these were chosen against.
  */
 #include "cuda/assign_gpu.cuh"
 
@@ -31,28 +33,27 @@
 namespace cg = cooperative_groups;
 
 #define SOLVE_THREADS 256
-#define COPY_THREADS 256
 
 /* ------------------------------------------------------------------ helpers */
 
+/* A pass's geometry in the 32-bit form the kernels index with. */
 struct quad_geom {
     uint32_t H, W, bh, bw, nbx, quads, total;
     uint32_t sy, sx;
 };
 
-static __device__ __forceinline__ quad_geom make_geom(uint32_t H, uint32_t W, uint32_t bh,
-                                                     uint32_t bw, uint32_t sy, uint32_t sx)
+static __host__ __device__ __forceinline__ quad_geom make_geom(const cuplas_pass_geom &pg)
 {
     quad_geom g;
-    g.H = H;
-    g.W = W;
-    g.bh = bh;
-    g.bw = bw;
-    g.nbx = W / bw;
-    g.quads = bh * bw / 4;
-    g.total = g.nbx * (H / bh) * g.quads;
-    g.sy = sy;
-    g.sx = sx;
+    g.H = (uint32_t)pg.H;
+    g.W = (uint32_t)pg.W;
+    g.bh = (uint32_t)pg.bh;
+    g.bw = (uint32_t)pg.bw;
+    g.nbx = g.W / g.bw;
+    g.quads = g.bh * g.bw / 4;
+    g.total = g.nbx * (g.H / g.bh) * g.quads;
+    g.sy = (uint32_t)pg.sy;
+    g.sx = (uint32_t)pg.sx;
     return g;
 }
 
@@ -79,10 +80,10 @@ struct __align__(16) short4x2 {
  * Solve group gi of the pass in place; add its identity and best costs.
  * NC = Cp/4 chunks known at compile time (1..4) keeps the four cells'
  * values in registers between scoring and writing; NC = 0 reads Cp at
- * run time and reloads them (wide feature vectors). MODE: a
- * cuplas_solve_mode; PACKED requires t == q + Cp.
+ * run time and reloads them (wide feature vectors). PACKED: cells 2 Cp
+ * elements apart with t == q + Cp; else Cp apart.
  */
-template <int NC, int MODE>
+template <int NC, bool PACKED>
 static __device__ __forceinline__ void solve_quad(int16_t *q, int32_t *idx, const int16_t *t,
                                                   int Cp, const quad_geom &g,
                                                   const cuplas_perm &perm, uint32_t gi,
@@ -92,7 +93,7 @@ static __device__ __forceinline__ void solve_quad(int16_t *q, int32_t *idx, cons
     const uint32_t b = gi / g.quads, k = gi - b * g.quads;
     const uint32_t by = b / g.nbx, bx = b - by * g.nbx;
     const int nc = NC ? NC : Cp / 4;
-    const size_t cs = MODE == CUPLAS_SOLVE_PACKED ? 2 * (size_t)Cp : (size_t)Cp;
+    const size_t cs = PACKED ? 2 * (size_t)Cp : (size_t)Cp;
     uint32_t cell[4];
     int32_t id[4] = {0, 0, 0, 0};
     for (int j = 0; j < 4; j++) {
@@ -103,22 +104,17 @@ static __device__ __forceinline__ void solve_quad(int16_t *q, int32_t *idx, cons
         x = x >= g.W ? x - g.W : x;
         cell[j] = y * g.W + x;
     }
-    /* LEGACY: issue the index loads early, their latency hides behind the
-     * scoring; the others load only the indices of cells that move */
-    if (MODE == CUPLAS_SOLVE_LEGACY)
-        for (int j = 0; j < 4; j++)
-            id[j] = idx[cell[j]];
     const short4 *qv[4], *tv[4];
     for (int j = 0; j < 4; j++) {
         qv[j] = (const short4 *)(q + cell[j] * cs);
-        tv[j] = MODE == CUPLAS_SOLVE_PACKED ? qv[j] + nc : (const short4 *)(t + cell[j] * cs);
+        tv[j] = PACKED ? qv[j] + nc : (const short4 *)(t + cell[j] * cs);
     }
     short4 keep[NC ? NC : 1][4];
     uint64_t D[4][4] = {{0}};
     for (int c = 0; c < nc; c++) {
         short4 a[4], tt[4];
         for (int i = 0; i < 4; i++) {
-            if (MODE == CUPLAS_SOLVE_PACKED && NC == 1) {
+            if (PACKED && NC == 1) {
                 short4x2 r = *(const short4x2 *)qv[i];
                 a[i] = r.q;
                 tt[i] = r.t;
@@ -139,36 +135,24 @@ static __device__ __forceinline__ void solve_quad(int16_t *q, int32_t *idx, cons
     cbest += cb;
     if (cb == ci)
         return;
-    if (MODE == CUPLAS_SOLVE_LEGACY) {
-        for (int j = 0; j < 4; j++)
-            idx[cell[j]] = id[(code >> (2 * j)) & 3];
-        for (int c = 0; c < nc; c++) {
-            short4 a[4];
-            for (int i = 0; i < 4; i++)
-                a[i] = NC ? keep[NC ? c : 0][i] : qv[i][c];
-            for (int j = 0; j < 4; j++)
-                ((short4 *)qv[j])[c] = a[(code >> (2 * j)) & 3];
-        }
-    } else {
-        /* Only cells with src != j change. They are closed under the
-         * arrangement (its non-fixed points), so every id[src] read is loaded. */
-        uint32_t src[4];
-        for (int j = 0; j < 4; j++)
-            src[j] = (code >> (2 * j)) & 3;
-        for (int j = 0; j < 4; j++)
-            if (src[j] != (uint32_t)j)
-                id[j] = idx[cell[j]];
+    /* Only cells with src != j change. They are closed under the
+     * arrangement (its non-fixed points), so every id[src] read is loaded. */
+    uint32_t src[4];
+    for (int j = 0; j < 4; j++)
+        src[j] = (code >> (2 * j)) & 3;
+    for (int j = 0; j < 4; j++)
+        if (src[j] != (uint32_t)j)
+            id[j] = idx[cell[j]];
+    for (int j = 0; j < 4; j++)
+        if (src[j] != (uint32_t)j)
+            idx[cell[j]] = id[src[j]];
+    for (int c = 0; c < nc; c++) {
+        short4 a[4];
+        for (int i = 0; i < 4; i++)
+            a[i] = NC ? keep[NC ? c : 0][i] : qv[i][c];
         for (int j = 0; j < 4; j++)
             if (src[j] != (uint32_t)j)
-                idx[cell[j]] = id[src[j]];
-        for (int c = 0; c < nc; c++) {
-            short4 a[4];
-            for (int i = 0; i < 4; i++)
-                a[i] = NC ? keep[NC ? c : 0][i] : qv[i][c];
-            for (int j = 0; j < 4; j++)
-                if (src[j] != (uint32_t)j)
-                    ((short4 *)qv[j])[c] = a[src[j]];
-        }
+                ((short4 *)qv[j])[c] = a[src[j]];
     }
 }
 
@@ -187,201 +171,138 @@ static __device__ __forceinline__ void add_sums(unsigned long long *slot,
 
 /* ------------------------------------------------------------------ kernels */
 
-__global__ void shuffle_kernel(int16_t *q, int32_t *idx, const int16_t *q_in, int64_t N,
-                               int Cp, int cs, uint64_t seed, int shuffle)
-{
-    int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= N)
-        return;
-    /* always Feistel, as in the CPU reference */
-    cuplas_perm perm = cuplas_perm_make(0, (uint32_t)N, seed, CUPLAS_TAG_SHUFFLE, 0, 0, 0);
-    int64_t src = shuffle ? (int64_t)cuplas_perm_apply(&perm, (uint32_t)i) : i;
-    idx[i] = (int32_t)src;
-    const short4 *from = (const short4 *)(q_in + src * Cp);
-    short4 *to = (short4 *)(q + i * cs);
-    for (int c = 0; c < Cp / 4; c++)
-        to[c] = from[c];
-}
+/* Resident blocks per SM the level kernel is compiled for: Cp = 4 fits
+ * 3 x 256 threads in 80 registers (without the bound, ptxas's choice flips
+ * between 80 and 122 registers on unrelated edits, and 122 allow only 2);
+ * wider vectors need up to 128 registers, 2 blocks either way. */
+#define LEVEL_MIN_BLOCKS(NC) ((NC) == 1 ? 3 : 2)
 
 /*
- * One level. Mirrors run_level() in src/sort_cpu.c: every thread keeps the
- * same (cfg, pass, improved) state and reaches the same decision from the
- * sums it reads after the barrier. Sum slots rotate over three so that a
- * slot is cleared (by one thread, after barrier k) two passes before reuse.
+ * One level: core/level.h's control, run by every thread. All threads keep
+ * the same state and reach the same decision from the sums they read
+ * after the barrier; thread 0 of each block then draws the next pass's
+ * geometry and grouping into shared memory. Sum slots rotate over three
+ * so that a slot is cleared (by one thread, after barrier k) two passes
+ * before reuse.
  */
-template <int NC, int MODE>
-__global__ void __launch_bounds__(SOLVE_THREADS)
-level_kernel(int16_t *q, int32_t *idx, const int16_t *t, int Cp, cuplas_level_args a,
-             cuplas_loop_state *st)
+template <int NC, bool PACKED>
+__global__ void __launch_bounds__(SOLVE_THREADS, LEVEL_MIN_BLOCKS(NC))
+level_kernel(int16_t *q, int32_t *idx, const int16_t *t, int Cp, cuplas_level_params a,
+             cuplas_level_counters *c)
 {
+    __shared__ cuplas_pass_geom s_geom;
     __shared__ cuplas_perm s_perm;
-    __shared__ int64_t s_sy, s_sx;
     cg::grid_group grid = cg::this_grid();
     const bool leader = blockIdx.x == 0 && threadIdx.x == 0;
     const uint32_t stride = gridDim.x * blockDim.x;
-    uint32_t cfg = 0, pass = 0, k = 0;
-    bool improved = false;
+    cuplas_level_state s = cuplas_level_start();
 
     if (threadIdx.x == 0) {
-        cuplas_shift_draw(a.seed, a.level, 0, a.H, a.W, &s_sy, &s_sx);
-        s_perm = cuplas_perm_make(a.permuter, a.bh * a.bw, a.seed, CUPLAS_TAG_GROUP, a.level, 0, 0);
+        s_geom = cuplas_level_geom(&a, s.cfg);
+        s_perm = cuplas_pass_perm(&s_geom, a.seed, a.level, s.cfg, s.pass);
     }
     __syncthreads();
     for (;;) {
-        const quad_geom g = make_geom(a.H, a.W, a.bh, a.bw, (uint32_t)s_sy, (uint32_t)s_sx);
+        const quad_geom g = make_geom(s_geom);
         const cuplas_perm perm = s_perm;
         unsigned long long cid = 0, cbest = 0;
         for (uint32_t gi = blockIdx.x * blockDim.x + threadIdx.x; gi < g.total; gi += stride)
-            solve_quad<NC, MODE>(q, idx, t, Cp, g, perm, gi, cid, cbest);
-        unsigned long long *slot = st->sums + 2 * (k % 3);
+            solve_quad<NC, PACKED>(q, idx, t, Cp, g, perm, gi, cid, cbest);
+        unsigned long long *slot = c->sums + 2 * (s.passes % 3);
         add_sums(slot, cid, cbest);
         grid.sync();
         uint64_t before = __ldcg(&slot[0]), after = __ldcg(&slot[1]);
         if (leader) {
-            unsigned long long *old = st->sums + 2 * ((k + 2) % 3);
+            unsigned long long *old = c->sums + 2 * ((s.passes + 2) % 3);
             old[0] = old[1] = 0;
         }
-        k++;
-        bool config_done = cuplas_pass_stops(before, after, a.improvement_break);
-        if (!config_done) {
-            improved = true;
-            config_done = ++pass == a.max_passes;
-        }
-        if (config_done) {
-            cfg++;
-            if (cfg >= a.max_configs || (!improved && cfg >= a.min_configs))
-                break;
-            improved = false;
-            pass = 0;
-        }
+        cuplas_level_next next = cuplas_level_step(&s, before, after, &a);
+        if (next == CUPLAS_LEVEL_DONE)
+            break;
         if (threadIdx.x == 0) {
-            if (pass == 0)
-                cuplas_shift_draw(a.seed, a.level, cfg, a.H, a.W, &s_sy, &s_sx);
-            s_perm = cuplas_perm_make(a.permuter, a.bh * a.bw, a.seed, CUPLAS_TAG_GROUP,
-                                      a.level, cfg, pass);
+            if (next == CUPLAS_LEVEL_NEXT_CONFIG)
+                s_geom = cuplas_level_geom(&a, s.cfg);
+            s_perm = cuplas_pass_perm(&s_geom, a.seed, a.level, s.cfg, s.pass);
         }
         __syncthreads();
     }
     if (leader) {
-        st->passes += k;
-        st->configs += cfg;
+        c->passes += s.passes;
+        c->configs += s.cfg;
     }
 }
 
-template <int NC, int MODE>
+template <int NC, bool PACKED>
 __global__ void pass_kernel(int16_t *q, int32_t *idx, const int16_t *t, int Cp, quad_geom g,
-                            cuplas_perm perm, cuplas_loop_state *st)
+                            cuplas_perm perm, cuplas_level_counters *c)
 {
     uint32_t gi = blockIdx.x * blockDim.x + threadIdx.x;
     unsigned long long cid = 0, cbest = 0;
     if (gi < g.total)
-        solve_quad<NC, MODE>(q, idx, t, Cp, g, perm, gi, cid, cbest);
-    add_sums(st->sums, cid, cbest);
+        solve_quad<NC, PACKED>(q, idx, t, Cp, g, perm, gi, cid, cbest);
+    add_sums(c->sums, cid, cbest);
 }
 
 /* ---------------------------------------------------------------- launchers */
 
-int cuplas_shuffle_launch(int16_t *q, int32_t *idx, const int16_t *q_in, int64_t N, int Cp,
-                          int cs, uint64_t seed, int shuffle, cudaStream_t stream,
-                          cuplas_error *err)
-{
-    int rc = 0;
-    shuffle_kernel<<<cuplas_blocks(N, COPY_THREADS), COPY_THREADS, 0, stream>>>(
-        q, idx, q_in, N, Cp, cs, seed, shuffle);
-    CUPLAS_LAUNCH_CHECK(err, stream);
-fail:
-    return rc;
-}
+/* The level kernel for Cp channels: registers for up to 16 channels. */
+typedef void (*level_fn)(int16_t *, int32_t *, const int16_t *, int, cuplas_level_params,
+                         cuplas_level_counters *);
 
-/* The kernel instance for Cp channels: registers for up to 16 channels. */
-typedef void (*level_fn)(int16_t *, int32_t *, const int16_t *, int, cuplas_level_args,
-                         cuplas_loop_state *);
-
-template <int MODE>
-static level_fn level_kernel_nc(int Cp)
+static level_fn level_kernel_for(int Cp)
 {
+    if (cuplas_assign_gpu_packed(Cp))
+        return level_kernel<1, true>;   /* Cp = 4 */
     switch (Cp / 4) {
-    case 1: return level_kernel<1, MODE>;
-    case 2: return level_kernel<2, MODE>;
-    case 3: return level_kernel<3, MODE>;
-    case 4: return level_kernel<4, MODE>;
+    case 2: return level_kernel<2, false>;
+    case 3: return level_kernel<3, false>;
+    case 4: return level_kernel<4, false>;
     }
-    return level_kernel<0, MODE>;
+    return level_kernel<0, false>;
 }
 
-static level_fn level_kernel_for(int Cp, cuplas_solve_mode mode)
-{
-    switch (mode) {
-    case CUPLAS_SOLVE_LEGACY: return level_kernel_nc<CUPLAS_SOLVE_LEGACY>(Cp);
-    case CUPLAS_SOLVE_LAZY: return level_kernel_nc<CUPLAS_SOLVE_LAZY>(Cp);
-    case CUPLAS_SOLVE_PACKED: break;
-    }
-    return level_kernel_nc<CUPLAS_SOLVE_PACKED>(Cp);
-}
-
-int cuplas_level_occupancy(int Cp, cuplas_solve_mode mode, int *blocks_per_sm,
-                           cuplas_error *err)
+int cuplas_assign_level_gpu_occupancy(int Cp, int *blocks_per_sm, cuplas_error *err)
 {
     int rc = 0;
     CUPLAS_CUDA_TRY(err, cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                             blocks_per_sm, level_kernel_for(Cp, mode), SOLVE_THREADS, 0));
+                             blocks_per_sm, level_kernel_for(Cp), SOLVE_THREADS, 0));
 fail:
     return rc;
 }
 
-int cuplas_level_launch(int16_t *q, int32_t *idx, const int16_t *t, int Cp,
-                        cuplas_solve_mode mode, cuplas_level_args a, cuplas_loop_state *st,
-                        int max_blocks, cudaStream_t stream, cuplas_error *err)
+int cuplas_assign_level_gpu(int16_t *q, int32_t *idx, const int16_t *t, int Cp,
+                            cuplas_level_params a, cuplas_level_counters *c, int max_blocks,
+                            cudaStream_t stream, cuplas_error *err)
 {
     int rc = 0;
     /* one quad per thread where the grid allows; a grid-stride loop beyond */
-    uint32_t quads = (a.W / a.bw) * (a.H / a.bh) * (a.bh * a.bw / 4);
+    uint32_t quads = (uint32_t)((a.W / a.bw) * (a.H / a.bh) * (a.bh * a.bw / 4));
     unsigned blocks = cuplas_blocks(quads, SOLVE_THREADS);
     blocks = blocks < (unsigned)max_blocks ? blocks : (unsigned)max_blocks;
-    void *args[] = {&q, &idx, &t, &Cp, &a, &st};
-    CUPLAS_CUDA_TRY(err, cudaMemsetAsync(st->sums, 0, sizeof st->sums, stream));
-    CUPLAS_CUDA_TRY(err, cudaLaunchCooperativeKernel((const void *)level_kernel_for(Cp, mode), dim3(blocks),
+    void *args[] = {&q, &idx, &t, &Cp, &a, &c};
+    CUPLAS_CUDA_TRY(err, cudaMemsetAsync(c->sums, 0, sizeof c->sums, stream));
+    CUPLAS_CUDA_TRY(err, cudaLaunchCooperativeKernel((const void *)level_kernel_for(Cp), dim3(blocks),
                                                      dim3(SOLVE_THREADS), args, 0, stream));
     CUPLAS_LAUNCH_CHECK(err, stream);
 fail:
     return rc;
 }
 
-/* The single-pass kernels for Cp channels in mode M (Cp = 4 in registers). */
-template <int M>
-static void pass_kernel_launch(int16_t *q, int32_t *idx, const int16_t *t, int Cp, quad_geom g,
-                               cuplas_perm perm, cuplas_loop_state *st, cudaStream_t stream)
-{
-    if (Cp == 4)
-        pass_kernel<1, M><<<cuplas_blocks(g.total, SOLVE_THREADS), SOLVE_THREADS, 0, stream>>>(
-            q, idx, t, Cp, g, perm, st);
-    else
-        pass_kernel<0, M><<<cuplas_blocks(g.total, SOLVE_THREADS), SOLVE_THREADS, 0, stream>>>(
-            q, idx, t, Cp, g, perm, st);
-}
-
-int cuplas_pass_launch(int16_t *q, int32_t *idx, const int16_t *t, int Cp,
-                       cuplas_solve_mode mode, const cuplas_pass_geom *pg, cuplas_perm perm,
-                       cuplas_loop_state *st, cudaStream_t stream, cuplas_error *err)
+int cuplas_assign_pass_gpu(int16_t *q, int32_t *idx, const int16_t *t, int Cp,
+                           const cuplas_pass_geom *pg, uint64_t seed, uint32_t level,
+                           uint32_t cfg, uint32_t pass, cuplas_level_counters *c,
+                           cudaStream_t stream, cuplas_error *err)
 {
     int rc = 0;
-    quad_geom g;
-    g.H = (uint32_t)pg->H;
-    g.W = (uint32_t)pg->W;
-    g.bh = (uint32_t)pg->bh;
-    g.bw = (uint32_t)pg->bw;
-    g.nbx = g.W / g.bw;
-    g.quads = g.bh * g.bw / 4;
-    g.total = g.nbx * (g.H / g.bh) * g.quads;
-    g.sy = (uint32_t)pg->sy;
-    g.sx = (uint32_t)pg->sx;
-    CUPLAS_CUDA_TRY(err, cudaMemsetAsync(st->sums, 0, sizeof st->sums, stream));
-    if (mode == CUPLAS_SOLVE_LEGACY)
-        pass_kernel_launch<CUPLAS_SOLVE_LEGACY>(q, idx, t, Cp, g, perm, st, stream);
-    else if (mode == CUPLAS_SOLVE_LAZY)
-        pass_kernel_launch<CUPLAS_SOLVE_LAZY>(q, idx, t, Cp, g, perm, st, stream);
+    const quad_geom g = make_geom(*pg);
+    const cuplas_perm perm = cuplas_pass_perm(pg, seed, level, cfg, pass);
+    const unsigned blocks = cuplas_blocks(g.total, SOLVE_THREADS);
+    CUPLAS_CUDA_TRY(err, cudaMemsetAsync(c->sums, 0, sizeof c->sums, stream));
+    /* Cp = 4 (packed) in registers; wider vectors read Cp at run time */
+    if (cuplas_assign_gpu_packed(Cp))
+        pass_kernel<1, true><<<blocks, SOLVE_THREADS, 0, stream>>>(q, idx, t, Cp, g, perm, c);
     else
-        pass_kernel_launch<CUPLAS_SOLVE_PACKED>(q, idx, t, Cp, g, perm, st, stream);
+        pass_kernel<0, false><<<blocks, SOLVE_THREADS, 0, stream>>>(q, idx, t, Cp, g, perm, c);
     CUPLAS_LAUNCH_CHECK(err, stream);
 fail:
     return rc;

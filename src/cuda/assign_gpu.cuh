@@ -1,61 +1,60 @@
 /*
- * assign.cuh - launchers of the initial shuffle and of the solve
- * (cuda/assign.cu).
+ * assign_gpu.cuh - launchers of the 4-cell solve (cuda/assign_gpu.cu).
+ * CPU twins: cuplas_assign_pass_cpu and cuplas_assign_level_cpu
+ * (cpu/assign_cpu.h).
  *
  * One cooperative kernel runs a whole level: every configuration and every
  * pass, with a grid-wide barrier after each pass. After the barrier every
  * thread reads the same exact integer cost sums and takes the same
- * decision (the CPU reference's run_level), so the host launches one
- * kernel per level and never waits inside a sort.
+ * decision (core/level.h: cuplas_level_step, as the CPU reference does),
+ * so the host launches one kernel per level and never waits inside a sort.
+ *
+ * Memory layout (cuplas_assign_gpu_packed): for Cp <= 4 the value and the
+ * target of a cell share one record [q | t] of 2 Cp elements (t == q + Cp),
+ * so a random gather fetches one 32-byte sector for both; above, q and the
+ * target are separate N x Cp arrays. Measured against the alternatives in
+ * bench/bench_solve.cu.
  */
-#ifndef CUPLAS_ASSIGN_CUH
-#define CUPLAS_ASSIGN_CUH
+#ifndef CUPLAS_ASSIGN_GPU_CUH
+#define CUPLAS_ASSIGN_GPU_CUH
 
 #include <cuda_runtime.h>
 #include <stdint.h>
 
 #include "util/error.h"
-#include "core/random.h"
-#include "core/params.h"
-#include "core/schedule.h"
-#include "cpu/sort_cpu.h"
-#include "cuda/sort_gpu.h"
+#include "core/level.h"
 
-/* Device-resident counters of one sort. */
-typedef struct cuplas_loop_state {
+/* Device-resident counters of one sort: the cost sums of the passes in
+ * flight, and the passes and configurations run. */
+typedef struct cuplas_level_counters {
     unsigned long long sums[6];  /* (before, after) x 3 rotating pass slots */
     unsigned long long passes, configs;
-} cuplas_loop_state;
+} cuplas_level_counters;
 
-/* What a level needs besides the buffers (by value). */
-typedef struct cuplas_level_args {
-    uint64_t seed;
-    uint32_t level, permuter;
-    uint32_t H, W, bh, bw;
-    double improvement_break;
-    uint32_t min_configs, max_configs, max_passes;
-} cuplas_level_args;
+/* Whether the solve for Cp channels keeps q and the target in one record
+ * per cell (cell stride 2 Cp, t == q + Cp) or apart (stride Cp). H200,
+ * 2026-11-21: [q | t] wins at Cp = 4 (2048^2 x 3: 142 vs 145 ms), separate
+ * arrays at Cp = 16 (1024^2 x 16: 74 vs 78 ms), where a record no longer
+ * fits one 32-byte sector. */
+static inline int cuplas_assign_gpu_packed(int Cp) { return Cp <= 4; }
 
-/* idx[i] = shuffle(i) (or i), q[i] = q_in[idx[i]]; cells of q lie cs
- * elements apart, of q_in Cp. */
-int cuplas_shuffle_launch(int16_t *q, int32_t *idx, const int16_t *q_in, int64_t N, int Cp,
-                          int cs, uint64_t seed, int shuffle, cudaStream_t stream,
-                          cuplas_error *err);
+/* Blocks per SM the level kernel for Cp channels keeps resident. */
+int cuplas_assign_level_gpu_occupancy(int Cp, int *blocks_per_sm, cuplas_error *err);
 
-/* Blocks per SM the level kernel for Cp channels and mode keeps resident. */
-int cuplas_level_occupancy(int Cp, cuplas_solve_mode mode, int *blocks_per_sm,
-                           cuplas_error *err);
+/* All configurations and passes of one level, in place on q and idx, in
+ * the layout of cuplas_assign_gpu_packed(Cp); adds the passes and
+ * configurations to c. max_blocks: the co-resident block count for this
+ * Cp (occupancy x SMs). */
+int cuplas_assign_level_gpu(int16_t *q, int32_t *idx, const int16_t *t, int Cp,
+                            cuplas_level_params a, cuplas_level_counters *c, int max_blocks,
+                            cudaStream_t stream, cuplas_error *err);
 
-/* All configurations and passes of one level, in place on q and idx.
- * PACKED: t == q + Cp and cells 2 Cp elements apart; else Cp apart.
- * max_blocks: the co-resident block count for this Cp (occupancy x SMs). */
-int cuplas_level_launch(int16_t *q, int32_t *idx, const int16_t *t, int Cp,
-                        cuplas_solve_mode mode, cuplas_level_args a, cuplas_loop_state *st,
-                        int max_blocks, cudaStream_t stream, cuplas_error *err);
-
-/* A single pass with explicit geometry (kernel parity tests). */
-int cuplas_pass_launch(int16_t *q, int32_t *idx, const int16_t *t, int Cp,
-                       cuplas_solve_mode mode, const cuplas_pass_geom *g, cuplas_perm perm,
-                       cuplas_loop_state *st, cudaStream_t stream, cuplas_error *err);
+/* One solve pass (level, cfg, pass) with explicit geometry, in the layout
+ * of cuplas_assign_gpu_packed(Cp); its identity and chosen cost sums land
+ * in c->sums[0..1] (the parity tests). */
+int cuplas_assign_pass_gpu(int16_t *q, int32_t *idx, const int16_t *t, int Cp,
+                           const cuplas_pass_geom *g, uint64_t seed, uint32_t level,
+                           uint32_t cfg, uint32_t pass, cuplas_level_counters *c,
+                           cudaStream_t stream, cuplas_error *err);
 
 #endif

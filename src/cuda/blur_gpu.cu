@@ -1,5 +1,6 @@
 /*
- * blur.cu - exact integer box blur along one axis, any H x W x Cp.
+ * blur_gpu.cu - the level's target on the GPU: exact integer box blurs
+ * along x, then y, any H x W x Cp. CPU reference: cpu/blur_cpu.c.
  *
  * The grid is row-major [y][x][c] int16 with cells cs elements apart (Cp,
  * or 2 Cp when q and the target share one record per cell); the prefix
@@ -214,7 +215,7 @@ static bool wide_prefix(int64_t H, int64_t W)
     return (H > W ? H : W) * (int64_t)CUPLAS_QMAX >= ((int64_t)1 << 31);
 }
 
-size_t cuplas_blur_workspace(int64_t H, int64_t W, int Cp)
+size_t cuplas_blur_gpu_workspace(int64_t H, int64_t W, int Cp)
 {
     size_t pt = wide_prefix(H, W) ? 8 : 4;
     int64_t segs_x = H * Cp * ((W + SEG - 1) / SEG), segs_y = W * Cp * ((H + SEG - 1) / SEG);
@@ -263,7 +264,9 @@ fail:
     return rc;
 }
 
-int cuplas_blur_pass(int16_t *out, const int16_t *in, int64_t H, int64_t W, int C, int Cp,
+/* One box pass of radius r of `in` into `out` along x (axis 0) or y
+ * (axis 1); in may equal out. */
+static int blur_axis(int16_t *out, const int16_t *in, int64_t H, int64_t W, int C, int Cp,
                      int cs, int axis, int r, cuplas_border border, void *workspace,
                      cudaStream_t stream, cuplas_error *err)
 {
@@ -278,4 +281,20 @@ int cuplas_blur_pass(int16_t *out, const int16_t *in, int64_t H, int64_t W, int 
                                                    workspace, stream, err)
                   : blur_pass_t<int32_t, int64_t>(out, in, H, W, C, Cp, cs, axis, r, border,
                                                   workspace, stream, err);
+}
+
+int cuplas_blur_gpu(const int16_t *q, int16_t *target, int64_t H, int64_t W, int C, int Cp,
+                    int cs, int rx, int ry, int passes, cuplas_border bx, cuplas_border by,
+                    void *workspace, cudaStream_t stream, cuplas_error *err)
+{
+    int rc = 0;
+    /* the first pass reads q, every later one works in place on target */
+    for (int i = 0; i < passes; i++)
+        CUPLAS_TRY(blur_axis(target, i == 0 ? q : target, H, W, C, Cp, cs, 0, rx, bx, workspace,
+                             stream, err));
+    for (int i = 0; i < passes; i++)
+        CUPLAS_TRY(blur_axis(target, target, H, W, C, Cp, cs, 1, ry, by, workspace, stream,
+                             err));
+fail:
+    return rc;
 }

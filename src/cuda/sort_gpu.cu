@@ -1,16 +1,18 @@
 /*
- * sort_gpu.cu - GPU context, workspace, and the sort driver.
+ * sort_gpu.cu - GPU context, workspace, and the sort driver. CPU
+ * reference: cpu/sort_cpu.c.
  *
- *   upload -> shuffle -> for each level: blur (x, y), level kernel -> index
+ *   upload -> shuffle -> for each level: target = blur(q), assign level -> index
  *
  * The number of levels is known on the host, so all launches are queued at
  * once on the context's stream; the data-dependent loops (configurations,
  * passes) run inside the cooperative level kernel. The host waits once,
  * for the index.
  *
- * Layout: q and the target apart (N x Cp each), or in the PACKED solve mode
- * interleaved per cell ([q | t], 2 Cp), so that the solve's random gathers
- * fetch one sector for both. The footprint is the same either way.
+ * Layout: q and the target apart (N x Cp each), or for Cp <= 4
+ * interleaved per cell ([q | t], 2 Cp: cuplas_assign_gpu_packed), so that
+ * the solve's random gathers fetch one sector for both. The footprint is
+ * the same either way.
  */
 #include "cuda/sort_gpu.h"
 
@@ -22,6 +24,7 @@
 #include "cuda/assign_gpu.cuh"
 #include "cuda/blur_gpu.cuh"
 #include "cuda/cuda_check.h"
+#include "cuda/shuffle_gpu.cuh"
 
 struct cuplas_gpu_ctx {
     int device;
@@ -29,12 +32,11 @@ struct cuplas_gpu_ctx {
     cudaStream_t stream;
     int sms;             /* multiprocessors: the level kernel's grid bound */
     int occ_cp, occ_per_sm; /* level-kernel occupancy, cached for one Cp */
-    cuplas_solve_mode mode, occ_mode; /* solve mode; the mode occ_per_sm is for */
     void *ws;          /* device workspace, grown on demand */
     size_t ws_bytes;
     int16_t *h_q;      /* pinned: features to upload        */
     int32_t *h_idx;    /* pinned: index downloaded          */
-    cuplas_loop_state *h_state; /* pinned: a pageable download would
+    cuplas_level_counters *h_state; /* pinned: a pageable download would
                                    wait for the sort inside the copy, spinning */
     int64_t h_q_n, h_idx_n;
     cudaEvent_t ev[4]; /* upload, sort, download boundaries  */
@@ -47,7 +49,7 @@ struct cuplas_gpu_ctx {
 #define ORDER_CELLS ((int64_t)1 << 20)
 
 struct cuplas_gpu_order {
-    int device, off;     /* off: CUPLAS_GPU_ORDER=0, sorts interleave freely */
+    int device;
     pthread_mutex_t mu;  /* held from a sort's wait to its record */
     cudaEvent_t last;    /* recorded after the last ordered sort's launches */
 };
@@ -58,7 +60,7 @@ struct gpu_buffers {
     int cs;
     int16_t *in;     /* the uploaded features (N x Cp) until the shuffle */
     int32_t *idx;
-    cuplas_loop_state *state;
+    cuplas_level_counters *state;
     void *blur_ws;
 };
 
@@ -74,12 +76,6 @@ extern "C" int cuplas_gpu_count(void)
         return 0;
     }
     return n;
-}
-
-extern "C" const char *cuplas_gpu_solve_mode_name(cuplas_solve_mode mode)
-{
-    static const char *const names[] = {"legacy", "lazy", "packed", "auto"};
-    return mode >= CUPLAS_SOLVE_LEGACY && mode <= CUPLAS_SOLVE_AUTO ? names[mode] : "?";
 }
 
 extern "C" int cuplas_gpu_ctx_init(cuplas_gpu_ctx **out, int device, cuplas_error *err)
@@ -107,14 +103,6 @@ extern "C" int cuplas_gpu_ctx_init(cuplas_gpu_ctx **out, int device, cuplas_erro
     if (!prop.cooperativeLaunch)
         CUPLAS_FAIL(err, CUPLAS_ERR_NODEVICE, "%s cannot run cooperative kernels", prop.name);
     ctx->sms = prop.multiProcessorCount;
-    ctx->mode = CUPLAS_SOLVE_AUTO;
-    {
-        /* developer A/B switch: the modes give identical results */
-        const char *m = getenv("CUPLAS_GPU_SOLVE");
-        for (int k = CUPLAS_SOLVE_LEGACY; m && k <= CUPLAS_SOLVE_AUTO; k++)
-            if (!strcmp(m, cuplas_gpu_solve_mode_name((cuplas_solve_mode)k)))
-                ctx->mode = (cuplas_solve_mode)k;
-    }
     *out = ctx;
     return 0;
 fail:
@@ -149,13 +137,11 @@ extern "C" const char *cuplas_gpu_name(const cuplas_gpu_ctx *ctx) { return ctx->
 extern "C" int cuplas_gpu_order_create(cuplas_gpu_order **out, int device, cuplas_error *err)
 {
     int rc = 0;
-    const char *env = getenv("CUPLAS_GPU_ORDER");
     cuplas_gpu_order *o = (cuplas_gpu_order *)calloc(1, sizeof *o);
     *out = NULL;
     if (!o)
         CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
     o->device = device;
-    o->off = env && !strcmp(env, "0");   /* developer A/B switch */
     pthread_mutex_init(&o->mu, NULL);
     CUPLAS_CUDA_TRY(err, cudaSetDevice(device));
     CUPLAS_CUDA_TRY(err, cudaEventCreateWithFlags(&o->last, cudaEventDisableTiming));
@@ -179,7 +165,7 @@ extern "C" void cuplas_gpu_order_free(cuplas_gpu_order *o)
 
 extern "C" void cuplas_gpu_ctx_set_order(cuplas_gpu_ctx *ctx, cuplas_gpu_order *o)
 {
-    ctx->order = o && o->device == ctx->device && !o->off ? o : NULL;
+    ctx->order = o && o->device == ctx->device ? o : NULL;
 }
 
 /* For a grid that fills the GPU: lock the order and make the stream wait
@@ -204,23 +190,6 @@ static void order_leave(cuplas_gpu_order *o)
 {
     if (o)
         pthread_mutex_unlock(&o->mu);
-}
-
-extern "C" void cuplas_gpu_set_solve_mode(cuplas_gpu_ctx *ctx, cuplas_solve_mode mode)
-{
-    ctx->mode = mode;
-}
-
-extern "C" cuplas_solve_mode cuplas_gpu_solve_mode(const cuplas_gpu_ctx *ctx) { return ctx->mode; }
-
-/* The mode a sort with Cp channels runs in. H200, 2026-11-21: PACKED wins at
- * Cp = 4 (2048^2 x 3: 142 vs 145 ms LAZY), LAZY at Cp = 16 (1024^2 x 16:
- * 74 vs 78 ms), where a record no longer fits one 32-byte sector. */
-static cuplas_solve_mode mode_for(const cuplas_gpu_ctx *ctx, int Cp)
-{
-    if (ctx->mode != CUPLAS_SOLVE_AUTO)
-        return ctx->mode;
-    return Cp <= 4 ? CUPLAS_SOLVE_PACKED : CUPLAS_SOLVE_LAZY;
 }
 
 extern "C" int cuplas_gpu_mem_info(cuplas_gpu_ctx *ctx, size_t *free_b, size_t *total_b)
@@ -267,8 +236,8 @@ extern "C" size_t cuplas_sort_gpu_bytes(int64_t H, int64_t W, int Cp)
 {
     size_t N = (size_t)(H * W);
     return 2 * align256(N * Cp * sizeof(int16_t)) + align256(N * sizeof(int32_t)) +
-           align256(sizeof(cuplas_loop_state)) +
-           align256(cuplas_blur_workspace(H, W, Cp));
+           align256(sizeof(cuplas_level_counters)) +
+           align256(cuplas_blur_gpu_workspace(H, W, Cp));
 }
 
 static int ensure_workspace(cuplas_gpu_ctx *ctx, size_t bytes, cuplas_error *err)
@@ -293,7 +262,7 @@ fail:
     return rc;
 }
 
-static gpu_buffers carve(void *ws, int64_t H, int64_t W, int Cp, cuplas_solve_mode mode)
+static gpu_buffers carve(void *ws, int64_t H, int64_t W, int Cp)
 {
     gpu_buffers b;
     size_t N = (size_t)(H * W);
@@ -303,55 +272,19 @@ static gpu_buffers carve(void *ws, int64_t H, int64_t W, int Cp, cuplas_solve_mo
     b.t = (int16_t *)p;
     p += align256(N * Cp * sizeof(int16_t));
     b.cs = Cp;
-    if (mode == CUPLAS_SOLVE_PACKED) {
+    if (cuplas_assign_gpu_packed(Cp)) {
         b.t = b.q + Cp; /* the same 2 N Cp elements, interleaved */
         b.cs = 2 * Cp;
     }
     b.idx = (int32_t *)p;
     p += align256(N * sizeof(int32_t));
-    b.state = (cuplas_loop_state *)p;
-    p += align256(sizeof(cuplas_loop_state));
+    b.state = (cuplas_level_counters *)p;
+    p += align256(sizeof(cuplas_level_counters));
     b.blur_ws = p;
     /* packed: the input waits in the blur's workspace (at least N Cp x 4
      * bytes), which the blur first writes after the shuffle */
-    b.in = mode == CUPLAS_SOLVE_PACKED ? (int16_t *)b.blur_ws : b.t;
+    b.in = b.cs != Cp ? (int16_t *)b.blur_ws : b.t;
     return b;
-}
-
-/* ------------------------------------------------------------ one level */
-
-/* target <- blur(q): x passes, then y passes (CPU: cuplas_blur_cpu). */
-static int launch_blur(const gpu_buffers *b, int64_t H, int64_t W, int C, int Cp, int rx,
-                       int ry, int passes, cuplas_border bx, cuplas_border by, cudaStream_t s,
-                       cuplas_error *err)
-{
-    int rc = 0;
-    for (int i = 0; i < passes; i++)
-        CUPLAS_TRY(cuplas_blur_pass(b->t, i == 0 ? b->q : b->t, H, W, C, Cp, b->cs, 0, rx, bx,
-                                    b->blur_ws, s, err));
-    for (int i = 0; i < passes; i++)
-        CUPLAS_TRY(cuplas_blur_pass(b->t, b->t, H, W, C, Cp, b->cs, 1, ry, by, b->blur_ws, s,
-                                    err));
-fail:
-    return rc;
-}
-
-static cuplas_level_args level_args(const cuplas_qgrid *g, const cuplas_sort_params *p,
-                                    const cuplas_level *lv, int L)
-{
-    cuplas_level_args a;
-    a.seed = p->seed;
-    a.level = (uint32_t)L;
-    a.permuter = (uint32_t)p->permuter;
-    a.H = (uint32_t)g->H;
-    a.W = (uint32_t)g->W;
-    a.bh = (uint32_t)lv->bh;
-    a.bw = (uint32_t)lv->bw;
-    a.improvement_break = p->improvement_break;
-    a.min_configs = (uint32_t)p->min_configs;
-    a.max_configs = (uint32_t)p->max_configs;
-    a.max_passes = (uint32_t)p->max_passes;
-    return a;
 }
 
 /* ------------------------------------------------------------------ sort */
@@ -366,25 +299,23 @@ extern "C" int cuplas_sort_gpu(cuplas_gpu_ctx *ctx, const cuplas_qgrid *g,
     const size_t qbytes = (size_t)N * g->Cp * sizeof(int16_t);
     float ms[3] = {0, 0, 0};
     int per_sm = 0;
-    cuplas_loop_state hs;
+    cuplas_level_counters hs;
     gpu_buffers b;
     cudaStream_t str = ctx->stream;
     cuplas_gpu_order *ordered = NULL;   /* set while its lock is held */
-    const cuplas_solve_mode mode = mode_for(ctx, g->Cp);
     (void)cancel; /* a GPU sort always completes its grid (README) */
     memset(st, 0, sizeof *st);
     if (N > INT32_MAX)
         CUPLAS_FAIL(err, CUPLAS_ERR_USAGE, "%lld cells: the GPU backend takes at most 2^31-1", (long long)N);
     CUPLAS_CUDA_TRY(err, cudaSetDevice(ctx->device));
     CUPLAS_TRY(ensure_workspace(ctx, cuplas_sort_gpu_bytes(g->H, g->W, g->Cp), err));
-    b = carve(ctx->ws, g->H, g->W, g->Cp, mode);
+    b = carve(ctx->ws, g->H, g->W, g->Cp);
     if (!(ctx->h_idx = (int32_t *)grow_pinned(ctx->h_idx, &ctx->h_idx_n, N, sizeof(int32_t))))
         CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "cannot allocate pinned host memory for the index");
     /* a lane sorts many grids of one shape: query the occupancy once */
-    if (ctx->occ_cp != g->Cp || ctx->occ_mode != mode) {
-        CUPLAS_TRY(cuplas_level_occupancy(g->Cp, mode, &ctx->occ_per_sm, err));
+    if (ctx->occ_cp != g->Cp) {
+        CUPLAS_TRY(cuplas_assign_level_gpu_occupancy(g->Cp, &ctx->occ_per_sm, err));
         ctx->occ_cp = g->Cp;
-        ctx->occ_mode = mode;
     }
     per_sm = ctx->occ_per_sm;
     if (per_sm < 1)
@@ -395,7 +326,7 @@ extern "C" int cuplas_sort_gpu(cuplas_gpu_ctx *ctx, const cuplas_qgrid *g,
      * cuplas_gpu_staging (async copy) */
     CUPLAS_CUDA_TRY(err, cudaEventRecord(ctx->ev[0], str));
     CUPLAS_CUDA_TRY(err, cudaMemcpyAsync(b.in, g->q, qbytes, cudaMemcpyHostToDevice, str));
-    CUPLAS_CUDA_TRY(err, cudaMemsetAsync(b.state, 0, sizeof(cuplas_loop_state), str));
+    CUPLAS_CUDA_TRY(err, cudaMemsetAsync(b.state, 0, sizeof(cuplas_level_counters), str));
     /* the upload overlaps the sorts ahead; the sort itself waits its turn
        (ev[1] after the wait: device_ms is this grid's own time) */
     ordered = order_enter(ctx->order, N, str, err, &rc);
@@ -406,15 +337,16 @@ extern "C" int cuplas_sort_gpu(cuplas_gpu_ctx *ctx, const cuplas_qgrid *g,
      * the split layout's target gets them from the (zero-padded) input */
     if (b.cs != g->Cp && g->C != g->Cp)
         CUPLAS_CUDA_TRY(err, cudaMemsetAsync(b.q, 0, 2 * qbytes, str));
-    CUPLAS_TRY(cuplas_shuffle_launch(b.q, b.idx, b.in, N, g->Cp, b.cs, p->seed, p->shuffle, str,
-                                     err));
+    CUPLAS_TRY(cuplas_shuffle_gpu(b.q, b.idx, b.in, N, g->Cp, b.cs, p->seed, p->shuffle, str,
+                                  err));
     /* every launch is asynchronous: the loop decisions live on the device */
     for (int L = 0; L < s->nlevels; L++) {
         const cuplas_level *lv = &s->levels[L];
-        CUPLAS_TRY(launch_blur(&b, g->H, g->W, g->C, g->Cp, lv->rx, lv->ry, p->blur_passes,
-                               p->border_x, p->border_y, str, err));
-        CUPLAS_TRY(cuplas_level_launch(b.q, b.idx, b.t, g->Cp, mode, level_args(g, p, lv, L),
-                                       b.state, per_sm * ctx->sms, str, err));
+        CUPLAS_TRY(cuplas_blur_gpu(b.q, b.t, g->H, g->W, g->C, g->Cp, b.cs, lv->rx, lv->ry,
+                                   p->blur_passes, p->border_x, p->border_y, b.blur_ws, str, err));
+        CUPLAS_TRY(cuplas_assign_level_gpu(b.q, b.idx, b.t, g->Cp,
+                                           cuplas_level_params_make(p, lv, g->H, g->W, L),
+                                           b.state, per_sm * ctx->sms, str, err));
     }
     CUPLAS_CUDA_TRY(err, cudaEventRecord(ctx->ev[2], str));
     if (ordered) {
@@ -446,23 +378,24 @@ fail:
     return rc;
 }
 
-/* ------------------------------------------------- kernel-level test hooks */
+/* ------------------------------------------- the steps run from host arrays */
 
-extern "C" int cuplas_gpu_blur(cuplas_gpu_ctx *ctx, const int16_t *q, int16_t *target,
-                               int64_t H, int64_t W, int Cp, int rx, int ry, int passes,
-                               cuplas_border bx, cuplas_border by, cuplas_error *err)
+extern "C" int cuplas_blur_gpu_host(cuplas_gpu_ctx *ctx, const int16_t *q, int16_t *target,
+                                    int64_t H, int64_t W, int Cp, int rx, int ry, int passes,
+                                    cuplas_border bx, cuplas_border by, cuplas_error *err)
 {
     int rc = 0;
     const size_t row = (size_t)Cp * sizeof(int16_t), n = (size_t)(H * W);
     CUPLAS_CUDA_TRY(err, cudaSetDevice(ctx->device));
     CUPLAS_TRY(ensure_workspace(ctx, cuplas_sort_gpu_bytes(H, W, Cp), err));
     {
-        gpu_buffers b = carve(ctx->ws, H, W, Cp, mode_for(ctx, Cp));
+        gpu_buffers b = carve(ctx->ws, H, W, Cp);
         const size_t pitch = (size_t)b.cs * sizeof(int16_t);
         CUPLAS_CUDA_TRY(err, cudaMemcpy2DAsync(b.q, pitch, q, row, row, n, cudaMemcpyHostToDevice,
                                                ctx->stream));
-        /* the test hook blurs every channel (padding included) like the CPU */
-        CUPLAS_TRY(launch_blur(&b, H, W, Cp, Cp, rx, ry, passes, bx, by, ctx->stream, err));
+        /* every channel (padding included), like the CPU */
+        CUPLAS_TRY(cuplas_blur_gpu(b.q, b.t, H, W, Cp, Cp, b.cs, rx, ry, passes, bx, by,
+                                   b.blur_ws, ctx->stream, err));
         CUPLAS_CUDA_TRY(err, cudaMemcpy2DAsync(target, row, b.t, pitch, row, n,
                                                cudaMemcpyDeviceToHost, ctx->stream));
         CUPLAS_CUDA_TRY(err, cudaStreamSynchronize(ctx->stream));
@@ -471,17 +404,18 @@ fail:
     return rc;
 }
 
-extern "C" int cuplas_gpu_pass(cuplas_gpu_ctx *ctx, int16_t *q, int64_t *idx,
-                               const int16_t *target, int Cp, const cuplas_pass_geom *g,
-                               uint64_t seed, uint32_t level, uint32_t cfg, uint32_t pass,
-                               uint64_t *before, uint64_t *after, cuplas_error *err)
+extern "C" int cuplas_assign_pass_gpu_host(cuplas_gpu_ctx *ctx, int16_t *q, int64_t *idx,
+                                           const int16_t *target, int Cp,
+                                           const cuplas_pass_geom *g, uint64_t seed,
+                                           uint32_t level, uint32_t cfg, uint32_t pass,
+                                           uint64_t *before, uint64_t *after,
+                                           cuplas_error *err)
 {
     int rc = 0;
     const int64_t N = g->H * g->W;
     const size_t row = (size_t)Cp * sizeof(int16_t);
     int32_t *h_idx = (int32_t *)malloc((size_t)N * sizeof *h_idx);
-    cuplas_loop_state hs;
-    cuplas_perm perm = cuplas_perm_make(g->kind, g->n, seed, CUPLAS_TAG_GROUP, level, cfg, pass);
+    cuplas_level_counters hs;
     if (!h_idx)
         CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
     for (int64_t i = 0; i < N; i++)
@@ -489,15 +423,15 @@ extern "C" int cuplas_gpu_pass(cuplas_gpu_ctx *ctx, int16_t *q, int64_t *idx,
     CUPLAS_CUDA_TRY(err, cudaSetDevice(ctx->device));
     CUPLAS_TRY(ensure_workspace(ctx, cuplas_sort_gpu_bytes(g->H, g->W, Cp), err));
     {
-        gpu_buffers b = carve(ctx->ws, g->H, g->W, Cp, mode_for(ctx, Cp));
+        gpu_buffers b = carve(ctx->ws, g->H, g->W, Cp);
         const size_t pitch = (size_t)b.cs * sizeof(int16_t);
         CUPLAS_CUDA_TRY(err, cudaMemcpy2DAsync(b.q, pitch, q, row, row, (size_t)N,
                                                cudaMemcpyHostToDevice, ctx->stream));
         CUPLAS_CUDA_TRY(err, cudaMemcpy2DAsync(b.t, pitch, target, row, row, (size_t)N,
                                                cudaMemcpyHostToDevice, ctx->stream));
         CUPLAS_CUDA_TRY(err, cudaMemcpyAsync(b.idx, h_idx, N * sizeof *h_idx, cudaMemcpyHostToDevice, ctx->stream));
-        CUPLAS_TRY(cuplas_pass_launch(b.q, b.idx, b.t, Cp, mode_for(ctx, Cp), g, perm, b.state,
-                                      ctx->stream, err));
+        CUPLAS_TRY(cuplas_assign_pass_gpu(b.q, b.idx, b.t, Cp, g, seed, level, cfg, pass, b.state,
+                                          ctx->stream, err));
         CUPLAS_CUDA_TRY(err, cudaMemcpy2DAsync(q, row, b.q, pitch, row, (size_t)N,
                                                cudaMemcpyDeviceToHost, ctx->stream));
         CUPLAS_CUDA_TRY(err, cudaMemcpyAsync(h_idx, b.idx, N * sizeof *h_idx, cudaMemcpyDeviceToHost, ctx->stream));

@@ -1,10 +1,13 @@
 /*
- * sort_gpu.h - the GPU backend, callable from C.
+ * sort_gpu.h - the GPU backend, callable from C. CPU twin: cuplas_sort_cpu
+ * (cpu/sort_cpu.h).
  *
  * A cuplas_gpu_ctx owns one device's stream and a workspace that grows to
  * the largest grid seen and is then reused. cuplas_sort_gpu runs the whole
  * sort with one cooperative kernel per level: no host synchronisation
- * until the index comes back.
+ * until the index comes back. The steps' kernels and launchers live in
+ * their own files, named after their CPU twins: shuffle_gpu, blur_gpu,
+ * assign_gpu.
  */
 #ifndef CUPLAS_SORT_GPU_H
 #define CUPLAS_SORT_GPU_H
@@ -15,27 +18,14 @@
 #include "util/error.h"
 #include "core/params.h"
 #include "core/quantize.h"
+#include "core/level.h"
 #include "core/schedule.h"
-#include "cpu/sort_cpu.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 typedef struct cuplas_gpu_ctx cuplas_gpu_ctx;
-
-/* How the solve lays out and touches memory; every mode gives the same
- * bytes (A/B switch, cuda/assign.cu). LEGACY: q and target apart, the index
- * of every cell read. LAZY: only cells that move are read and written
- * back. PACKED: LAZY with q and target in one record per cell. AUTO (the
- * default): PACKED for Cp <= 4, else LAZY. A context starts in the mode
- * named by CUPLAS_GPU_SOLVE (legacy, lazy, packed), else AUTO. */
-typedef enum cuplas_solve_mode {
-    CUPLAS_SOLVE_LEGACY = 0,
-    CUPLAS_SOLVE_LAZY = 1,
-    CUPLAS_SOLVE_PACKED = 2,
-    CUPLAS_SOLVE_AUTO = 3     /* PACKED for C <= 4, LAZY above (measured) */
-} cuplas_solve_mode;
 
 /* Usable devices; 0 on any error (no driver gives error 35, not 100). */
 int cuplas_gpu_count(void);
@@ -54,8 +44,7 @@ int16_t *cuplas_gpu_staging(cuplas_gpu_ctx *ctx, int64_t n);
  * work comes in waves. With it, grids of 2^20 cells or more run one after
  * another in queue order (each upload still overlaps the sort ahead);
  * smaller grids, which do not fill the GPU, run several at a time as
- * before. Results never depend on it. CUPLAS_GPU_ORDER=0 turns it off
- * (developer A/B switch). */
+ * before. Results never depend on it. */
 typedef struct cuplas_gpu_order cuplas_gpu_order;
 int cuplas_gpu_order_create(cuplas_gpu_order **order, int device, cuplas_error *err);
 void cuplas_gpu_order_free(cuplas_gpu_order *order);
@@ -72,21 +61,17 @@ int cuplas_sort_gpu(cuplas_gpu_ctx *ctx, const cuplas_qgrid *g,
                     int64_t *index, const volatile int *cancel,
                     cuplas_sort_stats *st, cuplas_error *err);
 
-/* "legacy", "lazy", "packed" or "auto" (the CUPLAS_GPU_SOLVE values). */
-const char *cuplas_gpu_solve_mode_name(cuplas_solve_mode mode);
-
-/* The solve mode of later sorts and test hooks on ctx. */
-void cuplas_gpu_set_solve_mode(cuplas_gpu_ctx *ctx, cuplas_solve_mode mode);
-cuplas_solve_mode cuplas_gpu_solve_mode(const cuplas_gpu_ctx *ctx);
-
-/* Kernel-level entry points for the parity tests (tests/test_gpu.c). */
-int cuplas_gpu_blur(cuplas_gpu_ctx *ctx, const int16_t *q, int16_t *target,
-                    int64_t H, int64_t W, int Cp, int rx, int ry, int passes,
-                    cuplas_border bx, cuplas_border by, cuplas_error *err);
-int cuplas_gpu_pass(cuplas_gpu_ctx *ctx, int16_t *q, int64_t *idx,
-                    const int16_t *target, int Cp, const cuplas_pass_geom *g,
-                    uint64_t seed, uint32_t level, uint32_t cfg, uint32_t pass,
-                    uint64_t *before, uint64_t *after, cuplas_error *err);
+/* The steps' GPU twins run from host arrays: upload, launch in the
+ * layout cuplas_sort_gpu uses for Cp channels, download (the parity tests
+ * in tests/test_gpu.c hold them against cuplas_blur_cpu and
+ * cuplas_assign_pass_cpu). The blur covers every channel, padding too. */
+int cuplas_blur_gpu_host(cuplas_gpu_ctx *ctx, const int16_t *q, int16_t *target,
+                         int64_t H, int64_t W, int Cp, int rx, int ry, int passes,
+                         cuplas_border bx, cuplas_border by, cuplas_error *err);
+int cuplas_assign_pass_gpu_host(cuplas_gpu_ctx *ctx, int16_t *q, int64_t *idx,
+                                const int16_t *target, int Cp, const cuplas_pass_geom *g,
+                                uint64_t seed, uint32_t level, uint32_t cfg, uint32_t pass,
+                                uint64_t *before, uint64_t *after, cuplas_error *err);
 
 #ifdef __cplusplus
 }

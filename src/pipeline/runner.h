@@ -24,7 +24,7 @@
 #include "util/lock.h"
 #include "util/log.h"
 #include "util/pool.h"
-#include "cpu/sort_cpu.h"
+#include "core/level.h"
 
 #ifdef __cplusplus
 extern "C" {

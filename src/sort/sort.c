@@ -9,6 +9,7 @@
 
 #include "core/quantize.h"
 #include "core/schedule.h"
+#include "cpu/sort_cpu.h"
 #ifdef HAVE_CUDA
 #include "cuda/sort_gpu.h"
 #endif

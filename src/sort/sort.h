@@ -14,7 +14,7 @@
 #include "util/error.h"
 #include "core/params.h"
 #include "util/pool.h"
-#include "cpu/sort_cpu.h"
+#include "core/level.h"   /* cuplas_sort_stats */
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,0 +1,101 @@
+/*
+ * assign_cpu.c - the 4-cell solve, CPU reference of cuda/assign_gpu.cu.
+ *
+ * A pass splits every block of the level into random groups of 4 cells
+ * (the pass's permutation of the block offsets, read 4 at a time), and
+ * gives each group the best of its 24 arrangements (core/quad.h). Groups
+ * are disjoint, so a pass is order-free; its costs are exact integer
+ * sums. A level repeats passes and configurations as core/level.h's
+ * control decides.
+ */
+#include "cpu/assign_cpu.h"
+
+#include <string.h>
+
+#include "core/quad.h"
+#include "core/random.h"
+
+/* The grid cell of block offset o in block (by, bx) under the shift. */
+static int64_t quad_cell(const cuplas_pass_geom *g, int64_t by, int64_t bx, uint32_t o)
+{
+    int64_t y = (by * g->bh + o / g->bw + g->sy) % g->H;
+    int64_t x = (bx * g->bw + o % g->bw + g->sx) % g->W;
+    return y * g->W + x;
+}
+
+static void quad_costs(const int16_t *q, const int16_t *t, int Cp,
+                       const int64_t cell[4], uint64_t D[4][4])
+{
+    for (int i = 0; i < 4; i++)
+        for (int j = 0; j < 4; j++) {
+            const int16_t *a = q + cell[i] * Cp, *b = t + cell[j] * Cp;
+            uint64_t s = 0;
+            for (int c = 0; c < Cp; c++) {
+                int32_t d = (int32_t)a[c] - b[c];
+                s += (uint32_t)(d * d);
+            }
+            D[i][j] = s;
+        }
+}
+
+static void quad_apply(int16_t *q, int64_t *idx, int Cp, const int64_t cell[4],
+                       uint32_t code)
+{
+    int16_t v[4][CUPLAS_CPU_MAX_CP];
+    int64_t id[4];
+    for (int i = 0; i < 4; i++) {
+        memcpy(v[i], q + cell[i] * Cp, Cp * sizeof *q);
+        id[i] = idx[cell[i]];
+    }
+    for (int j = 0; j < 4; j++) {
+        int src = (code >> (2 * j)) & 3;
+        memcpy(q + cell[j] * Cp, v[src], Cp * sizeof *q);
+        idx[cell[j]] = id[src];
+    }
+}
+
+void cuplas_assign_pass_cpu(int16_t *q, int64_t *idx, const int16_t *target, int Cp,
+                            const cuplas_pass_geom *g, uint64_t seed, uint32_t level,
+                            uint32_t cfg, uint32_t pass, uint64_t *before,
+                            uint64_t *after)
+{
+    cuplas_perm perm = cuplas_pass_perm(g, seed, level, cfg, pass);
+    const int64_t nbx = g->W / g->bw, quads = g->n / 4;
+    const int64_t total = nbx * (g->H / g->bh) * quads;
+    uint64_t sb = 0, sa = 0;
+    #pragma omp parallel for reduction(+ : sb, sa) schedule(static)
+    for (int64_t gi = 0; gi < total; gi++) {
+        int64_t b = gi / quads, k = gi % quads, cell[4];
+        for (int j = 0; j < 4; j++)
+            cell[j] = quad_cell(g, b / nbx, b % nbx,
+                                cuplas_perm_apply(&perm, (uint32_t)(4 * k + j)));
+        uint64_t D[4][4], cid, cbest;
+        quad_costs(q, target, Cp, cell, D);
+        uint32_t code = cuplas_quad_best(D, &cid, &cbest);
+        sb += cid;
+        sa += cbest;
+        if (cbest < cid)
+            quad_apply(q, idx, Cp, cell, code);
+    }
+    *before = sb;
+    *after = sa;
+}
+
+void cuplas_assign_level_cpu(int16_t *q, int64_t *idx, const int16_t *target, int Cp,
+                             const cuplas_level_params *a, cuplas_sort_stats *st)
+{
+    cuplas_level_state s = cuplas_level_start();
+    cuplas_pass_geom geo = cuplas_level_geom(a, s.cfg);
+    for (;;) {
+        uint64_t before, after;
+        cuplas_assign_pass_cpu(q, idx, target, Cp, &geo, a->seed, a->level, s.cfg, s.pass,
+                               &before, &after);
+        cuplas_level_next next = cuplas_level_step(&s, before, after, a);
+        if (next == CUPLAS_LEVEL_DONE)
+            break;
+        if (next == CUPLAS_LEVEL_NEXT_CONFIG)
+            geo = cuplas_level_geom(a, s.cfg);
+    }
+    st->passes += s.passes;
+    st->configs += s.cfg;
+}
