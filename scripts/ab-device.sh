@@ -10,15 +10,20 @@
 #
 # Results: JSON lines and logs in one archive, $OUT/ab-results.tgz (the
 # device returns few files), and the table printed last in $OUT/table.txt.
-# AB_LIGHT=1 skips compute-sanitizer.
+# AB_LIGHT=1 skips compute-sanitizer; AB_PARTS picks sections (default
+# "test compare bench pipe"), so that a plan can span two device calls.
 set -u
+PARTS=" ${AB_PARTS:-test compare bench pipe} "
+part() { case "$PARTS" in *" $1 "*) return 0;; esac; return 1; }
 FINAL=${OUT:-$PWD}; OUT=/tmp/ab-results; rm -rf $OUT; mkdir -p "$OUT"
 export LD_LIBRARY_PATH=$PWD/.dev/lib
 NEW=$PWD/.dev/bin OLD=$PWD/.dev/old/bin P=$PWD/.dev/peer-inputs.h5
 { nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader; nproc; } > "$OUT/gpu.txt"
 S="$OUT/summary.txt"; : > "$S"
 
-# 1. the GPU test suite of the new build (every kernel against its CPU twin)
+# 1. the GPU test suite of the new build (every kernel against its CPU twin),
+# and the solve-layout variants of bench/bench_solve (each checked against the CPU)
+if part test; then
 ( time $NEW/test_gpu ) > "$OUT/test_gpu.log" 2>&1
 echo "test_gpu rc=$? $(grep -E '^\[  (PASSED|FAILED) \]' "$OUT/test_gpu.log" | tr '\n' ' ')" | tee -a "$S"
 if [ -z "${AB_LIGHT:-}" ]; then
@@ -26,22 +31,32 @@ if [ -z "${AB_LIGHT:-}" ]; then
         > "$OUT/memcheck.log" 2>&1
     echo "memcheck rc=$? $(grep -h 'ERROR SUMMARY' "$OUT/memcheck.log" | tail -1)" | tee -a "$S"
 fi
+[ -x $NEW/bench_solve ] && { $NEW/bench_solve > "$OUT/bench-solve.txt" 2>&1
+    echo "bench_solve rc=$?" | tee -a "$S"; tail -12 "$OUT/bench-solve.txt"; }
+fi
 
 # 2. bytes: the new build on the GPU against the old one on the CPU
-bash scripts/compare-outputs.sh $OLD/cuplas $NEW/cuplas --backend gpu > "$OUT/compare-gpu.txt" 2>&1
+if part compare; then
+PATH=$NEW:$PATH bash scripts/compare-outputs.sh $OLD/cuplas $NEW/cuplas --backend gpu > "$OUT/compare-gpu.txt" 2>&1
 echo "compare-outputs (old cpu vs new gpu) rc=$? $(tail -1 "$OUT/compare-gpu.txt")" | tee -a "$S"
+grep -m5 FAIL "$OUT/compare-gpu.txt"
+fi
 
 # 3. bench_sort's default cases, old then new, then old again (drift check)
-CASES="$P:/colors_256 $P:/colors_512 $P:/colors_1024 $P:/colors_2048 colors:4096x4096
+# the peers' colour grids when carried (.dev/peer-inputs.h5, 16 MiB), else
+# generated colour grids of the same sizes (an A/B needs only the same input)
+PC="$P:/colors_256 $P:/colors_512 $P:/colors_1024 $P:/colors_2048"
+[ -f "$P" ] || PC="colors:256x256 colors:512x512 colors:1024x1024 colors:2048x2048"
+CASES="$PC colors:4096x4096
 normal:256x256x16 normal:512x512x16 normal:1024x1024x16 normal:2048x2048x16 normal:4096x4096x16
 colors:1000x1000 colors:1337x1337 colors:1024x512 colors:512x1024 normal:1024x2048x16"
-for tag in old new old2; do
+part bench && for tag in old new old2; do
     b=$( [ $tag = new ] && echo $NEW || echo $OLD )
     $b/bench_sort --runs 5 $CASES 2>&1 | sed "s/^{/{\"build\":\"$tag\",/" >> "$OUT/bench-sort.jsonl"
 done
 
 # 4. the one-GPU pipeline, old then new, on the same generated inputs
-for tag in old new; do
+part pipe && for tag in old new; do
     b=$( [ $tag = new ] && echo $NEW || echo $OLD )
     OUT=$OUT/pipe-$tag PIPE_BIN=$b PIPE_KEEP=1 PIPE_QUICK=1 PIPE_PURE=1 \
         bash scripts/pipeline-bench.sh > "$OUT/pipe-$tag.txt" 2>&1
@@ -52,7 +67,7 @@ python3 - "$OUT" > "$OUT/table.txt" <<'PY'
 import json, sys, collections
 out = sys.argv[1]
 rows = collections.defaultdict(dict)
-for line in open(out + "/bench-sort.jsonl"):
+for line in (open(out + "/bench-sort.jsonl") if __import__("os").path.exists(out + "/bench-sort.jsonl") else []):
     try:
         d = json.loads(line)
     except ValueError:
