@@ -34,13 +34,15 @@ BLONG=${PIPE_B_LONG:-0}
 # lanes; 1 and all GPUs)
 # PIPE_SYNC=1: sync (flush earlier runs' outputs to disk) before each run, so
 # that no run pays for the dirty pages of the ones before it
+# PIPE_EXTRA="--set K=V ...": added to every `cuplas run` (e.g. an older
+# build's settings in an A/B)
 # PIPE_REPEAT=N: the end-to-end runs N times (names -rK from the second on)
 REPEAT=${PIPE_REPEAT:-1}
 has() { case " $COLS " in *" $1 "*) return 0;; esac; return 1; }
 note() { echo "$*" | tee -a "$OUT/log.txt"; }
 gpulist() { seq -s, 0 $(($1 - 1)); }
-GPUS=$(printf "%s\n" 1 2 $NG | sort -nu | tr '\n' ' ')   # 1, 2 and all, each once
-GPUS2=$(printf "%s\n" 2 $NG | sort -nu | tr '\n' ' ')
+GPUS=$(printf "%s\n" 1 2 $NG | awk -v n=$NG '$1 <= n' | sort -nu | tr '\n' ' ')   # 1, 2 and all, each once
+GPUS2=$(printf "%s\n" 2 $NG | awk -v n=$NG '$1 <= n' | sort -nu | tr '\n' ' ')
 run_cfg() { # name file gpus lanes extra...
     local name=$1 file=$2 g=$3 lanes=$4; shift 4
     if [ -n "${PIPE_SYNC:-}" ]; then
@@ -51,7 +53,7 @@ run_cfg() { # name file gpus lanes extra...
     $B/cuplas run cfg.yaml --set "inputs=[{files: $file}]" --set output.dir=out-$name \
         --set "backend.gpus=[$( [ "$g" = cpu ] || gpulist $g )]" --set backend.lanes=$lanes \
         --set backend.device=$( [ "$g" = cpu ] && echo cpu || echo gpu ) \
-        --set output.deflate=$DEFLATE --set output.fsync=$FSYNC "$@" \
+        --set output.deflate=$DEFLATE --set output.fsync=$FSYNC ${PIPE_EXTRA:-} "$@" \
         --log-format json > "$L/run-$name.log" 2>&1
     local rc=$? t1=$(date +%s.%N)
     # wall_s: the whole process (start-up, CUDA init, planning); run_s: the
