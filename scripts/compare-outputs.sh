@@ -13,7 +13,7 @@
 #     shapes, chunking, filters, compressed sizes, and every attribute with
 #     its value (floats to 17 digits), except the ones that legitimately
 #     differ between two runs (COMPARE_IGNORE_ATTRS, default: wall_seconds
-#     backend device). Storage
+#     backend device cuplas_version). Storage
 #     OFFSETs are dropped: they move when an ignored attribute's length does.
 # A sort that fails must fail the same way: same exit code, no output.
 # `cuplas run` over a small collection (output.deflate 0 and 4) is compared
@@ -84,7 +84,9 @@ done
 OLD=$(cd "$(dirname "$OLD")" && pwd)/$(basename "$OLD")
 NEW=$(cd "$(dirname "$NEW")" && pwd)/$(basename "$NEW")
 
-IGNORE_ATTRS=${COMPARE_IGNORE_ATTRS-wall_seconds backend device}
+# cuplas_version: builds of two versions differ there by design (the
+# contract is per version); every other attribute must match
+IGNORE_ATTRS=${COMPARE_IGNORE_ATTRS-wall_seconds backend device cuplas_version}
 THREADS=${COMPARE_THREADS:-0}
 NEW_SET=()
 for kv in ${COMPARE_NEW_SET:-}; do NEW_SET+=(--set "$kv"); done

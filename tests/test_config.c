@@ -632,7 +632,7 @@ static void test_config_error_removed_key(void **state)
 {
     static const char *const ovr[] = { "sort.seed=3", "backend.h5_helpers=2" };
     static const char gone[] = "backend.h5_helpers was removed in 0.2.0: ";
-    static const char advice[] = "run one task per GPU (README \"Multi-GPU\")";
+    static const char advice[] = "run one task per GPU (README \"Multi-GPU pipeline\")";
     expect_error(state, "removed", INPUTS "backend:\n  device: cpu\n  h5_helpers: 0\n",
                  NULL, 0, "5:3", gone, advice);
     expect_error(state, "removed_flow", INPUTS "backend: {h5_helpers: -1}\n", NULL, 0,

@@ -179,7 +179,7 @@ _Static_assert(sizeof cuplas_cfg_input_keys / sizeof cuplas_cfg_input_keys[0]
 const struct removed_key cuplas_cfg_removed_keys[] = {
     { "backend.h5_helpers", "0.2.0",
       "HDF5 helper processes are gone; where many tiny grids make one process's "
-      "HDF5 thread the ceiling, run one task per GPU (README \"Multi-GPU\")" },
+      "HDF5 thread the ceiling, run one task per GPU (README \"Multi-GPU pipeline\")" },
 };
 
 const size_t cuplas_cfg_nremoved =
