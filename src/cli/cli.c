@@ -150,3 +150,19 @@ void cuplas_cli_catch_signals(volatile int *flag)
     if (!flag)
         signal_flag = NULL;
 }
+
+int cuplas_cli_finish(cuplas_log *lg, cuplas_config *cfg, int loaded, cuplas_overrides *ov,
+                      int rc)
+{
+    cuplas_error err;
+    cuplas_error_clear(&err);
+    if (cuplas_log_close(lg, &err) != 0) {
+        cuplas_cli_error(&err);
+        if (rc == CUPLAS_EXIT_OK)
+            rc = CUPLAS_EXIT_FATAL;
+    }
+    if (loaded)
+        cuplas_config_free(cfg);
+    cuplas_cli_overrides_free(ov);
+    return rc;
+}

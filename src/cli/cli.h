@@ -50,9 +50,15 @@ void cuplas_cli_overrides_free(cuplas_overrides *o);
  * off, the config loaded from path (NULL: defaults and overrides only) with
  * the --set overrides, then its log opened (log_format is --log-format, or
  * NULL). 0 on success; else the error is printed, cfg is left freed and
- * the exit code for it is returned. lg needs cuplas_log_close either way. */
+ * the exit code for it is returned. End with cuplas_cli_finish either way. */
 int cuplas_cli_load_config(const char *path, const cuplas_overrides *ov, const char *log_format,
                            cuplas_config *cfg, cuplas_log *lg, cuplas_error *err);
+
+/* The end of a command that sorts: close the log, free the config (when
+ * loaded) and the overrides. Returns rc, or CUPLAS_EXIT_FATAL in place of
+ * 0 when the log could not be written: the run's record is lost then. */
+int cuplas_cli_finish(cuplas_log *lg, cuplas_config *cfg, int loaded, cuplas_overrides *ov,
+                      int rc);
 
 /* "cuplas CMD: msg" + a pointer to the help; returns CUPLAS_EXIT_USAGE. */
 int cuplas_cli_usage(const char *cmd, const char *fmt, ...)

@@ -280,17 +280,7 @@ done:
     free(man_path);
     cuplas_shard_release(&mine);
     cuplas_jobs_free(&jobs);
-    cuplas_error_clear(&err);
-    if (cuplas_log_close(&lg, &err) != 0) {
-        /* the run's record is lost: never exit 0 then */
-        cuplas_cli_error(&err);
-        if (rc == CUPLAS_EXIT_OK)
-            rc = CUPLAS_EXIT_FATAL;
-    }
-    if (loaded)
-        cuplas_config_free(&cfg);
-    cuplas_cli_overrides_free(&ov);
-    return rc;
+    return cuplas_cli_finish(&lg, &cfg, loaded, &ov, rc);
 }
 
 const cuplas_cmd cuplas_cmd_run_def = {

@@ -216,19 +216,9 @@ done:
     if (have_runner)
         cuplas_runner_free(&runner);
     cuplas_jobs_free(&jobs);
-    cuplas_error_clear(&err);
-    if (cuplas_log_close(&lg, &err) != 0) {
-        /* the run's record is lost: never exit 0 then */
-        cuplas_cli_error(&err);
-        if (rc == CUPLAS_EXIT_OK)
-            rc = CUPLAS_EXIT_FATAL;
-    }
-    if (loaded)
-        cuplas_config_free(&cfg);
-    cuplas_cli_overrides_free(&ov);
     free(file);
     free(dataset);
-    return rc;
+    return cuplas_cli_finish(&lg, &cfg, loaded, &ov, rc);
 }
 
 const cuplas_cmd cuplas_cmd_sort_def = {
