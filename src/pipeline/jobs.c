@@ -22,6 +22,9 @@
 #include <sys/stat.h>
 
 #include "io/h5_read.h"
+#include "io/ply.h"
+#include "io/scene.h"
+#include "pipeline/fit_plan.h"
 
 /* ---------------------------------------------------------------- helpers */
 
@@ -161,6 +164,11 @@ static void free_job(cuplas_job *j)
     free(j->dataset);
     free(j->output);
     free(j->identity);
+    free(j->ply_out);
+    free(j->use);
+    free(j->act);
+    free(j->unit);
+    free(j->group);
 }
 
 void cuplas_jobs_free(cuplas_jobs *jobs)
@@ -169,6 +177,23 @@ void cuplas_jobs_free(cuplas_jobs *jobs)
         free_job(&jobs->v[i]);
     free(jobs->v);
     memset(jobs, 0, sizeof *jobs);
+}
+
+/* A result's sorted-PLY twin: its name with .h5/.hdf5 replaced by .ply
+ * (or .ply added). */
+static char *ply_path(const char *output)
+{
+    size_t n = strlen(output);
+    char *p = malloc(n + 5);
+    if (!p)
+        return NULL;
+    memcpy(p, output, n + 1);
+    if (n > 3 && !strcmp(p + n - 3, ".h5"))
+        p[n - 3] = '\0';
+    else if (n > 5 && !strcmp(p + n - 5, ".hdf5"))
+        p[n - 5] = '\0';
+    strcat(p, ".ply");
+    return p;
 }
 
 /* Probe shape and type, stat the file, and fill output and identity. */
@@ -184,7 +209,8 @@ static int plan_job(cuplas_job *j, const cuplas_config *cfg, const char *output,
                        : output_path(cfg->output.dir, cfg->output.name, j->file, j->dataset);
     if (!j->output)
         return cuplas_error_set(err, CUPLAS_ERR_NOMEM, "out of memory");
-    if (cuplas_h5_probe_grid(j->file, j->dataset, j->height, j->width, &g, &j->err) != 0)
+    j->scene = cuplas_ply_is_scene_path(j->file);
+    if (cuplas_job_probe(j, cfg, &g) != 0)
         return 0;   /* a failed job, not a failed plan */
     j->H = g.H;
     j->W = g.W;
@@ -192,7 +218,12 @@ static int plan_job(cuplas_job *j, const cuplas_config *cfg, const char *output,
     j->rank = g.in_rank;
     memcpy(j->dims, g.in_dims, sizeof j->dims);
     snprintf(j->dtype, sizeof j->dtype, "%s", g.dtype);
+    rc = cuplas_job_plan_grid(j, cfg, &g, err);
     cuplas_h5grid_free(&g);
+    if (rc || j->err.code)
+        return rc;   /* a config error stops the plan; j->err fails the job */
+    if (j->scene && cfg->output.ply && !output && !(j->ply_out = ply_path(j->output)))
+        return cuplas_error_set(err, CUPLAS_ERR_NOMEM, "out of memory");
 
     if (stat(j->file, &st) != 0)
         memset(&st, 0, sizeof st);
@@ -202,12 +233,14 @@ static int plan_job(cuplas_job *j, const cuplas_config *cfg, const char *output,
     else
         snprintf(shape, sizeof shape, "%" PRId64 "x%" PRId64 "@%" PRId64 "x%" PRId64,
                  j->dims[0], j->dims[1], j->H, j->W);
-    size_t n = strlen(j->real) + strlen(j->dataset) + 256;
+    size_t n = strlen(j->real) + strlen(j->dataset) + 352;
     if (!(j->identity = malloc(n)))
         CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
-    snprintf(j->identity, n, "%s:%s shape=%s dtype=%s size=%lld mtime=%lld.%09ld params=%s",
+    char fit[96];
+    snprintf(j->identity, n, "%s:%s shape=%s dtype=%s size=%lld mtime=%lld.%09ld params=%s%s",
              j->real, j->dataset, shape, j->dtype, (long long)st.st_size,
-             (long long)st.st_mtim.tv_sec, (long)st.st_mtim.tv_nsec, hash);
+             (long long)st.st_mtim.tv_sec, (long)st.st_mtim.tv_nsec, hash,
+             cuplas_job_fit_identity(j, fit, sizeof fit));
 fail:
     return rc;
 }
@@ -232,6 +265,15 @@ static int add_file(cuplas_jobs *jobs, const cuplas_config *cfg, int k, const ch
     int count = 0, rc = 0, patterns = 0;
     cuplas_error lerr = {0};
 
+    if (cuplas_ply_is_scene_path(file)) {   /* one job: the vertex table */
+        cuplas_job *j = new_job(jobs, file, CUPLAS_SCENE_DATASET, k, in->line, err);
+        if (!j)
+            return CUPLAS_ERR_NOMEM;
+        (*listed)++;
+        for (int d = 0; d < in->ndatasets; d++)
+            matched[d]++;   /* datasets: mean nothing to a scene */
+        return plan_job(j, cfg, NULL, hash, err);
+    }
     for (int d = 0; d < in->ndatasets; d++)
         patterns |= has_magic(in->datasets[d]);
     /* list even for literal names: it tells an unreadable file apart once */
@@ -456,6 +498,17 @@ int cuplas_jobs_add_one(cuplas_jobs *jobs, const cuplas_config *cfg, const char 
     j->height = height;
     j->width = width;
     return plan_job(j, cfg, output, hash, err);
+}
+
+int cuplas_jobs_set_ply(cuplas_jobs *jobs, const char *ply_out, cuplas_error *err)
+{
+    cuplas_job *j = jobs->n ? &jobs->v[jobs->n - 1] : NULL;
+    if (!j || (!j->scene && !j->err.code))
+        return cuplas_error_set(err, CUPLAS_ERR_USAGE, "--ply needs a PLY or .splat input");
+    free(j->ply_out);
+    if (!(j->ply_out = strdup(ply_out)))
+        return cuplas_error_set(err, CUPLAS_ERR_NOMEM, "out of memory");
+    return 0;
 }
 
 int cuplas_job_channels(const cuplas_config *cfg, int64_t C, int **use, int *nuse,
