@@ -39,7 +39,7 @@ static const char sort_help[] =
     "                           height/width attributes, else a square)\n"
     "  --channels LIST          channels that drive the sort, e.g. 0,1,2 or 0-2,5,\n"
     "                           or by name: x,y,z,f_dc_0-2,scale_* (default: all)\n"
-    "  --grid HxW|auto          grid of a scene or (N, C) dataset; N need not be\n"
+    "  --grid HxW|auto|square   grid of a scene or (N, C) dataset; N need not be\n"
     "                           H*W (default: scenes auto, HDF5 as stored)\n"
     "  --fit pad|crop           N != H*W: keep every item (empty cells) or keep\n"
     "                           the H*W with the highest --crop-by (default pad)\n"

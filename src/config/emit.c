@@ -147,6 +147,8 @@ static void put_value(struct sbuf *b, const struct key *k, const void *base)
         const int64_t *hw = (const int64_t *)(const void *)field;
         if (hw[0] == 0)
             put(b, "default");
+        else if (hw[0] == -2)
+            put(b, "square");
         else if (hw[0] < 0)
             put(b, "auto");
         else

@@ -57,7 +57,11 @@ const struct key cuplas_cfg_keys[] = {
     { "output.name", K_TEMPLATE, AT(output.name),
       .doc = "result file name: {stem} = input file name without extension, "
              "{file} = input file name, {dataset} = dataset path with '/' -> '_' "
-             "and the leading '/' dropped" },
+             "and the leading '/' dropped (a scene's is vertex), {parent} = the "
+             "input's folder name, {relpath} = the input's path below the longest "
+             "common folder of its inputs[] entry's matches, without extension, "
+             "'/' -> '_' (scenes/a/point_cloud/iteration_7000/point_cloud.ply -> "
+             "a_point_cloud_iteration_7000_point_cloud)" },
     { "output.overwrite", K_ENUM, AT(output.overwrite), .names = overwrite_names,
       .doc = "when the result file exists: skip the job if the file is complete "
              "(resume), overwrite it, or fail the job" },
@@ -150,7 +154,8 @@ const struct key cuplas_cfg_keys[] = {
              "before (height/width, attributes, else a square N); auto = also HDF5 "
              "(N, C) data with no shape of its own; [H, W] = that grid, N need not "
              "be H*W (fit decides). Auto: the smallest H*W >= N with H <= W <= 2H "
-             "(crop: the largest H*W <= N), ties the most square. Rank-3 data keeps "
+             "(crop: the largest H*W <= N), ties the most square; square: side "
+             "ceil(sqrt(N)) (crop: floor(sqrt(N)), as SOG). Rank-3 data keeps "
              "its own shape" },
     { "grid.fit", K_ENUM, AT(grid.fit), .names = fit_names,
       .doc = "N != H*W: pad keeps every item (empty cells: index -1, sorted all "
@@ -314,7 +319,7 @@ const char *cuplas_cfg_accepted(const struct key *k, char *buf, size_t size)
         snprintf(buf, size, "%s", k->flags & F_NONEMPTY ? "a non-empty string" : "a string");
         break;
     case K_TEMPLATE:
-        snprintf(buf, size, "a file name with {dataset} and {stem} or {file}");
+        snprintf(buf, size, "a file name with {dataset} and {stem}, {file} or {relpath}");
         break;
     case K_STRLIST:
         snprintf(buf, size, "a string or a list of strings%s",
@@ -338,7 +343,7 @@ const char *cuplas_cfg_accepted(const struct key *k, char *buf, size_t size)
         snprintf(buf, size, "a list of channel names, globs, ranges or indices");
         break;
     case K_SHAPE:
-        snprintf(buf, size, "default, auto, or [H, W] (positive integers)");
+        snprintf(buf, size, "default, auto, square, or [H, W] (positive integers)");
         break;
     }
     return buf;

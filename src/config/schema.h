@@ -32,7 +32,8 @@ enum kind {
     K_NUMLIST,   /* double * + int count                                  */
     K_INPUTS,    /* cuplas_input_spec * + int count, entries: input keys  */
     K_SELECTORS, /* cuplas_selectors: channel names/globs/ranges          */
-    K_SHAPE      /* int64_t[2]: "default" {0,0}, "auto" {-1,-1}, [H, W]   */
+    K_SHAPE      /* int64_t[2]: "default" {0,0}, "auto" {-1,-1}, "square"
+                    {-2,-2}, [H, W]                                       */
 };
 
 enum {

@@ -140,7 +140,9 @@ static const char *template_problem(const char *s, char *buf, size_t size)
         if (len == 9 && strncmp(p, "{dataset}", len) == 0)
             dataset = true;
         else if ((len == 6 && strncmp(p, "{stem}", len) == 0)
-                 || (len == 6 && strncmp(p, "{file}", len) == 0))
+                 || (len == 6 && strncmp(p, "{file}", len) == 0)
+                 || (len == 8 && strncmp(p, "{parent}", len) == 0)
+                 || (len == 9 && strncmp(p, "{relpath}", len) == 0))
             stem = true;
         else {
             snprintf(buf, size, "has the unknown placeholder %.*s",
@@ -149,8 +151,9 @@ static const char *template_problem(const char *s, char *buf, size_t size)
         }
     }
     /* the result must land inside output.dir: no absolute name, no ".."
-     * component (placeholders never expand to either: {dataset} has its
-     * '/' replaced, {stem} and {file} are a file's last component) */
+     * component (placeholders never expand to either: {dataset} and
+     * {relpath} have their '/' replaced, {stem}, {file} and {parent} are
+     * one path component, ".." never among them) */
     if (s[0] == '/')
         return "is an absolute path (accepted: a name inside output.dir)";
     for (const char *p = s; (p = strstr(p, "..")); p += 2)
@@ -159,7 +162,7 @@ static const char *template_problem(const char *s, char *buf, size_t size)
     if (!dataset)
         return "lacks {dataset}";
     if (!stem)
-        return "lacks {stem} or {file}";
+        return "lacks {stem}, {file} or {relpath}";
     return NULL;
 }
 
@@ -358,8 +361,8 @@ static int set_shape(struct loader *ld, const struct key *k, const char *name,
     if (node->type == YAML_SCALAR_NODE && !is_null(node)) {
         const char *t = scalar_text(node);
         char x;
-        if (!strcmp(t, "default") || !strcmp(t, "auto")) {
-            shape[0] = shape[1] = t[0] == 'a' ? -1 : 0;
+        if (!strcmp(t, "default") || !strcmp(t, "auto") || !strcmp(t, "square")) {
+            shape[0] = shape[1] = t[0] == 'a' ? -1 : t[0] == 's' ? -2 : 0;
             return 0;
         }
         if (sscanf(t, "%lld%1[x]%lld", &hw[0], &x, &hw[1]) != 3 || hw[0] < 1 || hw[1] < 1)

@@ -48,6 +48,18 @@ void cuplas_fit_auto_shape(int64_t n, int crop, int64_t *H, int64_t *W)
     *W = bw;
 }
 
+void cuplas_fit_square_shape(int64_t n, int crop, int64_t *H, int64_t *W)
+{
+    int64_t r = (int64_t)sqrt((double)(n < 1 ? 1 : n));
+    while (r * r > n)
+        r--;
+    while ((r + 1) * (r + 1) <= n)
+        r++;
+    if (!crop && r * r < n)
+        r++;
+    *H = *W = r < 1 ? 1 : r;
+}
+
 typedef struct ranked {
     double v;
     int64_t i;

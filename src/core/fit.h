@@ -14,7 +14,8 @@
  *         the chosen H, so fewer than H <= ceil(sqrt(N)) cells are empty
  *         (under 0.3 % for N = 113,648).
  *   crop: the largest H*W <= N with H <= W <= 2H; ties: largest H.
- * A square N gives sqrt(N) x sqrt(N) under both.
+ *   square: side ceil(sqrt(N)) (pad) or floor(sqrt(N)) (crop).
+ * A square N gives sqrt(N) x sqrt(N) under all of them.
  */
 #ifndef CUPLAS_CORE_FIT_H
 #define CUPLAS_CORE_FIT_H
@@ -27,6 +28,10 @@ extern "C" {
 
 /* The automatic H x W for n >= 1 items (crop 0: pad rule, 1: crop rule). */
 void cuplas_fit_auto_shape(int64_t n, int crop, int64_t *H, int64_t *W);
+
+/* Square: side ceil(sqrt(n)) (pad) or floor(sqrt(n)) (crop, as SOG's
+ * prune_to_square_shape). */
+void cuplas_fit_square_shape(int64_t n, int crop, int64_t *H, int64_t *W);
 
 /* Crop: the m (<= n) items with the highest v[i] (ties and NaN: a NaN
  * counts as lowest; among equal values the lower row wins) into

@@ -251,6 +251,8 @@ int cuplas_job_plan_grid(cuplas_job *j, const cuplas_config *cfg, const cuplas_h
         } else if (!j->scene && j->height > 0 && j->width > 0) {
             H = j->height;
             W = j->width;
+        } else if (cfg->grid.shape[0] == -2) {
+            cuplas_fit_square_shape(n, crop, &H, &W);
         } else {
             cuplas_fit_auto_shape(n, crop, &H, &W);
         }

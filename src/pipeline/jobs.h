@@ -39,6 +39,8 @@ typedef struct cuplas_job {
     /* scenes and any N (core/fit.h), set while planning */
     int scene;           /* a PLY/.splat input (dataset CUPLAS_SCENE_DATASET)  */
     int fitting;         /* probed as N items to fit (scene, or grid.* asked)  */
+    int rel_at;          /* {relpath}: where file's part below the entry's
+                            common folder starts                              */
     int64_t read_height, read_width; /* what the HDF5 read is asked for        */
     int64_t nrows;       /* fitted: the input's N items (H*W != N); 0 = not    */
     int crop;            /* fitted by crop (else pad)                          */
