@@ -162,7 +162,7 @@ static const char *template_problem(const char *s, char *buf, size_t size)
     if (!dataset)
         return "lacks {dataset}";
     if (!stem)
-        return "lacks {stem}, {file} or {relpath}";
+        return "lacks {stem} or {file} (or {parent}, {relpath})";
     return NULL;
 }
 
