@@ -23,6 +23,7 @@ typedef struct cuplas_cmd {
     const char *help;      /* the whole `cuplas help CMD` text  */
 } cuplas_cmd;
 
+extern const cuplas_cmd cuplas_cmd_export_def;
 extern const cuplas_cmd cuplas_cmd_run_def, cuplas_cmd_check_def, cuplas_cmd_sort_def,
     cuplas_cmd_gen_def, cuplas_cmd_report_def;
 

@@ -15,15 +15,20 @@
 
 #include "io/h5_lib.h"
 #include "io/h5_read.h"
+#include "io/ply.h"
+#include "io/scene.h"
 #include "util/log.h"
 #include "pipeline/runner.h"
 
 static const char sort_help[] =
     "Usage: cuplas sort IN.h5[:/DATASET] OUT.h5 [options]\n"
+    "       cuplas sort SCENE.ply|SCENE.splat OUT.h5 [--ply OUT.ply] [options]\n"
     "\n"
     "Sort one dataset and write OUT.h5 (exactly that path; the group inside\n"
     "is named after the dataset). DATASET may be left out when IN.h5 holds\n"
-    "a single numeric dataset of rank 2 or 3.\n"
+    "a single numeric dataset of rank 2 or 3. A 3DGS scene (PLY: ascii or\n"
+    "binary, any vertex properties; antimatter15 .splat) is the table of its\n"
+    "vertices: group /vertex, every property a channel, named.\n"
     "\n"
     "Options:\n"
     "  --seed N                 sort.seed (default 1337)\n"
@@ -32,8 +37,14 @@ static const char sort_help[] =
     "  --threads N              backend.threads: CPU threads (0 = OpenMP default)\n"
     "  --height H, --width W    grid shape of an (N, C) dataset (default: its\n"
     "                           height/width attributes, else a square)\n"
-    "  --channels LIST          channels that drive the sort, e.g. 0,1,2 or 0-2,5\n"
-    "                           (default: all)\n"
+    "  --channels LIST          channels that drive the sort, e.g. 0,1,2 or 0-2,5,\n"
+    "                           or by name: x,y,z,f_dc_0-2,scale_* (default: all)\n"
+    "  --grid HxW|auto|square   grid of a scene or (N, C) dataset; N need not be\n"
+    "                           H*W (default: scenes auto, HDF5 as stored)\n"
+    "  --fit pad|crop           N != H*W: keep every item (empty cells) or keep\n"
+    "                           the H*W with the highest --crop-by (default pad)\n"
+    "  --crop-by NAME           the channel crop ranks by (default opacity)\n"
+    "  --ply OUT.ply            a scene input: also its vertices in grid order\n"
     "  --weights LIST           one weight per used channel, e.g. 1,1,0.5\n"
     "  --normalize none|standardize|minmax   per-channel scaling (default none)\n"
     "  --set KEY=VALUE          any other config key (repeatable)\n"
@@ -53,7 +64,7 @@ static int list_override(cuplas_overrides *ov, const char *key, const char *list
         goto fail;
     buf[0] = '[';
     for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-        int quote = ranges && strchr(t, '-');
+        int quote = ranges && strspn(t, "0123456789") != strlen(t);   /* a range or a name */
         len += (size_t)snprintf(buf + len, n - len, "%s%s%s%s", len > 1 ? "," : "",
                                 quote ? "\"" : "", t, quote ? "\"" : "");
     }
@@ -69,6 +80,11 @@ fail:
 static int split_input(const char *arg, char **file, char **dataset, cuplas_error *err)
 {
     const char *sep = NULL;
+    if (cuplas_ply_is_scene_path(arg)) {   /* a scene: its vertex table */
+        *file = strdup(arg);
+        *dataset = strdup(CUPLAS_SCENE_DATASET);
+        return *file && *dataset ? 0 : cuplas_error_set(err, CUPLAS_ERR_NOMEM, "out of memory");
+    }
     for (const char *p = strstr(arg, ":/"); p; p = strstr(p + 1, ":/"))
         sep = p;   /* the last ":/": a dataset path holds no ':' in practice */
     if (sep) {
@@ -100,7 +116,8 @@ static int split_input(const char *arg, char **file, char **dataset, cuplas_erro
 static int cmd_sort(int argc, char **argv)
 {
     enum { O_SEED = 256, O_BACKEND, O_GPU, O_THREADS, O_HEIGHT, O_WIDTH, O_CHANNELS,
-           O_WEIGHTS, O_NORMALIZE, O_SET, O_LOGFMT, O_FORCE };
+           O_WEIGHTS, O_NORMALIZE, O_SET, O_LOGFMT, O_FORCE, O_GRID, O_FIT, O_CROPBY,
+           O_PLY };
     static const struct option opts[] = {
         {"seed", required_argument, NULL, O_SEED},
         {"backend", required_argument, NULL, O_BACKEND},
@@ -114,6 +131,10 @@ static int cmd_sort(int argc, char **argv)
         {"set", required_argument, NULL, O_SET},
         {"log-format", required_argument, NULL, O_LOGFMT},
         {"force", no_argument, NULL, O_FORCE},
+        {"grid", required_argument, NULL, O_GRID},
+        {"fit", required_argument, NULL, O_FIT},
+        {"crop-by", required_argument, NULL, O_CROPBY},
+        {"ply", required_argument, NULL, O_PLY},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -124,7 +145,7 @@ static int cmd_sort(int argc, char **argv)
     cuplas_log lg = {0};
     cuplas_error err;
     char *file = NULL, *dataset = NULL;
-    const char *log_format = NULL;
+    const char *log_format = NULL, *ply_out = NULL;
     long long height = 0, width = 0, v;
     int c, rc = CUPLAS_EXIT_OK, loaded = 0, have_runner = 0, force = 0, gpu = 0,
         backend = 0, bad = 0;
@@ -173,6 +194,10 @@ static int cmd_sort(int argc, char **argv)
             log_format = optarg;
             break;
         case O_FORCE: force = 1; break;
+        case O_GRID: bad |= cuplas_cli_override(&ov, "grid.shape=%s", optarg); break;
+        case O_FIT: bad |= cuplas_cli_override(&ov, "grid.fit=%s", optarg); break;
+        case O_CROPBY: bad |= cuplas_cli_override(&ov, "grid.crop_by=\"%s\"", optarg); break;
+        case O_PLY: ply_out = optarg; break;
         default:
             rc = cuplas_cli_usage("sort", "bad option");
             goto done;
@@ -199,6 +224,7 @@ static int cmd_sort(int argc, char **argv)
     }
     if (cuplas_jobs_add_one(&jobs, &cfg, file, dataset, height, width, argv[optind + 1],
                             &err) != 0 ||
+        (ply_out && cuplas_jobs_set_ply(&jobs, ply_out, &err) != 0) ||
         cuplas_runner_init(&runner, &cfg, &jobs, &lg, &err) != 0) {
         rc = cuplas_cli_fail(&err);
         goto done;

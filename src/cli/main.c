@@ -19,7 +19,7 @@
 
 static const cuplas_cmd *const commands[] = {
     &cuplas_cmd_run_def, &cuplas_cmd_check_def, &cuplas_cmd_sort_def, &cuplas_cmd_gen_def,
-    &cuplas_cmd_report_def,
+    &cuplas_cmd_report_def, &cuplas_cmd_export_def,
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 

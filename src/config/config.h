@@ -37,6 +37,26 @@ typedef struct cuplas_input_spec {
     int line;          /* config line of this entry, for error messages */
 } cuplas_input_spec;
 
+/* Channel selectors as written (names, globs, index ranges:
+ * core/channel_names.h), resolved against each input's column names when
+ * its job is planned. */
+typedef struct cuplas_selectors {
+    char **v;          /* the selectors                                   */
+    char **where;      /* each one's config location ("cfg.yaml:L:C" or
+                          "--set KEY=VALUE"), for errors                   */
+    int n;
+} cuplas_selectors;
+
+typedef enum { CUPLAS_FIT_PAD = 0, CUPLAS_FIT_CROP } cuplas_fit_mode;
+
+/* grid.*: how N items become an H x W grid (core/fit.h). */
+typedef struct cuplas_grid_opts {
+    int64_t shape[2];      /* grid.shape: {0, 0} = default, {-1, -1} = auto,
+                              else H, W                                    */
+    cuplas_fit_mode fit;   /* grid.fit: pad | crop                         */
+    char *crop_by;         /* grid.crop_by: the property crop ranks by     */
+} cuplas_grid_opts;
+
 typedef struct cuplas_output_opts {
     char *dir;                 /* output.dir                                    */
     char *name;                /* output.name: template, {stem} {dataset} {file} */
@@ -45,11 +65,17 @@ typedef struct cuplas_output_opts {
     int deflate;               /* output.deflate: 0 (off) .. 9                  */
     bool shuffle;              /* output.shuffle: byte shuffle before deflate    */
     bool fsync;                /* output.fsync: fsync each result before rename  */
+    bool ply;                  /* output.ply: also a sorted PLY of a scene       */
 } cuplas_output_opts;
 
 typedef struct cuplas_channel_opts {
-    int *use;          /* channels.use: indices into C; NULL = all       */
+    int *use;          /* channels.use: indices into C; NULL = all (or names) */
     int nuse;
+    cuplas_selectors use_names; /* channels.use when it names channels      */
+    cuplas_selectors exp;       /* channels.exp: exp() before the sort      */
+    cuplas_selectors sigmoid;   /* channels.sigmoid                         */
+    cuplas_selectors unit;      /* channels.unit: one unit-length vector    */
+    cuplas_selectors groups;    /* channels.groups: "x,y,z" share statistics */
     double *weights;   /* channels.weights: one per used channel, or NULL */
     int nweights;
     cuplas_norm normalize; /* channels.normalize                          */
@@ -75,6 +101,7 @@ typedef struct cuplas_config {
     cuplas_output_opts output;
     cuplas_sort_params sort;
     cuplas_channel_opts channels;
+    cuplas_grid_opts grid;
     cuplas_backend_opts backend;
     cuplas_log_opts log;
 } cuplas_config;
@@ -112,6 +139,8 @@ char *cuplas_config_params_to_yaml(const cuplas_config *cfg);
 void cuplas_config_print_keys(FILE *out);
 
 const char *cuplas_norm_name(cuplas_norm n);
+const char *cuplas_fit_name(cuplas_fit_mode f);
+void cuplas_selectors_free(cuplas_selectors *s);
 const char *cuplas_device_kind_name(cuplas_device_kind d);
 const char *cuplas_overwrite_name(cuplas_overwrite o);
 

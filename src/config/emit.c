@@ -107,8 +107,22 @@ static void put_value(struct sbuf *b, const struct key *k, const void *base)
         }
         put(b, "]");
         break;
+    case K_SELECTORS:
     case K_CHANNELS:
     case K_INTLIST:
+        if (k->kind == K_SELECTORS || (k->kind == K_CHANNELS && k->aux_off &&
+                                       ((const cuplas_selectors *)((const char *)base +
+                                                                   k->aux_off))->n)) {
+            const cuplas_selectors *s = (const cuplas_selectors *)(const void *)(
+                (const char *)base + (k->kind == K_SELECTORS ? k->off : k->aux_off));
+            put(b, "[");
+            for (int i = 0; i < s->n; i++) {
+                put(b, "%s", i ? ", " : "");
+                put_quoted(b, s->v[i]);
+            }
+            put(b, "]");
+            break;
+        }
         if (k->kind == K_CHANNELS && !*(int *const *)field) {
             put(b, "all");
             break;
@@ -129,6 +143,18 @@ static void put_value(struct sbuf *b, const struct key *k, const void *base)
     case K_INPUTS:   /* block form only: put_inputs */
         put(b, "[...]");
         break;
+    case K_SHAPE: {
+        const int64_t *hw = (const int64_t *)(const void *)field;
+        if (hw[0] == 0)
+            put(b, "default");
+        else if (hw[0] == -2)
+            put(b, "square");
+        else if (hw[0] < 0)
+            put(b, "auto");
+        else
+            put(b, "[%" PRId64 ", %" PRId64 "]", hw[0], hw[1]);
+        break;
+    }
     }
 }
 
@@ -172,6 +198,9 @@ static char *emit_yaml(const cuplas_config *cfg, const char *const *sections)
             put_inputs(&b, cfg);
             continue;
         }
+        if (sections && k->flags & F_PARAMS_IF_SET && k->kind == K_SELECTORS &&
+            ((const cuplas_selectors *)(const void *)((const char *)cfg + k->off))->n == 0)
+            continue;
         if (!section || seclen != len || strncmp(section, k->name, len) != 0)
             put(&b, "%.*s:\n", (int)len, k->name);
         section = k->name;
@@ -223,6 +252,8 @@ static const char *kind_name(enum kind kind)
     case K_CHANNELS: return "channels";
     case K_NUMLIST: return "number list";
     case K_INPUTS: return "list";
+    case K_SELECTORS: return "channel list";
+    case K_SHAPE: return "shape";
     }
     return "?";
 }

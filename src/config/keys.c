@@ -27,12 +27,14 @@ _Static_assert(sizeof(cuplas_norm) == sizeof(int), "enum size");
 _Static_assert(sizeof(cuplas_device_kind) == sizeof(int), "enum size");
 _Static_assert(sizeof(cuplas_log_level) == sizeof(int), "enum size");
 _Static_assert(sizeof(cuplas_log_format) == sizeof(int), "enum size");
+_Static_assert(sizeof(cuplas_fit_mode) == sizeof(int), "enum size");
 
 static const char *const permuter_names[] = { "feistel", "lcg", NULL };
 static const char *const border_names[] = { "circular", "reflect", "replicate", NULL };
 static const char *const overwrite_names[] = { "skip", "overwrite", "error", NULL };
 static const char *const norm_names[] = { "none", "standardize", "minmax", NULL };
 static const char *const device_names[] = { "auto", "cpu", "gpu", NULL };
+static const char *const fit_names[] = { "pad", "crop", NULL };
 #define level_names cuplas_log_level_names
 #define format_names cuplas_log_format_names
 
@@ -55,7 +57,11 @@ const struct key cuplas_cfg_keys[] = {
     { "output.name", K_TEMPLATE, AT(output.name),
       .doc = "result file name: {stem} = input file name without extension, "
              "{file} = input file name, {dataset} = dataset path with '/' -> '_' "
-             "and the leading '/' dropped" },
+             "and the leading '/' dropped (a scene's is vertex), {parent} = the "
+             "input's folder name, {relpath} = the input's path below the longest "
+             "common folder of its inputs[] entry's matches, without extension, "
+             "'/' -> '_' (scenes/a/point_cloud/iteration_7000/point_cloud.ply -> "
+             "a_point_cloud_iteration_7000_point_cloud)" },
     { "output.overwrite", K_ENUM, AT(output.overwrite), .names = overwrite_names,
       .doc = "when the result file exists: skip the job if the file is complete "
              "(resume), overwrite it, or fail the job" },
@@ -71,6 +77,10 @@ const struct key cuplas_cfg_keys[] = {
       .doc = "fsync each result (and its folder) before it is published; false "
              "leaves the flush to the OS: faster on slow or parallel file systems, "
              "but a crash can then leave a published file incomplete" },
+    { "output.ply", K_BOOL, AT(output.ply),
+      .doc = "for a PLY or .splat input, also write <output>.ply: the input's vertices "
+             "in grid order (row-major, empty cells skipped), every property byte for "
+             "byte, the header kept; HDF5 inputs ignore it" },
 
     { "sort.seed", K_U64, AT(sort.seed),
       .doc = "random seed; with the input and the other sort.* keys it fully "
@@ -112,9 +122,12 @@ const struct key cuplas_cfg_keys[] = {
       .doc = "passes per block configuration, at most" },
 
     { "channels.use", K_CHANNELS, AT(channels.use), AT(channels.nuse), .min = 0,
-      .max = MAX_CHANNEL, .flags = F_MIN | F_MAX,
+      .max = MAX_CHANNEL, .flags = F_MIN | F_MAX, .aux_off = AT(channels.use_names),
       .doc = "channels that drive the sort (all channels are reordered); "
-             "all = every channel" },
+             "all = every channel. Names (PLY/.splat properties, an HDF5 dataset's "
+             "columns attribute), globs (f_dc_*), family ranges (f_dc_0-2), indices "
+             "and index ranges (\"0-8\"); a name missing from an input is a config "
+             "error (exit 2)" },
     { "channels.weights", K_NUMLIST, AT(channels.weights), AT(channels.nweights),
       .min = 0, .flags = F_MIN | F_MIN_OPEN,
       .doc = "one weight per used channel, [] = all 1; with use: all the "
@@ -122,6 +135,36 @@ const struct key cuplas_cfg_keys[] = {
     { "channels.normalize", K_ENUM, AT(channels.normalize), .names = norm_names,
       .doc = "per-channel scaling before the sort: none, zero mean and unit "
              "variance, or onto [0, 1]" },
+
+    { "channels.exp", K_SELECTORS, AT(channels.exp), .flags = F_PARAMS_IF_SET,
+      .doc = "used channels the sort sees as exp(v) (3DGS log-scales: scale_*); "
+             "sorted keeps the stored values" },
+    { "channels.sigmoid", K_SELECTORS, AT(channels.sigmoid), .flags = F_PARAMS_IF_SET,
+      .doc = "used channels the sort sees as 1/(1+exp(-v)) (a logit opacity)" },
+    { "channels.unit", K_SELECTORS, AT(channels.unit), .flags = F_PARAMS_IF_SET,
+      .doc = "used channels scaled together to unit length per item (a quaternion "
+             "rot_0-3), after exp/sigmoid" },
+    { "channels.groups", K_SELECTORS, AT(channels.groups), .flags = F_PARAMS_IF_SET,
+      .doc = "groups of used channels that share one normalisation (one mean and "
+             "standard deviation, or min and max), each a comma-separated selector "
+             "list such as \"x,y,z\"; other channels are normalised alone" },
+
+    { "grid.shape", K_SHAPE, AT(grid.shape),
+      .doc = "grid of an (N, C) dataset or a scene: default = scenes auto, HDF5 as "
+             "before (height/width, attributes, else a square N); auto = also HDF5 "
+             "(N, C) data with no shape of its own; [H, W] = that grid, N need not "
+             "be H*W (fit decides). Auto: the smallest H*W >= N with H <= W <= 2H "
+             "(crop: the largest H*W <= N), ties the most square; square: side "
+             "ceil(sqrt(N)) (crop: floor(sqrt(N)), as SOG). Rank-3 data keeps "
+             "its own shape" },
+    { "grid.fit", K_ENUM, AT(grid.fit), .names = fit_names,
+      .doc = "N != H*W: pad keeps every item (empty cells: index -1, sorted all "
+             "zero bytes; the sort sees them as the mean item), crop keeps the H*W "
+             "items with the highest grid.crop_by (ties: lower row) and writes their "
+             "complement as the `dropped` dataset" },
+    { "grid.crop_by", K_STR, AT(grid.crop_by), .flags = F_NONEMPTY,
+      .doc = "the channel crop ranks items by, as a name or an index; a name the "
+             "input lacks is a config error (exit 2)" },
 
     { "backend.device", K_ENUM, AT(backend.device), .names = device_names,
       .doc = "where to sort; auto = the GPUs if any is usable, else the CPU" },
@@ -276,7 +319,7 @@ const char *cuplas_cfg_accepted(const struct key *k, char *buf, size_t size)
         snprintf(buf, size, "%s", k->flags & F_NONEMPTY ? "a non-empty string" : "a string");
         break;
     case K_TEMPLATE:
-        snprintf(buf, size, "a file name with {dataset} and {stem} or {file}");
+        snprintf(buf, size, "a file name with {dataset} and {stem}, {file} or {relpath}");
         break;
     case K_STRLIST:
         snprintf(buf, size, "a string or a list of strings%s",
@@ -287,7 +330,7 @@ const char *cuplas_cfg_accepted(const struct key *k, char *buf, size_t size)
         break;
     case K_CHANNELS:
         snprintf(buf, size, "all, or a list of distinct channel indices%s "
-                 "or ranges like \"0-2\"", range);
+                 "or ranges like \"0-2\", or of channel names", range);
         break;
     case K_NUMLIST:
         snprintf(buf, size, "a list of numbers%s", range);
@@ -295,6 +338,12 @@ const char *cuplas_cfg_accepted(const struct key *k, char *buf, size_t size)
     case K_INPUTS:
         snprintf(buf, size, "a list of mappings with files and optionally "
                  "datasets, height, width");
+        break;
+    case K_SELECTORS:
+        snprintf(buf, size, "a list of channel names, globs, ranges or indices");
+        break;
+    case K_SHAPE:
+        snprintf(buf, size, "default, auto, square, or [H, W] (positive integers)");
         break;
     }
     return buf;
@@ -317,7 +366,10 @@ void cuplas_config_defaults(cuplas_config *cfg)
     cfg->output.deflate = 4;
     cfg->output.shuffle = true;
     cfg->output.fsync = true;
+    cfg->output.ply = false;
     cuplas_sort_params_default(&cfg->sort);
+    cfg->grid.fit = CUPLAS_FIT_PAD;
+    cfg->grid.crop_by = strdup("opacity");
     cfg->channels.normalize = CUPLAS_NORM_NONE;
     cfg->backend.device = CUPLAS_DEVICE_AUTO;
     cfg->backend.cpu_fallback = false;
@@ -356,6 +408,12 @@ void cuplas_config_free(cuplas_config *cfg)
     free(cfg->output.name);
     free(cfg->channels.use);
     free(cfg->channels.weights);
+    cuplas_selectors_free(&cfg->channels.use_names);
+    cuplas_selectors_free(&cfg->channels.exp);
+    cuplas_selectors_free(&cfg->channels.sigmoid);
+    cuplas_selectors_free(&cfg->channels.unit);
+    cuplas_selectors_free(&cfg->channels.groups);
+    free(cfg->grid.crop_by);
     free(cfg->backend.gpus);
     free(cfg->log.file);
     memset(cfg, 0, sizeof *cfg);
@@ -372,6 +430,18 @@ const char *cuplas_cfg_enum_name(const char *const *names, int v)
 const char *cuplas_norm_name(cuplas_norm n)
 {
     return cuplas_cfg_enum_name(norm_names, (int)n);
+}
+
+const char *cuplas_fit_name(cuplas_fit_mode f)
+{
+    return cuplas_cfg_enum_name(fit_names, (int)f);
+}
+
+void cuplas_selectors_free(cuplas_selectors *s)
+{
+    cuplas_cfg_free_strv(s->v, s->n);
+    cuplas_cfg_free_strv(s->where, s->n);
+    memset(s, 0, sizeof *s);
 }
 
 const char *cuplas_device_kind_name(cuplas_device_kind d)

@@ -59,6 +59,10 @@ static inline bool is_null(const yaml_node_t *n)
 /* Did `node` come from the config file (not from an override)? */
 bool cuplas_cfg_from_file(const struct loader *ld, const yaml_node_t *node);
 
+/* Where `node` was written: "cfg.yaml:LINE:COL", "--set KEY=VALUE", or "". */
+void cuplas_cfg_node_where(const struct loader *ld, const yaml_node_t *node, char *buf,
+                           size_t size);
+
 /* A usage error with the message, pointed at `node` (file:line:col, or the
  * --set that made it); node NULL: no location. Returns the error code. */
 int cuplas_cfg_fail_at(const struct loader *ld, const yaml_node_t *node, const char *fmt, ...)

@@ -30,7 +30,10 @@ enum kind {
     K_INTLIST,   /* int * + int count, distinct values                    */
     K_CHANNELS,  /* "all" (NULL) or int list with "a-b" ranges, distinct  */
     K_NUMLIST,   /* double * + int count                                  */
-    K_INPUTS     /* cuplas_input_spec * + int count, entries: input keys  */
+    K_INPUTS,    /* cuplas_input_spec * + int count, entries: input keys  */
+    K_SELECTORS, /* cuplas_selectors: channel names/globs/ranges          */
+    K_SHAPE      /* int64_t[2]: "default" {0,0}, "auto" {-1,-1}, "square"
+                    {-2,-2}, [H, W]                                       */
 };
 
 enum {
@@ -41,7 +44,10 @@ enum {
     F_EVEN = 1u << 4,       /* integers: must be even                     */
     F_REQUIRED = 1u << 5,   /* must be present (see check_config)         */
     F_NONEMPTY = 1u << 6,   /* strings and lists: "" and [] are errors    */
-    F_EMPTY_NULL = 1u << 7  /* strings: "" (or no value) stores NULL      */
+    F_EMPTY_NULL = 1u << 7, /* strings: "" (or no value) stores NULL      */
+    F_PARAMS_IF_SET = 1u << 8 /* in the params attribute only when set:
+                                 results of configs from before the key
+                                 keep their bytes                          */
 };
 
 struct key {
@@ -52,6 +58,7 @@ struct key {
     double min, max;           /* with F_MIN / F_MAX                       */
     unsigned flags;
     const char *const *names;  /* K_ENUM: NULL-terminated, index = value   */
+    size_t aux_off;            /* K_CHANNELS: its cuplas_selectors (names) */
     const char *doc;           /* one line, shown in the key reference     */
 };
 
@@ -65,7 +72,7 @@ struct removed_key {
 
 /* Row counts, constants so that the loader can size arrays by them;
  * keys.c asserts that they match the tables. */
-#define CUPLAS_CFG_NKEYS 34
+#define CUPLAS_CFG_NKEYS 42
 #define CUPLAS_CFG_NINPUT_KEYS 4
 
 /* The config's keys in schema order (the order of `cuplas check`, the dump

@@ -140,7 +140,9 @@ static const char *template_problem(const char *s, char *buf, size_t size)
         if (len == 9 && strncmp(p, "{dataset}", len) == 0)
             dataset = true;
         else if ((len == 6 && strncmp(p, "{stem}", len) == 0)
-                 || (len == 6 && strncmp(p, "{file}", len) == 0))
+                 || (len == 6 && strncmp(p, "{file}", len) == 0)
+                 || (len == 8 && strncmp(p, "{parent}", len) == 0)
+                 || (len == 9 && strncmp(p, "{relpath}", len) == 0))
             stem = true;
         else {
             snprintf(buf, size, "has the unknown placeholder %.*s",
@@ -149,8 +151,9 @@ static const char *template_problem(const char *s, char *buf, size_t size)
         }
     }
     /* the result must land inside output.dir: no absolute name, no ".."
-     * component (placeholders never expand to either: {dataset} has its
-     * '/' replaced, {stem} and {file} are a file's last component) */
+     * component (placeholders never expand to either: {dataset} and
+     * {relpath} have their '/' replaced, {stem}, {file} and {parent} are
+     * one path component, ".." never among them) */
     if (s[0] == '/')
         return "is an absolute path (accepted: a name inside output.dir)";
     for (const char *p = s; (p = strstr(p, "..")); p += 2)
@@ -159,7 +162,7 @@ static const char *template_problem(const char *s, char *buf, size_t size)
     if (!dataset)
         return "lacks {dataset}";
     if (!stem)
-        return "lacks {stem} or {file}";
+        return "lacks {stem} or {file} (or {parent}, {relpath})";
     return NULL;
 }
 
@@ -300,6 +303,86 @@ static bool parse_range(const char *s, long long *lo, long long *hi)
     return errno == 0;
 }
 
+/* A channel list item that is neither an integer nor an index range: a
+ * name, glob or family range (core/channel_names.h). */
+static bool is_name_item(const yaml_node_t *item)
+{
+    long long lo, hi;
+    if (item->type != YAML_SCALAR_NODE || is_null(item))
+        return false;
+    const char *t = scalar_text(item);
+    if (parse_range(t, &lo, &hi))
+        return false;
+    if (*t == '-' || *t == '+')
+        t++;
+    return !(*t && all_digits(t));
+}
+
+/* Strings of a selector list (a lone string is a 1-list), each with its
+ * config location so that a name an input lacks is reported where it was
+ * written. */
+static int set_selectors(struct loader *ld, const struct key *k, const char *name,
+                         const yaml_node_t *node, cuplas_selectors *out)
+{
+    cuplas_selectors s = {0};
+    int rc = 0;
+
+    if (node->type == YAML_MAPPING_NODE || is_null(node))
+        CUPLAS_TRY(cuplas_cfg_fail_value(ld, k, name, node, "is the wrong type"));
+    size_t want = item_count(node);
+    if (want > 65536)
+        CUPLAS_TRY(cuplas_cfg_fail_value(ld, k, name, node, "is too long"));
+    if (want && (!(s.v = calloc(want, sizeof *s.v)) || !(s.where = calloc(want, sizeof *s.where))))
+        CUPLAS_FAIL(ld->err, CUPLAS_ERR_NOMEM, "out of memory");
+    for (; (size_t)s.n < want; s.n++) {
+        const yaml_node_t *item = item_at(ld, node, (size_t)s.n);
+        char where[sizeof ld->err->where];
+        if (item->type != YAML_SCALAR_NODE || is_null(item) || !*scalar_text(item))
+            CUPLAS_TRY(cuplas_cfg_fail_value(ld, k, name, item, "is not a non-empty string"));
+        cuplas_cfg_node_where(ld, item, where, sizeof where);
+        if (!(s.v[s.n] = strdup(scalar_text(item))) || !(s.where[s.n] = strdup(where))) {
+            s.n++;
+            CUPLAS_FAIL(ld->err, CUPLAS_ERR_NOMEM, "out of memory");
+        }
+    }
+    cuplas_selectors_free(out);
+    *out = s;
+    return 0;
+fail:
+    cuplas_selectors_free(&s);
+    return rc;
+}
+
+/* grid.shape: "default", "auto", "HxW" or [H, W]. */
+static int set_shape(struct loader *ld, const struct key *k, const char *name,
+                     const yaml_node_t *node, int64_t *shape)
+{
+    long long hw[2] = {0, 0};
+    if (node->type == YAML_SCALAR_NODE && !is_null(node)) {
+        const char *t = scalar_text(node);
+        char x;
+        if (!strcmp(t, "default") || !strcmp(t, "auto") || !strcmp(t, "square")) {
+            shape[0] = shape[1] = t[0] == 'a' ? -1 : t[0] == 's' ? -2 : 0;
+            return 0;
+        }
+        if (sscanf(t, "%lld%1[x]%lld", &hw[0], &x, &hw[1]) != 3 || hw[0] < 1 || hw[1] < 1)
+            return cuplas_cfg_fail_value(ld, k, name, node, "is not a grid shape");
+    } else if (node->type == YAML_SEQUENCE_NODE && item_count(node) == 2) {
+        for (int i = 0; i < 2; i++) {
+            const yaml_node_t *item = item_at(ld, node, (size_t)i);
+            long long v;
+            if (read_int(ld, k, name, item, 1, INT32_MAX, &v) != 0)
+                return (int)ld->err->code;
+            hw[i] = v;
+        }
+    } else {
+        return cuplas_cfg_fail_value(ld, k, name, node, "is not a grid shape");
+    }
+    shape[0] = hw[0];
+    shape[1] = hw[1];
+    return 0;
+}
+
 /* One item of an int list as [lo, hi]: an integer, or a channel range. */
 static int read_int_item(struct loader *ld, const struct key *k, const char *name,
                          const yaml_node_t *item, long long *lo, long long *hi)
@@ -328,6 +411,22 @@ static int set_intlist(struct loader *ld, const struct key *k, const char *name,
     int rc = 0;
 
     bool all = k->kind == K_CHANNELS && is_plain(node) && strcmp(scalar_text(node), "all") == 0;
+    if (k->kind == K_CHANNELS && k->aux_off) {
+        /* a list that names a channel is kept as selectors, resolved per
+           input; an index list stays a list of indices */
+        cuplas_selectors *sel = (cuplas_selectors *)((char *)base + k->aux_off);
+        bool named = false;
+        for (size_t i = 0; !all && !is_null(node) && node->type != YAML_MAPPING_NODE &&
+                           i < item_count(node); i++)
+            named |= is_name_item(item_at(ld, node, i));
+        cuplas_selectors_free(sel);
+        if (named) {
+            free(*field);
+            *field = NULL;
+            *count = 0;
+            return set_selectors(ld, k, name, node, sel);
+        }
+    }
     bool shorthand = k->kind == K_CHANNELS && node->type == YAML_SCALAR_NODE && !is_null(node);
     if (!all && node->type != YAML_SEQUENCE_NODE && !shorthand)
         CUPLAS_TRY(cuplas_cfg_fail_value(ld, k, name, node, "is the wrong type"));
@@ -458,6 +557,10 @@ int cuplas_cfg_set_value(struct loader *ld, const struct key *k, const char *nam
         return set_numlist(ld, k, name, node, base);
     case K_INPUTS:
         return set_inputs(ld, k, name, node, base);
+    case K_SELECTORS:
+        return set_selectors(ld, k, name, node, (cuplas_selectors *)((char *)base + k->off));
+    case K_SHAPE:
+        return set_shape(ld, k, name, node, (int64_t *)(void *)((char *)base + k->off));
     default:
         return set_scalar(ld, k, name, node, (char *)base + k->off);
     }

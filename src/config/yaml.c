@@ -34,6 +34,23 @@ bool cuplas_cfg_from_file(const struct loader *ld, const yaml_node_t *node)
     return ld->path && node_id(ld, node) <= ld->nfile;
 }
 
+void cuplas_cfg_node_where(const struct loader *ld, const yaml_node_t *node, char *buf,
+                           size_t size)
+{
+    buf[0] = '\0';
+    if (cuplas_cfg_from_file(ld, node)) {
+        snprintf(buf, size, "%s:%zu:%zu", ld->path, node->start_mark.line + 1,
+                 node->start_mark.column + 1);
+        return;
+    }
+    int id = node_id(ld, node);
+    for (int k = ld->novr - 1; k >= 0; k--)
+        if (ld->ovr[k].first <= id) {
+            snprintf(buf, size, "--set %s", ld->ovr[k].text);
+            return;
+        }
+}
+
 /* Point the error at `node`: file:line:col (1-based), or the override. */
 static void blame(const struct loader *ld, const yaml_node_t *node)
 {
@@ -508,7 +525,8 @@ int cuplas_config_load(cuplas_config *cfg, const char *path,
         cfg->path = strdup(path);
         cfg->base_dir = cuplas_path_dir(path);
     }
-    if (!cfg->path || !cfg->base_dir || !cfg->output.dir || !cfg->output.name)
+    if (!cfg->path || !cfg->base_dir || !cfg->output.dir || !cfg->output.name ||
+        !cfg->grid.crop_by)
         CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
     if (path)
         CUPLAS_TRY(read_document(&ld));

@@ -366,9 +366,31 @@ static void gather_chunk(const cuplas_h5grid *in, const int64_t *index,
     if (which == 0) {
         size_t cell = e->elem_size * (size_t)e->C;
         const unsigned char *raw = in->raw;
-        for (size_t i = 0; i < m; i++)
-            memcpy(buf + i * cell, raw + (size_t)index[first + i] * cell, cell);
+        if (in->label) {   /* a fitted grid: empty cells are all-zero bytes */
+            for (size_t i = 0; i < m; i++) {
+                int64_t row = in->label[index[first + i]];
+                if (row < 0)
+                    memset(buf + i * cell, 0, cell);
+                else
+                    memcpy(buf + i * cell, raw + (size_t)row * cell, cell);
+            }
+        } else {
+            for (size_t i = 0; i < m; i++)
+                memcpy(buf + i * cell, raw + (size_t)index[first + i] * cell, cell);
+        }
         memset(buf + m * cell, 0, (cr * W - m) * cell);
+    } else if (in->label) {   /* the input row of each cell, -1 = empty */
+        if (e->wide) {
+            int64_t *p = (int64_t *)(void *)buf;
+            for (size_t i = 0; i < m; i++)
+                p[i] = in->label[index[first + i]];
+            memset(p + m, 0, (cr * W - m) * sizeof *p);
+        } else {
+            int32_t *p = (int32_t *)(void *)buf;
+            for (size_t i = 0; i < m; i++)
+                p[i] = (int32_t)in->label[index[first + i]];
+            memset(p + m, 0, (cr * W - m) * sizeof *p);
+        }
     } else if (e->wide) {
         memcpy(buf, index + first, m * sizeof(int64_t));
         memset(buf + m * sizeof(int64_t), 0, (cr * W - m) * sizeof(int64_t));
@@ -464,7 +486,7 @@ static int encode_result(const cuplas_h5grid *in, const int64_t *index,
     e->W = in->W;
     e->C = in->C;
     e->elem_size = in->elem_size;
-    e->wide = in->H * in->W > INT32_MAX;
+    e->wide = in->H * in->W > INT32_MAX || cuplas_h5grid_rows(in) > INT32_MAX;
     e->deflate = !opts || opts->deflate <= 0 ? 0 : opts->deflate > 9 ? 9 : opts->deflate;
     /* shuffling only helps deflate; uncompressed data is stored contiguous */
     e->shuffle = opts && opts->shuffle && e->deflate;

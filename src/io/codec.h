@@ -122,7 +122,10 @@ static inline size_t cuplas_h5_cell_bytes(const cuplas_h5_encoded *e, int which)
 
 /* Check that index is a permutation, then build the stored chunks of
  * `index` (H x W, int32, or int64 when N > 2^31-1) and `sorted`
- * (H x W x C, input type, sorted[c] = input[index[c]]), chunk_rows x W
+ * (H x W x C, input type, sorted[c] = input[index[c]]; for a fitted grid
+ * (grid.h) index[c] is an item k of the sort: sorted[c] = input row
+ * label[k] and index[c] stores label[k], an empty cell (-1) gets all-zero
+ * bytes in sorted), chunk_rows x W
  * [x C] each, with the filters of opts (shuffle, then deflate at its
  * level; opts NULL: uncompressed). The bytes are what HDF5's own filters
  * store. Uncompressed results go into memory lent by bufs (or NULL: their

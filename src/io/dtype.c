@@ -147,7 +147,7 @@ typedef struct convert_ctx {
 
 static int64_t convert_block(const convert_ctx *x, int64_t b)
 {
-    size_t n = (size_t)(x->g->H * x->g->W), i0 = (size_t)b * CONVERT_CELLS;
+    size_t n = (size_t)cuplas_h5grid_rows(x->g), i0 = (size_t)b * CONVERT_CELLS;
     size_t i1 = n - i0 < CONVERT_CELLS ? n : i0 + CONVERT_CELLS;
     return x->conv(x->g->raw, i0, i1, (size_t)x->g->C, x->use, x->nuse, x->out);
 }
@@ -157,7 +157,7 @@ static int convert_one(void *p, int64_t b) { return convert_block(p, b) != INT64
 int cuplas_h5grid_to_double(const cuplas_h5grid *g, const int *use, int nuse, double *out,
                             cuplas_pool *pool, cuplas_error *err)
 {
-    size_t n = (size_t)(g->H * g->W);
+    size_t n = (size_t)cuplas_h5grid_rows(g);
     convert_ctx x = {find_converter(&g->type), g, use, nuse, out};
     int64_t bad = INT64_MAX;   /* first non-finite value, as i * nuse + k */
     int rc = 0;
@@ -177,6 +177,10 @@ int cuplas_h5grid_to_double(const cuplas_h5grid *g, const int *use, int nuse, do
     if (bad != INT64_MAX) {
         int64_t i = bad / nuse;
         double v = out[bad];
+        if (g->nrows)   /* a fitted grid's rows are items, not cells */
+            CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "%s in row %lld, channel %d",
+                        isnan(v) ? "NaN" : v > 0 ? "+Inf" : "-Inf", (long long)i,
+                        use[bad % nuse]);
         CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "%s at cell (y=%lld, x=%lld), channel %d",
                     isnan(v) ? "NaN" : v > 0 ? "+Inf" : "-Inf", (long long)(i / g->W),
                     (long long)(i % g->W), use[bad % nuse]);

@@ -37,10 +37,19 @@ int cuplas_h5grid_alloc_raw(cuplas_h5grid *g, cuplas_h5_buffers *bufs, size_t by
     return g->raw ? 0 : -1;
 }
 
+void cuplas_h5grid_free_names(cuplas_h5grid *g)
+{
+    for (int64_t c = 0; g->names && c < g->C; c++)
+        free(g->names[c]);
+    free(g->names);
+    g->names = NULL;
+}
+
 void cuplas_h5grid_free(cuplas_h5grid *g)
 {
     if (!g)
         return;
+    cuplas_h5grid_free_names(g);
     free(g->file);
     free(g->dataset);
     if (!g->raw_lent)

@@ -33,7 +33,26 @@ typedef struct cuplas_h5grid {
     cuplas_dtype type;   /* the file type                                  */
     void *raw;           /* N*C*elem_size bytes, row-major, file type       */
     int raw_lent;        /* raw belongs to a cuplas_h5_buffers, not to g    */
+    char **names;        /* C column names (PLY properties, an HDF5 `columns`
+                            attribute), owned; NULL = unnamed               */
+    /* A grid fitted to H x W from nrows items (core/fit.h): raw holds the
+       nrows input rows as read, and the sort's item k is raw row label[k],
+       or an empty cell when label[k] = -1. label and dropped are borrowed
+       (the job's); nrows 0 = not fitted (raw is the H x W grid itself). */
+    int64_t nrows;
+    const int64_t *label;     /* H*W entries                               */
+    const int64_t *dropped;   /* crop: the rows left out, ascending        */
+    int64_t ndropped;
 } cuplas_h5grid;
+
+/* Rows held in g->raw: nrows when fitted, else H*W. */
+static inline int64_t cuplas_h5grid_rows(const cuplas_h5grid *g)
+{
+    return g->nrows ? g->nrows : g->H * g->W;
+}
+
+/* Free g->names (C of them) and set it NULL. */
+void cuplas_h5grid_free_names(cuplas_h5grid *g);
 
 /* Grid-sized memory that a caller (a pipeline lane) lends to its reads one
  * job after another. It grows and is never handed back between jobs: a

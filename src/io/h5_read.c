@@ -178,6 +178,55 @@ static int grid_shape_2d(hid_t did, int64_t n, int64_t height, int64_t width,
     return 0;
 }
 
+/* g->names from the dataset's `columns` attribute (one string per
+ * channel, fixed or variable length), when it has one. */
+static int read_columns(hid_t did, cuplas_h5grid *g, cuplas_error *err)
+{
+    hid_t aid = H5I_INVALID_HID, tid = H5I_INVALID_HID, sid = H5I_INVALID_HID;
+    hid_t mid = H5I_INVALID_HID;
+    char **v = NULL, *buf = NULL;
+    int rc = 0;
+
+    if (H5Aexists(did, "columns") <= 0)
+        return 0;
+    if ((aid = H5Aopen(did, "columns", H5P_DEFAULT)) < 0 || (tid = H5Aget_type(aid)) < 0 ||
+        (sid = H5Aget_space(aid)) < 0 || H5Tget_class(tid) != H5T_STRING)
+        CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "the columns attribute is not a list of strings");
+    hssize_t n = H5Sget_simple_extent_npoints(sid);
+    if (n != g->C)
+        CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "the columns attribute has %lld names for C = %lld "
+                    "channels", (long long)n, (long long)g->C);
+    if (!(g->names = calloc((size_t)n, sizeof *g->names)))
+        CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
+    if (H5Tis_variable_str(tid) > 0) {
+        if (!(v = calloc((size_t)n, sizeof *v)) || (mid = H5Tcopy(H5T_C_S1)) < 0 ||
+            H5Tset_size(mid, H5T_VARIABLE) < 0 || H5Aread(aid, mid, v) < 0)
+            CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "cannot read the columns attribute");
+        for (hssize_t i = 0; i < n; i++)
+            if (!(g->names[i] = strdup(v[i] ? v[i] : "")))
+                CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
+        H5Dvlen_reclaim(mid, sid, H5P_DEFAULT, v);
+    } else {
+        size_t len = H5Tget_size(tid);
+        if (!(buf = calloc((size_t)n, len + 1)) || (mid = H5Tcopy(tid)) < 0 ||
+            H5Aread(aid, mid, buf) < 0)
+            CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "cannot read the columns attribute");
+        for (hssize_t i = 0; i < n; i++)
+            if (!(g->names[i] = strndup(buf + (size_t)i * len, len)))
+                CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
+    }
+fail:
+    if (rc)
+        cuplas_h5grid_free_names(g);
+    free(v);
+    free(buf);
+    if (mid >= 0) H5Tclose(mid);
+    if (sid >= 0) H5Sclose(sid);
+    if (tid >= 0) H5Tclose(tid);
+    if (aid >= 0) H5Aclose(aid);
+    return rc;
+}
+
 /*
  * Open the dataset and fill g's shape and type (no data). On success *did is
  * the open dataset and *tid its type; on failure everything opened here is
@@ -257,6 +306,7 @@ static int probe_open(hid_t fid, int64_t height, int64_t width, cuplas_h5grid *g
         __builtin_mul_overflow(bytes, (size_t)ti.size, &bytes))
         CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "dataset too large for this machine");
 
+    CUPLAS_TRY(read_columns(did, g, err));
     snprintf(g->dtype, sizeof g->dtype, "%s", cuplas_dtype_name(&ti));
     g->elem_size = (size_t)ti.size;
     g->type = ti;

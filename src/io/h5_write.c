@@ -135,6 +135,44 @@ fail:
     return rc;
 }
 
+/* `channel_names`: one variable-length UTF-8 string per channel of sorted. */
+static int put_names(hid_t obj, const cuplas_h5grid *in)
+{
+    hid_t tid = H5I_INVALID_HID;
+    int rc = -1;
+
+    if ((tid = H5Tcopy(H5T_C_S1)) < 0 || H5Tset_size(tid, H5T_VARIABLE) < 0 ||
+        H5Tset_cset(tid, H5T_CSET_UTF8) < 0)
+        goto fail;
+    rc = put_attr(obj, "channel_names", tid, tid, (hsize_t)in->C, in->names);
+fail:
+    if (tid >= 0) H5Tclose(tid);
+    return rc;
+}
+
+/* `dropped`: the input rows a crop left out, int64, ascending (written
+ * whole: it is small next to sorted). */
+static int write_dropped(hid_t gid, const cuplas_h5grid *in, cuplas_error *err)
+{
+    hid_t sid = H5I_INVALID_HID, dcpl = H5I_INVALID_HID, did = H5I_INVALID_HID;
+    hsize_t n = (hsize_t)in->ndropped;
+    char cause[CAUSE_LEN];
+    int rc = 0;
+
+    if ((dcpl = H5Pcreate(H5P_DATASET_CREATE)) < 0 || H5Pset_obj_track_times(dcpl, 0) < 0 ||
+        (sid = H5Screate_simple(1, &n, NULL)) < 0 ||
+        (did = H5Dcreate2(gid, "dropped", H5T_STD_I64LE, sid, H5P_DEFAULT, dcpl,
+                          H5P_DEFAULT)) < 0 ||
+        (n && H5Dwrite(did, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, in->dropped) < 0))
+        rc = cuplas_error_set(err, CUPLAS_ERR_OUTPUT, "cannot write dataset dropped (%s)",
+                              h5_cause(cause));
+    if (did >= 0 && H5Dclose(did) < 0 && !rc)
+        rc = cuplas_error_set(err, CUPLAS_ERR_OUTPUT, "cannot close dropped");
+    if (dcpl >= 0) H5Pclose(dcpl);
+    if (sid >= 0) H5Sclose(sid);
+    return rc;
+}
+
 static int write_attrs(hid_t gid, const cuplas_h5grid *in, const cuplas_result_meta *m,
                        cuplas_error *err)
 {
@@ -159,6 +197,7 @@ static int write_attrs(hid_t gid, const cuplas_h5grid *in, const cuplas_result_m
         put_str(gid, "backend", m->backend) < 0 ||
         put_str(gid, "device", m->device_name) < 0 ||
         put_str(gid, "identity", m->identity) < 0 ||
+        (in->names && put_names(gid, in) < 0) ||
         /* last: a reader that sees complete=1 sees everything above */
         put_attr(gid, "complete", H5T_STD_I32LE, H5T_NATIVE_INT, 0, &one) < 0)
         return cuplas_error_set(err, CUPLAS_ERR_OUTPUT, "cannot write attributes (%s)",
@@ -263,6 +302,8 @@ int cuplas_h5_write_encoded_to(const char *tmp, const cuplas_h5grid *in,
         CUPLAS_TRY(write_dataset(gid, "sorted", type, 3, sdims, schunk,
                                  enc->sorted, enc, &enc->raw_at[0], err));
     }
+    if (in->dropped)
+        CUPLAS_TRY(write_dropped(gid, in, err));
     CUPLAS_TRY(write_attrs(gid, in, meta, err));
 
     if (H5Gclose(gid) < 0)

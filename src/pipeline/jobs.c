@@ -22,6 +22,9 @@
 #include <sys/stat.h>
 
 #include "io/h5_read.h"
+#include "io/ply.h"
+#include "io/scene.h"
+#include "pipeline/fit_plan.h"
 
 /* ---------------------------------------------------------------- helpers */
 
@@ -63,19 +66,31 @@ static int put(char **buf, size_t *len, size_t *cap, const char *s, size_t n)
     return 0;
 }
 
-/* dir + "/" + output.name with {stem} {file} {dataset} filled in. */
+/* dir + "/" + output.name with {stem} {file} {dataset} {parent}
+ * {relpath} filled in; file + rel_at is the {relpath} part. */
 static char *output_path(const char *dir, const char *tmpl, const char *file,
-                         const char *dataset)
+                         const char *dataset, int rel_at)
 {
     const char *base = base_name(file), *dot = strrchr(base, '.');
     size_t stem_len = dot && dot != base ? (size_t)(dot - base) : strlen(base);
     char *buf = NULL, *ds = strdup(dataset[0] == '/' ? dataset + 1 : dataset);
+    char *rel = strndup(file + rel_at, (size_t)(base + stem_len - file - rel_at));
+    char *parent = strndup(file, base > file ? (size_t)(base - file - 1) : 0);
     size_t len = 0, cap = 0;
-    int bad = !ds;
+    int bad = !ds || !rel || !parent;
 
     for (char *p = ds; p && *p; p++)
         if (*p == '/')
             *p = '_';
+    for (char *p = rel; p && *p; p++)
+        if (*p == '/')
+            *p = '_';
+    if (parent && base == file) {   /* a bare name: the folder is "." */
+        free(parent);
+        parent = strdup(".");
+        bad |= !parent;
+    }
+    const char *pname = parent ? base_name(parent) : "";
     if (dir && dir[0]) {
         bad |= put(&buf, &len, &cap, dir, strlen(dir));
         if (dir[strlen(dir) - 1] != '/')
@@ -91,12 +106,20 @@ static char *output_path(const char *dir, const char *tmpl, const char *file,
         } else if (!strncmp(t, "{dataset}", 9)) {
             bad |= put(&buf, &len, &cap, ds, strlen(ds));
             t += 9;
+        } else if (!strncmp(t, "{parent}", 8)) {
+            bad |= put(&buf, &len, &cap, pname, strlen(pname));
+            t += 8;
+        } else if (!strncmp(t, "{relpath}", 9)) {
+            bad |= put(&buf, &len, &cap, rel, strlen(rel));
+            t += 9;
         } else {
             bad |= put(&buf, &len, &cap, t, 1);
             t++;
         }
     }
     free(ds);
+    free(rel);
+    free(parent);
     if (bad) {
         free(buf);
         return NULL;
@@ -161,6 +184,11 @@ static void free_job(cuplas_job *j)
     free(j->dataset);
     free(j->output);
     free(j->identity);
+    free(j->ply_out);
+    free(j->use);
+    free(j->act);
+    free(j->unit);
+    free(j->group);
 }
 
 void cuplas_jobs_free(cuplas_jobs *jobs)
@@ -169,6 +197,23 @@ void cuplas_jobs_free(cuplas_jobs *jobs)
         free_job(&jobs->v[i]);
     free(jobs->v);
     memset(jobs, 0, sizeof *jobs);
+}
+
+/* A result's sorted-PLY twin: its name with .h5/.hdf5 replaced by .ply
+ * (or .ply added). */
+static char *ply_path(const char *output)
+{
+    size_t n = strlen(output);
+    char *p = malloc(n + 5);
+    if (!p)
+        return NULL;
+    memcpy(p, output, n + 1);
+    if (n > 3 && !strcmp(p + n - 3, ".h5"))
+        p[n - 3] = '\0';
+    else if (n > 5 && !strcmp(p + n - 5, ".hdf5"))
+        p[n - 5] = '\0';
+    strcat(p, ".ply");
+    return p;
 }
 
 /* Probe shape and type, stat the file, and fill output and identity. */
@@ -181,10 +226,12 @@ static int plan_job(cuplas_job *j, const cuplas_config *cfg, const char *output,
     int rc = 0;
 
     j->output = output ? strdup(output)
-                       : output_path(cfg->output.dir, cfg->output.name, j->file, j->dataset);
+                       : output_path(cfg->output.dir, cfg->output.name, j->file, j->dataset,
+                                     j->rel_at);
     if (!j->output)
         return cuplas_error_set(err, CUPLAS_ERR_NOMEM, "out of memory");
-    if (cuplas_h5_probe_grid(j->file, j->dataset, j->height, j->width, &g, &j->err) != 0)
+    j->scene = cuplas_ply_is_scene_path(j->file);
+    if (cuplas_job_probe(j, cfg, &g) != 0)
         return 0;   /* a failed job, not a failed plan */
     j->H = g.H;
     j->W = g.W;
@@ -192,7 +239,12 @@ static int plan_job(cuplas_job *j, const cuplas_config *cfg, const char *output,
     j->rank = g.in_rank;
     memcpy(j->dims, g.in_dims, sizeof j->dims);
     snprintf(j->dtype, sizeof j->dtype, "%s", g.dtype);
+    rc = cuplas_job_plan_grid(j, cfg, &g, err);
     cuplas_h5grid_free(&g);
+    if (rc || j->err.code)
+        return rc;   /* a config error stops the plan; j->err fails the job */
+    if (j->scene && cfg->output.ply && !output && !(j->ply_out = ply_path(j->output)))
+        return cuplas_error_set(err, CUPLAS_ERR_NOMEM, "out of memory");
 
     if (stat(j->file, &st) != 0)
         memset(&st, 0, sizeof st);
@@ -202,12 +254,14 @@ static int plan_job(cuplas_job *j, const cuplas_config *cfg, const char *output,
     else
         snprintf(shape, sizeof shape, "%" PRId64 "x%" PRId64 "@%" PRId64 "x%" PRId64,
                  j->dims[0], j->dims[1], j->H, j->W);
-    size_t n = strlen(j->real) + strlen(j->dataset) + 256;
+    size_t n = strlen(j->real) + strlen(j->dataset) + 352;
     if (!(j->identity = malloc(n)))
         CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
-    snprintf(j->identity, n, "%s:%s shape=%s dtype=%s size=%lld mtime=%lld.%09ld params=%s",
+    char fit[96];
+    snprintf(j->identity, n, "%s:%s shape=%s dtype=%s size=%lld mtime=%lld.%09ld params=%s%s",
              j->real, j->dataset, shape, j->dtype, (long long)st.st_size,
-             (long long)st.st_mtim.tv_sec, (long)st.st_mtim.tv_nsec, hash);
+             (long long)st.st_mtim.tv_sec, (long)st.st_mtim.tv_nsec, hash,
+             cuplas_job_fit_identity(j, fit, sizeof fit));
 fail:
     return rc;
 }
@@ -225,13 +279,23 @@ static int failed_job(cuplas_jobs *jobs, const char *file, const char *dataset, 
 
 /* Jobs of one matched file of entry `in` (index k). */
 static int add_file(cuplas_jobs *jobs, const cuplas_config *cfg, int k, const char *file,
-                    const char *hash, int *matched, int *listed, cuplas_error *err)
+                    int rel_at, const char *hash, int *matched, int *listed, cuplas_error *err)
 {
     const cuplas_input_spec *in = &cfg->inputs[k];
     char **names = NULL;
     int count = 0, rc = 0, patterns = 0;
     cuplas_error lerr = {0};
 
+    if (cuplas_ply_is_scene_path(file)) {   /* one job: the vertex table */
+        cuplas_job *j = new_job(jobs, file, CUPLAS_SCENE_DATASET, k, in->line, err);
+        if (!j)
+            return CUPLAS_ERR_NOMEM;
+        j->rel_at = rel_at;
+        (*listed)++;
+        for (int d = 0; d < in->ndatasets; d++)
+            matched[d]++;   /* datasets: mean nothing to a scene */
+        return plan_job(j, cfg, NULL, hash, err);
+    }
     for (int d = 0; d < in->ndatasets; d++)
         patterns |= has_magic(in->datasets[d]);
     /* list even for literal names: it tells an unreadable file apart once */
@@ -259,6 +323,7 @@ static int add_file(cuplas_jobs *jobs, const cuplas_config *cfg, int k, const ch
             CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
         j->height = in->height;
         j->width = in->width;
+        j->rel_at = rel_at;
         CUPLAS_TRY(plan_job(j, cfg, NULL, hash, err));
     }
     for (int d = 0; d < in->ndatasets; d++) {
@@ -274,12 +339,49 @@ static int add_file(cuplas_jobs *jobs, const cuplas_config *cfg, int k, const ch
             CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
         j->height = in->height;
         j->width = in->width;
+        j->rel_at = rel_at;
         CUPLAS_TRY(plan_job(j, cfg, NULL, hash, err));
         matched[d]++;
     }
 fail:
     cuplas_h5_free_names(names, count);
     return rc;
+}
+
+/* {relpath}'s base: the length of the longest folder prefix ("a/b/")
+ * shared by every file entry `in` matches (0 when none is shared). */
+static int common_folder(const cuplas_input_spec *in)
+{
+    char *prefix = NULL;   /* the shared folder so far, "a/b/" */
+    size_t len = 0;
+    glob_t gl;
+
+    for (int f = 0; f < in->nfiles; f++) {
+        const char *pat = in->files[f];
+        int g = has_magic(pat) ? glob(pat, 0, NULL, &gl) : GLOB_NOMATCH;
+        size_t n = g == 0 ? gl.gl_pathc : (has_magic(pat) ? 0 : 1);
+        for (size_t i = 0; i < n; i++) {
+            const char *file = g == 0 ? gl.gl_pathv[i] : pat;
+            const char *slash = strrchr(file, '/');
+            size_t dl = slash ? (size_t)(slash - file) + 1 : 0;
+            if (!prefix) {
+                if (!(prefix = strndup(file, dl)))
+                    break;
+                len = dl;
+                continue;
+            }
+            size_t k = 0;
+            while (k < len && k < dl && prefix[k] == file[k])
+                k++;
+            while (k > 0 && prefix[k - 1] != '/')   /* whole folder names only */
+                k--;
+            len = k;
+        }
+        if (g == 0)
+            globfree(&gl);
+    }
+    free(prefix);
+    return (int)len;
 }
 
 /* Every job of inputs[k]. */
@@ -293,6 +395,7 @@ static int add_entry(cuplas_jobs *jobs, const cuplas_config *cfg, int k, const c
 
     if (!matched)
         return cuplas_error_set(err, CUPLAS_ERR_NOMEM, "out of memory");
+    int rel_at = common_folder(in);
     for (int f = 0; f < in->nfiles; f++) {
         const char *pat = in->files[f];
         glob_t gl;
@@ -313,7 +416,7 @@ static int add_entry(cuplas_jobs *jobs, const cuplas_config *cfg, int k, const c
         size_t n = g == 0 ? gl.gl_pathc : 1;
         for (size_t i = 0; i < n && rc == 0; i++) {
             const char *file = g == 0 ? gl.gl_pathv[i] : pat;
-            rc = add_file(jobs, cfg, k, file, hash, matched, &nfiles, err);
+            rc = add_file(jobs, cfg, k, file, rel_at, hash, matched, &nfiles, err);
         }
         if (g == 0)
             globfree(&gl);
@@ -456,6 +559,17 @@ int cuplas_jobs_add_one(cuplas_jobs *jobs, const cuplas_config *cfg, const char 
     j->height = height;
     j->width = width;
     return plan_job(j, cfg, output, hash, err);
+}
+
+int cuplas_jobs_set_ply(cuplas_jobs *jobs, const char *ply_out, cuplas_error *err)
+{
+    cuplas_job *j = jobs->n ? &jobs->v[jobs->n - 1] : NULL;
+    if (!j || (!j->scene && !j->err.code))
+        return cuplas_error_set(err, CUPLAS_ERR_USAGE, "--ply needs a PLY or .splat input");
+    free(j->ply_out);
+    if (!(j->ply_out = strdup(ply_out)))
+        return cuplas_error_set(err, CUPLAS_ERR_NOMEM, "out of memory");
+    return 0;
 }
 
 int cuplas_job_channels(const cuplas_config *cfg, int64_t C, int **use, int *nuse,

@@ -36,6 +36,21 @@ typedef struct cuplas_job {
     int64_t dims[3];
     char dtype[16];
     cuplas_error err;    /* code != 0: failed while planning (bad input)       */
+    /* scenes and any N (core/fit.h), set while planning */
+    int scene;           /* a PLY/.splat input (dataset CUPLAS_SCENE_DATASET)  */
+    int fitting;         /* probed as N items to fit (scene, or grid.* asked)  */
+    int rel_at;          /* {relpath}: where file's part below the entry's
+                            common folder starts                              */
+    int64_t read_height, read_width; /* what the HDF5 read is asked for        */
+    int64_t nrows;       /* fitted: the input's N items (H*W != N); 0 = not    */
+    int crop;            /* fitted by crop (else pad)                          */
+    int crop_col;        /* crop: the column ranked                            */
+    char *ply_out;       /* scene: the sorted PLY to write too, or NULL        */
+    /* channels resolved by name (NULL: cuplas_job_channels at prep), and the
+       transforms per used channel (NULL: none) */
+    int *use, nuse;
+    unsigned char *act, *unit;
+    int *group;
 } cuplas_job;
 
 typedef struct cuplas_jobs {
@@ -57,6 +72,10 @@ int cuplas_jobs_build(cuplas_jobs *jobs, const cuplas_config *cfg, cuplas_error 
 int cuplas_jobs_add_one(cuplas_jobs *jobs, const cuplas_config *cfg, const char *file,
                         const char *dataset, int64_t height, int64_t width,
                         const char *output, cuplas_error *err);
+
+/* `cuplas sort --ply OUT.ply`: the last job added also writes this PLY
+ * (a scene input only: else CUPLAS_ERR_USAGE). */
+int cuplas_jobs_set_ply(cuplas_jobs *jobs, const char *ply_out, cuplas_error *err);
 
 void cuplas_jobs_free(cuplas_jobs *jobs);
 

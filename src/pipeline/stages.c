@@ -25,8 +25,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/fit.h"
 #include "core/metrics.h"
 #include "core/quantize.h"
+#include "core/transform.h"
+#include "eval/orders.h"
+#include "eval/quality.h"
 #include "io/codec.h"
 #include "io/dtype.h"
 #include "io/grid.h"
@@ -35,6 +39,7 @@
 #include "io/h5_thread.h"
 #include "io/h5_write.h"
 #include "io/publish.h"
+#include "io/scene.h"
 #include "sort/sort.h"
 #include "util/clock.h"
 #include "util/fsutil.h"
@@ -63,6 +68,11 @@ typedef struct job_ctx {
     int *use, nuse;               /* prep: the channels that drive the sort */
     double *x;                    /* prep: features (the worker's memory)  */
     int64_t *index;               /* sort: the permutation (the worker's)  */
+    /* scenes and fitted grids (pipeline/fit_plan.h) */
+    cuplas_ply ply;               /* a scene's header, for --ply           */
+    int rows_in_raw;              /* g.raw holds the scene's rows          */
+    int64_t *label, *dropped;     /* fitted: item -> input row; crop's rest */
+    uint8_t *empty;               /* pad: empty-cell flags, H*W            */
 } job_ctx;
 
 /* ------------------------------------------------------------- logging */
@@ -205,11 +215,15 @@ static void read_run(void *p)
     read_task *t = p;
     const cuplas_job *job = t->j->job;
 
+    if (job->scene) {   /* the scene is read on the lane: no HDF5 in it */
+        t->rc = check_output(t->j->r, job, &t->skip, t->e);
+        return;
+    }
     pin_input(t->j->r, job->file);
     t->rc = check_output(t->j->r, job, &t->skip, t->e);
     if (t->rc == 0 && !t->skip)
-        t->rc = cuplas_h5_read_begin(job->file, job->dataset, job->height, job->width, &t->j->g,
-                                     &t->fetch, &t->j->w->io, t->e);
+        t->rc = cuplas_h5_read_begin(job->file, job->dataset, job->read_height,
+                                     job->read_width, &t->j->g, &t->fetch, &t->j->w->io, t->e);
 }
 
 /* Visit 2: the output's HDF5 part. */
@@ -263,11 +277,25 @@ static int stage_read(job_ctx *j, int *skip, cuplas_error *e)
     *skip = task.skip;
     if ((rc = task.rc) != 0 || *skip)
         return rc;
-    /* inflating and unshuffling the chunks needs no HDF5 call */
-    j->pool = (size_t)(j->g.H * j->g.W * j->g.C) * j->g.elem_size >= POOL_MIN_BYTES
-                  ? j->r->pool : NULL;
-    CUPLAS_TRY(cuplas_h5_read_finish(&j->g, task.fetch, j->pool, e));
+    if (job->scene) {
+        /* header and body into the lane's buffer: the only copy */
+        CUPLAS_TRY(cuplas_scene_read(job->file, &j->g, &j->ply, &j->w->io, &j->rows_in_raw, e));
+        j->pool = (size_t)(j->g.H * j->g.C) * j->g.elem_size >= POOL_MIN_BYTES ? j->r->pool
+                                                                              : NULL;
+    } else {
+        /* inflating and unshuffling the chunks needs no HDF5 call */
+        j->pool = (size_t)(j->g.H * j->g.W * j->g.C) * j->g.elem_size >= POOL_MIN_BYTES
+                      ? j->r->pool : NULL;
+        CUPLAS_TRY(cuplas_h5_read_finish(&j->g, task.fetch, j->pool, e));
+    }
     CUPLAS_TRY(output_dir(job, e));
+    if (job->fitting && j->g.W == 1 && j->g.H * j->g.W == (job->nrows ? job->nrows
+                                                                       : job->H * job->W)) {
+        /* read as N items: now the planned grid (core/fit.h) */
+        j->g.nrows = job->nrows;
+        j->g.H = job->H;
+        j->g.W = job->W;
+    }
     /* the identity (and the plan) describe the file as it was probed */
     if (j->g.H != job->H || j->g.W != job->W || j->g.C != job->C ||
         strcmp(j->g.dtype, job->dtype))
@@ -300,30 +328,106 @@ void cuplas_worker_buffers_free(cuplas_worker *w)
     cuplas_h5_buffers_free(&w->io);
 }
 
+/* A fitted grid's items: crop picks the rows to keep (x compacted to
+ * them), pad adds empty items; j->label maps items to input rows. */
+static int fit_items(job_ctx *j, cuplas_error *e)
+{
+    cuplas_h5grid *g = &j->g;
+    int64_t n = g->nrows, cells = g->H * g->W;
+    int rc = 0;
+
+    if (!(j->label = malloc((size_t)cells * sizeof *j->label)))
+        CUPLAS_FAIL(e, CUPLAS_ERR_NOMEM, "out of memory");
+    if (j->job->crop) {
+        double *v = malloc((size_t)n * sizeof *v);
+        int col = j->job->crop_col;
+        if (!v || !(j->dropped = malloc((size_t)(n - cells + 1) * sizeof *j->dropped))) {
+            free(v);
+            CUPLAS_FAIL(e, CUPLAS_ERR_NOMEM, "out of memory");
+        }
+        rc = cuplas_h5grid_to_double(g, &col, 1, v, j->pool, e);
+        if (rc == 0 && cuplas_fit_crop_select(v, n, cells, j->label, j->dropped) != 0)
+            rc = cuplas_error_set(e, CUPLAS_ERR_NOMEM, "out of memory");
+        free(v);
+        if (rc)
+            goto fail;
+        /* keep is ascending, so item k moves down from row label[k] >= k */
+        for (int64_t k = 0; k < cells; k++)
+            if (j->label[k] != k)
+                memcpy(j->x + k * j->nuse, j->x + j->label[k] * j->nuse,
+                       (size_t)j->nuse * sizeof *j->x);
+        g->dropped = j->dropped;
+        g->ndropped = n - cells;
+    } else {
+        if (!(j->empty = calloc((size_t)cells, 1)))
+            CUPLAS_FAIL(e, CUPLAS_ERR_NOMEM, "out of memory");
+        for (int64_t k = 0; k < cells; k++) {
+            j->label[k] = k < n ? k : -1;
+            j->empty[k] = k >= n;
+        }
+    }
+    g->label = j->label;
+fail:
+    return rc;
+}
+
 /* prep: the sort's channels as normalised doubles, and the AND before. */
 static int stage_prep(job_ctx *j, cuplas_error *e)
 {
     const cuplas_config *cfg = j->r->cfg;
-    const cuplas_h5grid *g = &j->g;
+    const cuplas_job *job = j->job;
+    cuplas_h5grid *g = &j->g;
     cuplas_worker *w = j->w;
     double t = cuplas_now_s();
-    int64_t N = g->H * g->W;
+    int64_t N = g->H * g->W, rows = cuplas_h5grid_rows(g), items = N < rows ? N : rows;
     int rc = 0;
 
-    CUPLAS_TRY(cuplas_job_channels(cfg, g->C, &j->use, &j->nuse, e));
-    if (!(j->x = w->x = grow(w->x, &w->x_cap, (size_t)N * (size_t)j->nuse, sizeof *j->x)) ||
+    if (job->use) {   /* resolved by name while planning */
+        if (!(j->use = malloc((size_t)job->nuse * sizeof *j->use)))
+            CUPLAS_FAIL(e, CUPLAS_ERR_NOMEM, "out of memory");
+        memcpy(j->use, job->use, (size_t)job->nuse * sizeof *j->use);
+        j->nuse = job->nuse;
+    } else {
+        CUPLAS_TRY(cuplas_job_channels(cfg, g->C, &j->use, &j->nuse, e));
+    }
+    size_t xn = (size_t)(N > rows ? N : rows) * (size_t)j->nuse;
+    if (!(j->x = w->x = grow(w->x, &w->x_cap, xn, sizeof *j->x)) ||
         !(j->index = w->index = grow(w->index, &w->index_cap, (size_t)N, sizeof *j->index)))
         CUPLAS_FAIL(e, CUPLAS_ERR_NOMEM, "out of memory for a %lldx%lld grid", (long long)g->H,
                     (long long)g->W);
     CUPLAS_TRY(cuplas_h5grid_to_double(g, j->use, j->nuse, j->x, j->pool, e));
-    if (cuplas_features_normalize(j->x, N, j->nuse, cfg->channels.normalize,
-                                  cfg->channels.weights, j->pool))
+    if (g->nrows)
+        CUPLAS_TRY(fit_items(j, e));
+    /* statistics over the real items only: empty cells come after */
+    cuplas_transform tf = {job->act, job->unit, job->group, cfg->channels.normalize,
+                           cfg->channels.weights};
+    if (cuplas_transform_apply(j->x, items, j->nuse, &tf, j->pool))
         CUPLAS_FAIL(e, CUPLAS_ERR_NOMEM, "out of memory normalising a %lldx%lld grid",
                     (long long)g->H, (long long)g->W);
-    j->res->and_before = cuplas_and(j->x, g->H, g->W, j->nuse, NULL, j->pool);
+    if (j->empty) {
+        cuplas_fit_pad_mean(j->x, items, N, j->nuse);
+        j->res->and_before = cuplas_eval_and(j->x, g->H, g->W, j->nuse, j->empty);
+    } else {
+        j->res->and_before = cuplas_and(j->x, g->H, g->W, j->nuse, NULL, j->pool);
+    }
     j->res->prep_s = cuplas_now_s() - t;
 fail:
     return rc;
+}
+
+/* The AND over the filled cells of a padded grid after the sort. */
+static int and_after_padded(job_ctx *j, double *out, cuplas_error *e)
+{
+    int64_t N = j->g.H * j->g.W;
+    double *grid = malloc((size_t)N * (size_t)j->nuse * sizeof *grid);
+    if (!grid)
+        return cuplas_error_set(e, CUPLAS_ERR_NOMEM, "out of memory");
+    cuplas_eval_gather(j->x, j->nuse, j->index, N, grid, NULL);
+    for (int64_t c = 0; c < N; c++)
+        j->empty[c] = j->label[j->index[c]] < 0;
+    *out = cuplas_eval_and(grid, j->g.H, j->g.W, j->nuse, j->empty);
+    free(grid);
+    return 0;
 }
 
 #ifdef HAVE_CUDA
@@ -416,6 +520,26 @@ static int stage_sort(job_ctx *j, cuplas_error *e)
     return 0;
 }
 
+/* A scene's vertices in grid order into a temp file next to ply_out
+ * (*tmp; the caller publishes or unlinks it). */
+static int write_ply(job_ctx *j, char **tmp, cuplas_error *e)
+{
+    int64_t N = j->g.H * j->g.W;
+    int64_t *order = malloc((size_t)N * sizeof *order);
+    int rc = 0;
+
+    if (!order)
+        return cuplas_error_set(e, CUPLAS_ERR_NOMEM, "out of memory");
+    for (int64_t c = 0; c < N; c++)
+        order[c] = j->label ? j->label[j->index[c]] : j->index[c];
+    if (!(*tmp = cuplas_tmp_create(j->job->ply_out, e)))
+        rc = e->code ? (int)e->code : CUPLAS_ERR_OUTPUT;
+    else
+        rc = cuplas_ply_write(&j->ply, j->rows_in_raw ? j->g.raw : NULL, order, N, *tmp, e);
+    free(order);
+    return rc;
+}
+
 /* write: the output file, published atomically under its name. */
 static int stage_write(job_ctx *j, cuplas_error *e)
 {
@@ -424,11 +548,14 @@ static int stage_write(job_ctx *j, cuplas_error *e)
     const cuplas_job *job = j->job;
     cuplas_job_result *res = j->res;
     double t = cuplas_now_s();
-    char *params = NULL, *tmp = NULL, device[256];
+    char *params = NULL, *tmp = NULL, *ply_tmp = NULL, device[256];
     cuplas_h5_encoded *enc = NULL;
     int rc = 0;
 
-    res->and_after = cuplas_and(j->x, j->g.H, j->g.W, j->nuse, j->index, j->pool);
+    if (j->empty)
+        CUPLAS_TRY(and_after_padded(j, &res->and_after, e));
+    else
+        res->and_after = cuplas_and(j->x, j->g.H, j->g.W, j->nuse, j->index, j->pool);
     if (j->gpu)
         snprintf(device, sizeof device, "%s", j->w->name);
     else
@@ -452,6 +579,12 @@ static int stage_write(job_ctx *j, cuplas_error *e)
     CUPLAS_TRY(cuplas_h5_encode_result(&j->g, j->index, &cfg->output, &j->w->io, j->pool, &enc,
                                        e));
     res->encode_s = cuplas_now_s() - t;
+    /* the sorted PLY first, published just before the HDF5 result, whose
+       `complete` attribute is what a rerun trusts */
+    if (job->ply_out && (rc = write_ply(j, &ply_tmp, e)) != 0) {
+        cuplas_error_where(e, "%s", job->ply_out);
+        goto fail;
+    }
     if (!(tmp = cuplas_tmp_create(job->output, e))) {
         rc = e->code ? (int)e->code : CUPLAS_ERR_OUTPUT;
     } else {
@@ -459,8 +592,14 @@ static int stage_write(job_ctx *j, cuplas_error *e)
         h5_visit(j, write_run, &task);
         if ((rc = task.rc) == 0)
             rc = cuplas_h5_write_raw(tmp, enc, j->pool, e);
-        if (rc == 0)
+        if (rc == 0 && ply_tmp &&
+            (rc = cuplas_tmp_publish(ply_tmp, job->ply_out, cfg->output.fsync, e)) != 0)
+            cuplas_error_where(e, "%s", job->ply_out);
+        if (rc == 0) {
+            free(ply_tmp);
+            ply_tmp = NULL;   /* published */
             rc = cuplas_tmp_publish(tmp, job->output, cfg->output.fsync, e);
+        }
         if (rc)
             unlink(tmp);
     }
@@ -470,6 +609,9 @@ static int stage_write(job_ctx *j, cuplas_error *e)
     }
     res->write_s = cuplas_now_s() - t;
 fail:
+    if (ply_tmp)
+        unlink(ply_tmp);
+    free(ply_tmp);
     free(tmp);
     cuplas_h5_encoded_free(enc);
     free(params);
@@ -518,6 +660,10 @@ void cuplas_job_run(cuplas_runner *r, int wi, struct cuplas_gpu_ctx *gpu, int i)
         res->state = e.code == CUPLAS_ERR_INTERRUPTED ? CUPLAS_JOB_CANCELLED : CUPLAS_JOB_FAILED;
     }
     free(j.use);   /* x and index belong to the worker */
+    free(j.label);
+    free(j.dropped);
+    free(j.empty);
+    cuplas_ply_close(&j.ply);
     cuplas_h5grid_free(&j.g);   /* no HDF5 call: the grid holds none */
     res->total_s = cuplas_now_s() - t0;
     w->jobs++;

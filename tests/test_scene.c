@@ -1,0 +1,418 @@
+/*
+ * test_scene.c - 3DGS scenes end to end through the cuplas binary
+ * (io/scene.c, pipeline/fit_plan.c, the pad/crop path of stages.c):
+ * PLY formats agree, pad keeps every vertex once, --ply rows follow the
+ * index, crop keeps the highest crop_by, any N, names, and every malformed
+ * input fails alone with a one-line error and no output.
+ */
+#define _GNU_SOURCE
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <hdf5.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "tmpdir.h"
+
+#define PLANT "/work/shared/data/scenes/plant.splat"
+
+static const char *bin(void)
+{
+    const char *b = getenv("CUPLAS_BIN");
+    return b && b[0] ? b : CUPLAS_BUILDDIR "/cuplas";
+}
+
+static int setup(void **state)
+{
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    return tu_fixture_new(state, CUPLAS_BUILDDIR "/tests/test_scene.XXXXXX");
+}
+
+static int teardown(void **state)
+{
+    tu_fixture_free(state);
+    return 0;
+}
+
+/* Run in the fixture folder; stderr to err.txt. The exit status. */
+static int sh(const fixture *f, const char *fmt, ...)
+{
+    char *cmd = NULL, *full = NULL;
+    va_list ap;
+    va_start(ap, fmt);
+    assert_true(vasprintf(&cmd, fmt, ap) >= 0);
+    va_end(ap);
+    assert_true(asprintf(&full, "cd '%s' && B='%s' && { %s ; } >out.txt 2>err.txt", f->dir,
+                         bin(), cmd) >= 0);
+    int st = system(full);
+    free(cmd);
+    free(full);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static char *slurp(const fixture *f, const char *name, size_t *n)
+{
+    char path[PATH_MAX];
+    FILE *fp = fopen(tu_path(f->dir, name, path), "rb");
+    assert_non_null(fp);
+    fseek(fp, 0, SEEK_END);
+    long size = ftell(fp);
+    fseek(fp, 0, SEEK_SET);
+    char *buf = malloc((size_t)size + 1);
+    assert_non_null(buf);
+    assert_int_equal(fread(buf, 1, (size_t)size, fp), (size_t)size);
+    buf[size] = '\0';
+    fclose(fp);
+    if (n)
+        *n = (size_t)size;
+    return buf;
+}
+
+static int exists(const fixture *f, const char *name)
+{
+    char path[PATH_MAX];
+    struct stat st;
+    return stat(tu_path(f->dir, name, path), &st) == 0;
+}
+
+static void put_file(const fixture *f, const char *name, const void *data, size_t n)
+{
+    char path[PATH_MAX];
+    FILE *fp = fopen(tu_path(f->dir, name, path), "wb");
+    assert_non_null(fp);
+    assert_int_equal(fwrite(data, 1, n, fp), n);
+    fclose(fp);
+}
+
+/* Vertex i of the test scene: x y z opacity (float) and red (uchar). */
+static void vertex(int i, float v[4], unsigned char *red)
+{
+    v[0] = (float)sin(i * 1.3);
+    v[1] = (float)cos(i * 0.7);
+    v[2] = (float)(i % 5) * 0.25f;
+    v[3] = (float)((i * 37) % 101) / 10.0f - 5.0f;   /* distinct opacities */
+    *red = (unsigned char)(i * 7);
+}
+
+/* The scene of n vertices as "le", "be" or "ascii" PLY. */
+static void write_scene(const fixture *f, const char *name, int n, const char *fmt)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    fprintf(m, "ply\nformat %s 1.0\ncomment test scene\nelement vertex %d\n"
+               "property float x\nproperty float y\nproperty float z\n"
+               "property float opacity\nproperty uchar red\nend_header\n",
+            !strcmp(fmt, "le") ? "binary_little_endian" : !strcmp(fmt, "be") ?
+            "binary_big_endian" : "ascii", n);
+    for (int i = 0; i < n; i++) {
+        float v[4];
+        unsigned char r;
+        vertex(i, v, &r);
+        if (!strcmp(fmt, "ascii")) {
+            fprintf(m, "%.9g %.9g %.9g %.9g %u\n", v[0], v[1], v[2], v[3], r);
+            continue;
+        }
+        for (int k = 0; k < 4; k++) {
+            unsigned char b[4];
+            memcpy(b, &v[k], 4);
+            if (!strcmp(fmt, "be"))
+                for (int t = 0; t < 2; t++) {
+                    unsigned char c = b[t];
+                    b[t] = b[3 - t];
+                    b[3 - t] = c;
+                }
+            fwrite(b, 1, 4, m);
+        }
+        fwrite(&r, 1, 1, m);
+    }
+    fclose(m);
+    put_file(f, name, buf, len);
+    free(buf);
+}
+
+/* group/name of an output as int64 (index, dropped) or its size. */
+static int64_t *read_i64(const fixture *f, const char *file, const char *ds, int64_t *n)
+{
+    char path[PATH_MAX];
+    hid_t fid = H5Fopen(tu_path(f->dir, file, path), H5F_ACC_RDONLY, H5P_DEFAULT);
+    assert_true(fid >= 0);
+    hid_t did = H5Dopen2(fid, ds, H5P_DEFAULT);
+    assert_true(did >= 0);
+    hid_t sid = H5Dget_space(did);
+    *n = (int64_t)H5Sget_simple_extent_npoints(sid);
+    int64_t *v = malloc((size_t)*n * sizeof *v + 1);
+    assert_non_null(v);
+    assert_true(H5Dread(did, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0);
+    H5Sclose(sid);
+    H5Dclose(did);
+    H5Fclose(fid);
+    return v;
+}
+
+/* Every row 0..n-1 exactly once among the cells, the rest -1; returns
+ * the number of empty cells. */
+static int64_t check_pad(const int64_t *index, int64_t cells, int64_t n)
+{
+    char *seen = calloc((size_t)n, 1);
+    int64_t empty = 0;
+    assert_non_null(seen);
+    for (int64_t c = 0; c < cells; c++) {
+        if (index[c] < 0) {
+            assert_int_equal(index[c], -1);
+            empty++;
+            continue;
+        }
+        assert_true(index[c] < n);
+        assert_false(seen[index[c]]);
+        seen[index[c]] = 1;
+    }
+    for (int64_t i = 0; i < n; i++)
+        assert_true(seen[i]);
+    free(seen);
+    return empty;
+}
+
+static void test_scene_formats_same_index(void **state)
+{
+    fixture *f = *state;
+    int64_t n[3], *idx[3];
+    const char *fmt[3] = {"le", "be", "ascii"};
+    for (int k = 0; k < 3; k++) {
+        char in[32], out[32];
+        snprintf(in, sizeof in, "s_%s.ply", fmt[k]);
+        snprintf(out, sizeof out, "s_%s.h5", fmt[k]);
+        write_scene(f, in, 37, fmt[k]);   /* a prime: 5 x 8 with 3 empty */
+        assert_int_equal(sh(f, "\"$B\" sort %s %s --channels x,y,z", in, out), 0);
+        idx[k] = read_i64(f, out, "/vertex/index", &n[k]);
+    }
+    assert_int_equal(n[0], 40);
+    assert_int_equal(check_pad(idx[0], n[0], 37), 3);
+    for (int k = 1; k < 3; k++) {
+        assert_int_equal(n[k], n[0]);
+        assert_memory_equal(idx[k], idx[0], (size_t)n[0] * sizeof *idx[0]);
+    }
+    for (int k = 0; k < 3; k++)
+        free(idx[k]);
+    /* the names went with it */
+    size_t len;
+    assert_int_equal(sh(f, "h5dump -a /vertex/channel_names s_le.h5"), 0);
+    char *dump = slurp(f, "out.txt", &len);
+    assert_non_null(strstr(dump, "\"opacity\""));
+    assert_non_null(strstr(dump, "\"red\""));
+    free(dump);
+}
+
+static void test_scene_ply_rows_follow_index(void **state)
+{
+    fixture *f = *state;
+    size_t in_len, out_len;
+    int64_t cells;
+    write_scene(f, "s.ply", 37, "le");
+    assert_int_equal(sh(f, "\"$B\" sort s.ply s.h5 --ply sorted.ply --channels 0-2"), 0);
+    int64_t *index = read_i64(f, "s.h5", "/vertex/index", &cells);
+    char *in = slurp(f, "s.ply", &in_len), *out = slurp(f, "sorted.ply", &out_len);
+    char *ib = strstr(in, "end_header\n") + 11, *ob = strstr(out, "end_header\n") + 11;
+    const size_t row = 17;
+    /* the header is the input's but for the count */
+    assert_non_null(strstr(out, "comment test scene\nelement vertex 37\n"));
+    assert_int_equal(out_len - (size_t)(ob - out), 37 * row);
+    size_t k = 0;
+    for (int64_t c = 0; c < cells; c++)
+        if (index[c] >= 0)
+            assert_memory_equal(ob + row * k++, ib + row * (size_t)index[c], row);
+    assert_int_equal(k, 37);
+    /* export-ply from the result does the same */
+    assert_int_equal(sh(f, "\"$B\" export-ply s.h5 s.ply again.ply && cmp again.ply sorted.ply"),
+                     0);
+    free(index);
+    free(in);
+    free(out);
+}
+
+static void test_scene_crop_keeps_highest(void **state)
+{
+    fixture *f = *state;
+    int64_t cells, nd;
+    write_scene(f, "s.ply", 37, "le");
+    assert_int_equal(sh(f, "\"$B\" sort s.ply c.h5 --grid 5x5 --fit crop --crop-by opacity"), 0);
+    int64_t *index = read_i64(f, "c.h5", "/vertex/index", &cells);
+    int64_t *dropped = read_i64(f, "c.h5", "/vertex/dropped", &nd);
+    assert_int_equal(cells, 25);
+    assert_int_equal(nd, 12);
+    float lowest_kept = INFINITY, highest_dropped = -INFINITY;
+    char seen[37] = {0};
+    for (int64_t c = 0; c < cells; c++) {
+        float v[4];
+        unsigned char r;
+        assert_true(index[c] >= 0 && index[c] < 37 && !seen[index[c]]);
+        seen[index[c]] = 1;
+        vertex((int)index[c], v, &r);
+        lowest_kept = v[3] < lowest_kept ? v[3] : lowest_kept;
+    }
+    for (int64_t k = 0; k < nd; k++) {
+        float v[4];
+        unsigned char r;
+        assert_false(seen[dropped[k]]);
+        if (k)
+            assert_true(dropped[k] > dropped[k - 1]);   /* ascending */
+        vertex((int)dropped[k], v, &r);
+        highest_dropped = v[3] > highest_dropped ? v[3] : highest_dropped;
+    }
+    assert_true(lowest_kept > highest_dropped);
+    free(index);
+    free(dropped);
+}
+
+static void test_scene_any_n(void **state)
+{
+    fixture *f = *state;
+    const int ns[4] = {1, 2, 97, 99};
+    for (int k = 0; k < 4; k++) {
+        int64_t cells;
+        write_scene(f, "n.ply", ns[k], "le");
+        assert_int_equal(sh(f, "\"$B\" sort n.ply n.h5 --force %s", ns[k] == 99 ? "--grid 10x10"
+                                                                               : ""), 0);
+        int64_t *index = read_i64(f, "n.h5", "/vertex/index", &cells);
+        int64_t empty = check_pad(index, cells, ns[k]);
+        assert_int_equal(cells - empty, ns[k]);
+        if (ns[k] == 99)
+            assert_int_equal(empty, 1);
+        free(index);
+    }
+    if (access(PLANT, R_OK) != 0) {
+        skip();
+        return;
+    }
+    /* the plant scene: planned 308 x 369 by pad (checked without sorting
+       113,648 splats here), and a real crop to 32 x 32 */
+    assert_int_equal(sh(f, "\"$B\" sort " PLANT " p.h5 --grid 32x32 --fit crop"), 0);
+    int64_t cells, nd;
+    int64_t *index = read_i64(f, "p.h5", "/vertex/index", &cells);
+    int64_t *dropped = read_i64(f, "p.h5", "/vertex/dropped", &nd);
+    assert_int_equal(cells, 1024);
+    assert_int_equal(nd, 113648 - 1024);
+    free(index);
+    free(dropped);
+}
+
+static void test_scene_hdf5_columns_and_pad(void **state)
+{
+    fixture *f = *state;
+    char path[PATH_MAX];
+    float v[99 * 3];
+    for (int i = 0; i < 99 * 3; i++)
+        v[i] = (float)sin(i * 0.37);
+    hid_t fid = H5Fcreate(tu_path(f->dir, "e.h5", path), H5F_ACC_TRUNC, H5P_DEFAULT,
+                          H5P_DEFAULT);
+    hsize_t dims[2] = {99, 3}, three = 3;
+    hid_t sid = H5Screate_simple(2, dims, NULL);
+    hid_t did = H5Dcreate2(fid, "emb", H5T_IEEE_F32LE, sid, H5P_DEFAULT, H5P_DEFAULT,
+                           H5P_DEFAULT);
+    assert_true(H5Dwrite(did, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0);
+    hid_t st = H5Tcopy(H5T_C_S1);
+    H5Tset_size(st, H5T_VARIABLE);
+    hid_t asid = H5Screate_simple(1, &three, NULL);
+    hid_t aid = H5Acreate2(did, "columns", st, asid, H5P_DEFAULT, H5P_DEFAULT);
+    const char *names[3] = {"a", "b", "c"};
+    assert_true(H5Awrite(aid, st, names) >= 0);
+    H5Aclose(aid);
+    H5Sclose(asid);
+    H5Tclose(st);
+    H5Dclose(did);
+    H5Sclose(sid);
+    H5Fclose(fid);
+    /* 99 is no square: an error as before, unless a grid is asked for */
+    assert_int_equal(sh(f, "\"$B\" sort e.h5:/emb o.h5"), 1);
+    assert_int_equal(sh(f, "\"$B\" sort e.h5:/emb o.h5 --grid auto --channels a,c"), 0);
+    int64_t cells;
+    int64_t *index = read_i64(f, "o.h5", "/emb/index", &cells);
+    assert_int_equal(cells, 99);   /* 9 x 11: auto finds an exact fit */
+    free(index);
+    assert_int_equal(sh(f, "\"$B\" sort e.h5:/emb o.h5 --force --grid 10x10 --channels b"), 0);
+    index = read_i64(f, "o.h5", "/emb/index", &cells);
+    assert_int_equal(check_pad(index, cells, 99), 1);
+    free(index);
+}
+
+static void test_scene_name_errors(void **state)
+{
+    fixture *f = *state;
+    size_t len;
+    write_scene(f, "s.ply", 37, "le");
+    const char *cfg = "inputs:\n  - files: s.ply\noutput:\n  dir: out\nchannels:\n"
+                      "  use: [x, nope]\n";
+    put_file(f, "cfg.yaml", cfg, strlen(cfg));
+    assert_int_equal(sh(f, "\"$B\" run cfg.yaml --log-format text"), 2);
+    char *err = slurp(f, "err.txt", &len);
+    assert_non_null(strstr(err, "cfg.yaml:6:"));
+    assert_non_null(strstr(err, "nope"));
+    assert_non_null(strstr(err, "s.ply"));
+    free(err);
+    assert_false(exists(f, "out/s.vertex.h5"));
+    /* crop_by naming a missing property */
+    assert_int_equal(sh(f, "\"$B\" sort s.ply c.h5 --fit crop --grid 5x5 --crop-by nothing"), 2);
+    err = slurp(f, "err.txt", &len);
+    assert_non_null(strstr(err, "grid.crop_by"));
+    free(err);
+    assert_false(exists(f, "c.h5"));
+}
+
+static void test_scene_malformed(void **state)
+{
+    fixture *f = *state;
+    static const struct {
+        const char *name, *text, *want;
+    } bad[] = {
+        {"magic.ply", "plx\nformat ascii 1.0\nelement vertex 1\nproperty float x\nend_header\n1\n",
+         "magic.ply"},
+        {"format.ply", "ply\nformat binary_middle_endian 1.0\nelement vertex 1\n"
+                       "property float x\nend_header\n", "format.ply:2"},
+        {"noend.ply", "ply\nformat ascii 1.0\nelement vertex 1\nproperty float x\n", "noend.ply"},
+        {"trunc.ply", "ply\nformat binary_little_endian 1.0\nelement vertex 4\n"
+                      "property float x\nend_header\nabcdefgh", "trunc.ply"},
+        {"count.ply", "ply\nformat ascii 1.0\nelement vertex 2\nproperty float x\nend_header\n"
+                      "1\n2\n3\n", "count.ply"},
+        {"type.ply", "ply\nformat ascii 1.0\nelement vertex 1\nproperty flaot x\nend_header\n1\n",
+         "type.ply:4"},
+        {"list.ply", "ply\nformat ascii 1.0\nelement vertex 1\nproperty list uchar int i\n"
+                     "end_header\n1 1\n", "list.ply:4"},
+        {"odd.splat", "0123456789012345678901234567890123", "odd.splat"},
+    };
+    size_t len;
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        put_file(f, bad[k].name, bad[k].text, strlen(bad[k].text));
+        assert_int_equal(sh(f, "\"$B\" sort %s bad.h5 --log-format text", bad[k].name), 1);
+        char *err = slurp(f, "err.txt", &len);
+        if (!strstr(err, bad[k].want))
+            fprintf(stderr, "%s: %s\n", bad[k].name, err);
+        assert_non_null(strstr(err, bad[k].want));
+        assert_int_equal(strstr(err, "error") == NULL, 0);
+        free(err);
+        assert_false(exists(f, "bad.h5"));
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_scene_formats_same_index, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_scene_ply_rows_follow_index, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_scene_crop_keeps_highest, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_scene_any_n, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_scene_hdf5_columns_and_pad, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_scene_name_errors, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_scene_malformed, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,80 @@
+/*
+ * test_transform.c - core/transform: activations, unit length, grouped
+ * standardisation and minmax, weights, and the ungrouped path being
+ * cuplas_features_normalize exactly.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <string.h>
+
+#include "core/transform.h"
+
+static void test_transform_activations(void **state)
+{
+    double x[2 * 6] = {0, 0, 3, 4, 0, 0, log(2.0), 1e9, 0, 0, 0, 0};
+    const unsigned char act[6] = {CUPLAS_ACT_EXP, CUPLAS_ACT_SIGMOID, 0, 0, 0, 0};
+    const unsigned char unit[6] = {0, 0, 1, 1, 0, 0};
+    cuplas_transform t = {act, unit, NULL, CUPLAS_NORM_NONE, NULL};
+    (void)state;
+    assert_int_equal(cuplas_transform_apply(x, 2, 6, &t, NULL), 0);
+    assert_true(fabs(x[0] - 1.0) < 1e-15);      /* exp(0) */
+    assert_true(fabs(x[1] - 0.5) < 1e-15);      /* sigmoid(0) */
+    assert_true(fabs(x[2] - 0.6) < 1e-15 && fabs(x[3] - 0.8) < 1e-15);   /* (3,4)/5 */
+    assert_true(fabs(x[6] - 2.0) < 1e-12);      /* exp(log 2) */
+    assert_true(x[7] == 1.0);                    /* sigmoid of a large logit */
+    assert_true(x[8] == 0.0 && x[9] == 0.0);     /* a zero vector stays zero */
+}
+
+static void test_transform_groups(void **state)
+{
+    /* columns 0 and 1 one group: one mean (2.5) and one std for both */
+    double x[4 * 3] = {1, 2, 10, 2, 3, 20, 3, 4, 30, 2, 3, 40};
+    const int group[3] = {0, 0, -1};
+    const double w[3] = {1, 1, 2};
+    cuplas_transform t = {NULL, NULL, group, CUPLAS_NORM_STANDARDIZE, w};
+    (void)state;
+    assert_int_equal(cuplas_transform_apply(x, 4, 3, &t, NULL), 0);
+    double m = (1 + 2 + 2 + 3 + 3 + 4 + 2 + 3) / 8.0, ss = 0;
+    const double v[8] = {1, 2, 2, 3, 3, 4, 2, 3};
+    for (int i = 0; i < 8; i++)
+        ss += (v[i] - m) * (v[i] - m);
+    double sd = sqrt(ss / 8);
+    assert_true(fabs(x[0] - (1 - m) / sd) < 1e-12);
+    assert_true(fabs(x[1] - (2 - m) / sd) < 1e-12);
+    /* column 2 alone: mean 25, population std sqrt(125), weight 2 */
+    assert_true(fabs(x[2] - 2 * (10 - 25) / sqrt(125.0)) < 1e-12);
+
+    double y[2 * 2] = {0, 10, 5, 20};
+    const int g2[2] = {3, 3};
+    cuplas_transform mm = {NULL, NULL, g2, CUPLAS_NORM_MINMAX, NULL};
+    assert_int_equal(cuplas_transform_apply(y, 2, 2, &mm, NULL), 0);
+    assert_true(y[0] == 0.0 && y[3] == 1.0 && fabs(y[1] - 0.5) < 1e-15);
+}
+
+static void test_transform_ungrouped_is_normalize(void **state)
+{
+    double a[50 * 3], b[50 * 3];
+    const double w[3] = {1, 0.5, 2};
+    (void)state;
+    for (int i = 0; i < 150; i++)
+        a[i] = b[i] = sin(i * 1.7) * (i % 7);
+    cuplas_transform t = {NULL, NULL, NULL, CUPLAS_NORM_STANDARDIZE, w};
+    assert_int_equal(cuplas_transform_apply(a, 50, 3, &t, NULL), 0);
+    assert_int_equal(cuplas_features_normalize(b, 50, 3, CUPLAS_NORM_STANDARDIZE, w, NULL), 0);
+    assert_memory_equal(a, b, sizeof a);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_transform_activations),
+        cmocka_unit_test(test_transform_groups),
+        cmocka_unit_test(test_transform_ungrouped_is_normalize),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
