@@ -383,9 +383,11 @@ static int stage_sort(job_ctx *j, cuplas_error *e)
     cuplas_worker *w = j->w;
     cuplas_job_result *res = j->res;
     double t = cuplas_now_s();
-    cuplas_sort_target target = {j->gpu, &r->cancel, j->pool};
+    cuplas_sort_target target = {.gpu = j->gpu, .cancel = &r->cancel, .pool = j->pool,
+                                 .levels_total = &res->levels_total};
     int rc = admit(r, w, j->gpu, g->H, g->W, j->nuse, e);
 
+    w->sorting = 1 + (int)(j->job - r->jobs->v);   /* the progress line's */
     if (rc == 0) {
         rc = cuplas_sort_features(j->x, g->H, g->W, j->nuse, &cfg->sort, &target, j->index,
                                   &res->stats, e);
@@ -409,6 +411,7 @@ static int stage_sort(job_ctx *j, cuplas_error *e)
                                       &res->stats, e);
         cuplas_set_threads(1);
     }
+    w->sorting = 0;
     if (rc)
         return rc;
     snprintf(res->backend, sizeof res->backend, "%s", j->gpu ? "gpu" : "cpu");
@@ -418,6 +421,35 @@ static int stage_sort(job_ctx *j, cuplas_error *e)
     }
     res->sort_s = cuplas_now_s() - t;
     return 0;
+}
+
+/* output.fsync: the folders whose oldest unsynced rename is older than
+ * this are fsync'd by the next job to publish (and all at the run's end):
+ * a power loss forgets at most about this much of the run's renames. */
+#define DIRSYNC_AGE_S 1.0
+
+static void sync_due(cuplas_runner *r)
+{
+    cuplas_error e;
+    int *bad = NULL, nbad = 0;
+
+    if (!r->dirsync)
+        return;
+    cuplas_error_clear(&e);
+    if (cuplas_dirsync_flush(r->dirsync, DIRSYNC_AGE_S, &bad, &nbad, &e) == 0 || !nbad) {
+        free(bad);
+        return;
+    }
+    /* the jobs may be other workers': the runner fails them at the end */
+    cuplas_lock_take(&r->queue_lock);
+    int *v = realloc(r->sync_bad, (size_t)(r->nsync_bad + nbad) * sizeof *v);
+    if (v) {
+        memcpy(v + r->nsync_bad, bad, (size_t)nbad * sizeof *v);
+        r->sync_bad = v;
+        r->nsync_bad += nbad;
+    }
+    cuplas_lock_give(&r->queue_lock);
+    free(bad);
 }
 
 /* write: the output file, published atomically under its name. */
@@ -463,8 +495,13 @@ static int stage_write(job_ctx *j, cuplas_error *e)
         h5_visit(j, write_run, &task);
         if ((rc = task.rc) == 0)
             rc = cuplas_h5_write_raw(tmp, enc, j->pool, e);
+        if (rc == 0 && r->dirsync)
+            rc = cuplas_tmp_publish_deferred(tmp, job->output, r->dirsync,
+                                             (int)(job - r->jobs->v), e);
+        else if (rc == 0)
+            rc = cuplas_tmp_publish(tmp, job->output, 0, e);
         if (rc == 0)
-            rc = cuplas_tmp_publish(tmp, job->output, cfg->output.fsync, e);
+            sync_due(r);
         if (rc)
             unlink(tmp);
     }
