@@ -165,7 +165,7 @@ int main(int argc, char **argv)
     const char *sets[64] = {0};
     cuplas_config cfg;
     cuplas_error err = {0};
-    cuplas_sort_target target = {NULL, NULL, NULL};
+    cuplas_sort_target target = {.gpu = NULL};
     char device[256] = "cpu", solve[16] = "cpu";
     int a = 1;
     for (; a < argc && argv[a][0] == '-'; a++) {

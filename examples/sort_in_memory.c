@@ -34,7 +34,7 @@ int main(int argc, char **argv)
     int64_t *index = malloc((size_t)N * sizeof *index);
     char *seen = calloc((size_t)N, 1);
     cuplas_sort_params p;
-    cuplas_sort_target target = {NULL, NULL, NULL};
+    cuplas_sort_target target = {.gpu = NULL};
     cuplas_sort_stats st;
     cuplas_error err = {0};
     int rc = 1;

@@ -12,7 +12,7 @@ mode=${1:-}
 case "$mode" in demo|test) ;; *) echo "usage: $0 demo|test" >&2; exit 2 ;; esac
 
 install_packages() {
-    local pkgs="autoconf automake libtool make gcc pkg-config libyaml-dev zlib1g-dev
+    local pkgs="autoconf automake libtool make gcc pkg-config libyaml-dev zlib1g-dev libdeflate-dev
                 libhdf5-dev hdf5-tools libcmocka-dev libpng-dev libwebp-dev libjxl-dev"
     [ "$mode" = test ] && pkgs="$pkgs slurmctld slurmd slurm-client munge procps clang"
     local missing=""

@@ -230,7 +230,7 @@ static void test_config_defaults(void **state)
     assert_string_equal(cfg.output.name, "{stem}.{dataset}.h5");
     assert_int_equal(cfg.output.overwrite, CUPLAS_OVERWRITE_SKIP);
     assert_true(cfg.output.chunk_rows == 0);
-    assert_int_equal(cfg.output.deflate, 4);
+    assert_int_equal(cfg.output.deflate, 1);
     assert_true(cfg.output.shuffle);
     assert_sort_equal(&cfg.sort, &sort);
     assert_null(cfg.channels.use);

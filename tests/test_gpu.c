@@ -112,7 +112,7 @@ static void check_sort_parity(int64_t H, int64_t W, int C, const cuplas_sort_par
     int64_t *ic = malloc(N * 8), *ig = malloc(N * 8), *ig2 = malloc(N * 8);
     cuplas_sort_stats sc, sg;
     cuplas_error err = {0};
-    cuplas_sort_target cpu = {NULL, NULL, NULL}, gpu = {ctx, NULL, NULL};
+    cuplas_sort_target cpu = {.gpu = NULL}, gpu = {.gpu = ctx};
     const char *lay = layout(cuplas_padded_channels(C));
     if (cuplas_sort_features(x, H, W, C, p, &cpu, ic, &sc, &err))
         fail_msg("cpu: %s", err.msg);
@@ -203,7 +203,7 @@ static void check_lanes(int64_t H, int64_t W, int C, const cuplas_sort_params *p
     int64_t *ic = malloc(N * 8);
     cuplas_sort_stats sc;
     cuplas_error err = {0};
-    cuplas_sort_target cpu = {NULL, NULL, NULL};
+    cuplas_sort_target cpu = {.gpu = NULL};
     cuplas_gpu_order *order = NULL;
     cuplas_pool *pool = NULL;
     int bad = 0;
@@ -222,7 +222,7 @@ static void check_lanes(int64_t H, int64_t W, int C, const cuplas_sort_params *p
             bad++;
         } else {
             cuplas_gpu_ctx_set_order(lane, order);
-            cuplas_sort_target gpu = {lane, NULL, pool};
+            cuplas_sort_target gpu = {.gpu = lane, .pool = pool};
             for (int r = 0; r < ROUNDS; r++)
                 bad += cuplas_sort_features(x, H, W, C, p, &gpu, ig, &sg, &e) != 0 ||
                        memcmp(ig, ic, N * 8) != 0;

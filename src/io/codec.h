@@ -5,7 +5,7 @@
  * Chunked data with only shuffle/deflate filters never goes through
  * HDF5's filter pipeline: HDF5 holds one global lock, and inflating 64 MB
  * inside it serialises every I/O thread. The HDF5 thread only locates
- * chunks (h5_read.c) and stores them as they are (h5_write.c); the zlib
+ * chunks (h5_read.c) and stores them as they are (h5_write.c); the deflate
  * and byte-shuffle work is here, one item per chunk. The codec reproduces
  * HDF5's filters exactly, so either side can read the other's chunks.
  *

@@ -4,7 +4,9 @@
  *
  * Design fact: HDF5 does not fsync, so without the fsync here a crash
  * after the rename could publish a file of zeros; the folder is fsync'd
- * after the rename so that the new name itself survives a crash.
+ * after the rename so that the new name itself survives a crash. In a run
+ * the folder's fsync is batched (cuplas_dirsync): only the data's sync
+ * must come before the rename for a name to never show missing data.
  */
 #include "io/publish.h"
 
@@ -14,7 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <pthread.h>
 #include <unistd.h>
+
+#include "util/clock.h"
 
 #include "util/fsutil.h"
 
@@ -23,7 +28,8 @@ static int fsync_path(const char *path, int flags)
     int fd = open(path, flags);
     if (fd < 0)
         return -1;
-    int r = fsync(fd);
+    /* a regular file needs its data and size, not its times: fdatasync */
+    int r = flags & O_DIRECTORY ? fsync(fd) : fdatasync(fd);
     /* some filesystems refuse fsync on directories; that is not data loss */
     if (r != 0 && (flags & O_DIRECTORY) && (errno == EINVAL || errno == ENOTSUP))
         r = 0;
@@ -92,6 +98,153 @@ int cuplas_tmp_publish(const char *tmp, const char *out_path, int sync, cuplas_e
         CUPLAS_FAIL(err, CUPLAS_ERR_OUTPUT, "fsync folder %s: %s", dir, strerror(errno));
 fail:
     free(dir);
+    return rc;
+}
+
+/* ---------------------------------------------------- batched folders */
+
+typedef struct pending_dir {
+    char *dir;
+    double since;            /* oldest unsynced rename, cuplas_now_s()    */
+    int *jobs, njobs, cap;   /* results renamed there since the last sync */
+} pending_dir;
+
+struct cuplas_dirsync {
+    pthread_mutex_t mu;
+    pending_dir *v;
+    int n, cap;
+};
+
+int cuplas_dirsync_create(cuplas_dirsync **out, cuplas_error *err)
+{
+    cuplas_dirsync *ds = calloc(1, sizeof *ds);
+    *out = NULL;
+    if (!ds)
+        return cuplas_error_set(err, CUPLAS_ERR_NOMEM, "out of memory");
+    pthread_mutex_init(&ds->mu, NULL);
+    *out = ds;
+    return 0;
+}
+
+void cuplas_dirsync_free(cuplas_dirsync *ds)
+{
+    if (!ds)
+        return;
+    for (int k = 0; k < ds->n; k++) {
+        free(ds->v[k].dir);
+        free(ds->v[k].jobs);
+    }
+    free(ds->v);
+    pthread_mutex_destroy(&ds->mu);
+    free(ds);
+}
+
+/* Under mu: remember that `job` was renamed into dir. 0 or -1 (memory). */
+static int note_rename(cuplas_dirsync *ds, char *dir, int job)
+{
+    pending_dir *p = NULL;
+    for (int k = 0; k < ds->n && !p; k++)
+        if (!strcmp(ds->v[k].dir, dir))
+            p = &ds->v[k];
+    if (!p) {
+        if (ds->n == ds->cap) {
+            int cap = ds->cap ? 2 * ds->cap : 4;
+            pending_dir *v = realloc(ds->v, (size_t)cap * sizeof *v);
+            if (!v)
+                return -1;
+            ds->v = v;
+            ds->cap = cap;
+        }
+        p = &ds->v[ds->n++];
+        memset(p, 0, sizeof *p);
+        if (!(p->dir = strdup(dir))) {
+            ds->n--;
+            return -1;
+        }
+    }
+    if (p->njobs == p->cap) {
+        int cap = p->cap ? 2 * p->cap : 16;
+        int *j = realloc(p->jobs, (size_t)cap * sizeof *j);
+        if (!j)
+            return -1;
+        p->jobs = j;
+        p->cap = cap;
+    }
+    if (p->njobs == 0)
+        p->since = cuplas_now_s();
+    p->jobs[p->njobs++] = job;
+    return 0;
+}
+
+int cuplas_tmp_publish_deferred(const char *tmp, const char *out_path, cuplas_dirsync *ds,
+                                int job, cuplas_error *err)
+{
+    char *dir = cuplas_path_dir(out_path);
+    int rc = 0, noted;
+
+    if (!dir)
+        CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
+    if (fsync_path(tmp, O_RDONLY) != 0)
+        CUPLAS_FAIL(err, CUPLAS_ERR_OUTPUT, "fsync %s: %s", tmp, strerror(errno));
+    /* noted before the rename, so a flush that races with it still
+       covers it; a note without a rename costs one spare fsync */
+    pthread_mutex_lock(&ds->mu);
+    noted = note_rename(ds, dir, job);
+    pthread_mutex_unlock(&ds->mu);
+    if (noted != 0)
+        CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
+    if (rename(tmp, out_path) != 0)
+        CUPLAS_FAIL(err, CUPLAS_ERR_OUTPUT, "cannot rename %s to %s: %s", tmp, out_path,
+                    strerror(errno));
+fail:
+    free(dir);
+    return rc;
+}
+
+int cuplas_dirsync_flush(cuplas_dirsync *ds, double max_age_s, int **bad, int *nbad,
+                         cuplas_error *err)
+{
+    double now = cuplas_now_s();
+    int rc = 0;
+
+    if (bad)
+        *bad = NULL;
+    if (nbad)
+        *nbad = 0;
+    if (!ds)
+        return 0;
+    for (;;) {
+        /* take one due folder's list out under the lock, sync outside it:
+           renames into it meanwhile start a new list */
+        pending_dir p = {0};
+        pthread_mutex_lock(&ds->mu);
+        for (int k = 0; k < ds->n; k++)
+            if (ds->v[k].njobs && (max_age_s <= 0 || now - ds->v[k].since >= max_age_s)) {
+                p = ds->v[k];
+                if (!(p.dir = strdup(p.dir)))
+                    p.jobs = NULL;   /* no memory: leave it for the next flush */
+                else
+                    ds->v[k].jobs = NULL, ds->v[k].njobs = ds->v[k].cap = 0;
+                break;
+            }
+        pthread_mutex_unlock(&ds->mu);
+        if (!p.jobs)
+            break;
+        if (fsync_path(p.dir, O_RDONLY | O_DIRECTORY) != 0) {
+            int e = errno;
+            if (!rc)
+                rc = cuplas_error_set(err, CUPLAS_ERR_OUTPUT, "fsync folder %s: %s", p.dir,
+                                      strerror(e));
+            int *v = bad ? realloc(*bad, (size_t)(*nbad + p.njobs) * sizeof *v) : NULL;
+            if (v) {
+                memcpy(v + *nbad, p.jobs, (size_t)p.njobs * sizeof *v);
+                *bad = v;
+                *nbad += p.njobs;
+            }
+        }
+        free(p.dir);
+        free(p.jobs);
+    }
     return rc;
 }
 

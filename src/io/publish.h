@@ -29,6 +29,32 @@ char *cuplas_tmp_create(const char *out_path, cuplas_error *err);
  * caller unlinks tmp on failure. */
 int cuplas_tmp_publish(const char *tmp, const char *out_path, int sync, cuplas_error *err);
 
+/*
+ * Batched durability (output.fsync in a run). Per result, the temp file's
+ * data is fdatasync'd before the rename, as cuplas_tmp_publish does: a name
+ * never points at data that is not on disk. The folder's fsync, which
+ * makes the rename itself survive a crash, is deferred: a cuplas_dirsync
+ * collects the folders with renames not yet synced and fsyncs each once
+ * per batch (cuplas_dirsync_flush). Two journal commits per file become
+ * one, plus one per folder per batch. Thread-safe.
+ */
+typedef struct cuplas_dirsync cuplas_dirsync;
+
+int cuplas_dirsync_create(cuplas_dirsync **out, cuplas_error *err);
+void cuplas_dirsync_free(cuplas_dirsync *ds);   /* NULL: no-op; no flush */
+
+/* Like cuplas_tmp_publish with sync on, but the folder's fsync is left to
+ * ds; `job` (the caller's number for the result) is remembered with it. */
+int cuplas_tmp_publish_deferred(const char *tmp, const char *out_path, cuplas_dirsync *ds,
+                                int job, cuplas_error *err);
+
+/* Renames deferred for longer than max_age_s (0: all) fsync'd, one fsync
+ * per folder. On a failure *bad (malloc'd, may be NULL) lists the jobs
+ * whose renames might not be durable, nbad of them, and err says why; the
+ * other folders are still synced. Returns 0 or err's code. */
+int cuplas_dirsync_flush(cuplas_dirsync *ds, double max_age_s, int **bad, int *nbad,
+                         cuplas_error *err);
+
 /* An output folder that exists, is a folder and is writable, or
  * CUPLAS_ERR_OUTPUT saying which of these it is not. */
 int cuplas_out_dir_check(const char *dir, cuplas_error *err);

@@ -22,12 +22,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
 
 #include "io/h5_lib.h"
 #include "io/h5_thread.h"
+#include "io/publish.h"
 #include "pipeline/stages.h"
 #include "util/clock.h"
 #include "util/threads.h"
@@ -102,21 +105,114 @@ static int take_job(cuplas_runner *r)
     return i;
 }
 
-/* "[#####.....] 12/64 datasets, 3.1 grids/s, ETA 17 s" on a terminal. */
-static void progress(cuplas_runner *r)
+/* "[#####.....] 12/64 datasets, 3.1 grids/s, ETA 17 s; level 40/122" on
+ * a terminal: finished jobs, then the levels done of (at most 3) sorts
+ * running now. */
+static void progress_draw(cuplas_runner *r, int done)
 {
-    char bar[21], text[160];
-    cuplas_lock_take(&r->queue_lock);
-    int done = ++r->finished, n = r->jobs->n;
-    cuplas_lock_give(&r->queue_lock);
+    char bar[21], text[256];
+    int n = r->jobs->n, shown = 0;
     double el = cuplas_now_s() - r->t_start, rate = el > 0 ? done / el : 0;
     int fill = n ? 20 * done / n : 20;
     for (int k = 0; k < 20; k++)
         bar[k] = k < fill ? '#' : '.';
     bar[20] = 0;
-    snprintf(text, sizeof text, "cuplas: [%s] %d/%d datasets, %.2f grids/s, ETA %.0f s", bar,
-             done, n, rate, rate > 0 ? (n - done) / rate : 0.0);
+    size_t len = (size_t)snprintf(text, sizeof text, "cuplas: [%s] %d/%d datasets, %.2f grids/s,"
+                                  " ETA %.0f s", bar, done, n, rate,
+                                  rate > 0 ? (n - done) / rate : 0.0);
+    /* racy reads of counters other threads write: a display, never a
+       decision; a GPU sort's levels count only when it ends */
+    for (int k = 0; k < r->nworkers && shown < 3 && len < sizeof text - 40; k++) {
+        int i = r->workers[k].sorting - 1;
+        if (i < 0 || i >= n)
+            continue;
+        const cuplas_job_result *res = &r->results[i];
+        int total = res->levels_total, lv = *(const volatile int *)&res->stats.levels;
+        if (total <= 0)
+            continue;
+        len += (size_t)snprintf(text + len, sizeof text - len, "%s %d/%d", shown ? "," : "; level",
+                                lv < total ? lv : total, total);
+        shown++;
+    }
     cuplas_log_progress(r->log, text);
+}
+
+static void progress(cuplas_runner *r)
+{
+    cuplas_lock_take(&r->queue_lock);
+    int done = ++r->finished;
+    cuplas_lock_give(&r->queue_lock);
+    progress_draw(r, done);
+}
+
+/* The ticker: on a terminal, the progress line is redrawn every
+ * TICK_S while the run runs, so a long sort shows its levels. */
+#define TICK_S 0.5
+
+typedef struct cuplas_ticker {
+    pthread_t t;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int stop;
+    cuplas_runner *r;
+} cuplas_ticker;
+
+static void *tick(void *p)
+{
+    cuplas_ticker *tk = p;
+    pthread_setname_np(pthread_self(), "cuplas-progress");
+    pthread_mutex_lock(&tk->mu);
+    while (!tk->stop) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_nsec += (long)(TICK_S * 1e9);
+        ts.tv_sec += ts.tv_nsec / 1000000000L;
+        ts.tv_nsec %= 1000000000L;
+        pthread_cond_timedwait(&tk->cv, &tk->mu, &ts);
+        if (tk->stop)
+            break;
+        cuplas_lock_take(&tk->r->queue_lock);
+        int done = tk->r->finished;
+        cuplas_lock_give(&tk->r->queue_lock);
+        progress_draw(tk->r, done);
+    }
+    pthread_mutex_unlock(&tk->mu);
+    return NULL;
+}
+
+/* Only where a progress line is drawn at all (a terminal, text log). */
+static void ticker_start(cuplas_runner *r)
+{
+    cuplas_ticker *tk;
+    if (r->log->json || !r->log->out || !isatty(fileno(r->log->out)) ||
+        !(tk = calloc(1, sizeof *tk)))
+        return;
+    tk->r = r;
+    pthread_mutex_init(&tk->mu, NULL);
+    pthread_cond_init(&tk->cv, NULL);
+    if (pthread_create(&tk->t, NULL, tick, tk) != 0) {
+        pthread_cond_destroy(&tk->cv);
+        pthread_mutex_destroy(&tk->mu);
+        free(tk);
+        return;
+    }
+    r->ticker = tk;
+}
+
+static void ticker_stop(cuplas_runner *r)
+{
+    cuplas_ticker *tk = r->ticker;
+    if (!tk)
+        return;
+    pthread_mutex_lock(&tk->mu);
+    tk->stop = 1;
+    pthread_cond_signal(&tk->cv);
+    pthread_mutex_unlock(&tk->mu);
+    pthread_join(tk->t, NULL);
+    pthread_cond_destroy(&tk->cv);
+    pthread_mutex_destroy(&tk->mu);
+    free(tk);
+    r->ticker = NULL;
 }
 
 /* ------------------------------------------------------------- workers */
@@ -198,6 +294,38 @@ static void gpu_device(cuplas_runner *r, int dev)
 }
 #endif
 
+/* The run's last folder fsyncs (output.fsync): every result reported done
+ * is durable when the run returns. A result whose folder could not be
+ * synced is failed (its rename may not survive a crash); the workers have
+ * all returned, so the records are the runner's to change. */
+static void sync_outputs(cuplas_runner *r)
+{
+    cuplas_error e;
+    int *bad = NULL, nbad = 0;
+
+    if (!r->dirsync)
+        return;
+    cuplas_error_clear(&e);
+    cuplas_dirsync_flush(r->dirsync, 0, &bad, &nbad, &e);
+    for (int k = 0; k < nbad + r->nsync_bad; k++) {
+        int i = k < nbad ? bad[k] : r->sync_bad[k - nbad];
+        cuplas_job_result *res = &r->results[i];
+        if (res->state != CUPLAS_JOB_DONE)
+            continue;
+        res->state = CUPLAS_JOB_FAILED;
+        cuplas_error_set(&res->err, CUPLAS_ERR_OUTPUT, "%s (the result may not survive a "
+                         "crash)", e.code ? e.msg : "fsync of its folder failed");
+        cuplas_error_where(&res->err, "%s", r->jobs->v[i].output);
+        cuplas_job_log_failure(r, &r->jobs->v[i], res);
+    }
+    free(bad);
+    free(r->sync_bad);
+    r->sync_bad = NULL;
+    r->nsync_bad = 0;
+    cuplas_dirsync_free(r->dirsync);
+    r->dirsync = NULL;
+}
+
 /* ------------------------------------------------------------ public API */
 
 int cuplas_runner_init(cuplas_runner *r, const cuplas_config *cfg, const cuplas_jobs *jobs,
@@ -271,8 +399,13 @@ int cuplas_runner_run(cuplas_runner *r, cuplas_error *err)
     char text[512];
 
     r->pin_id = -1;
-    if (cuplas_h5exec_start(&r->h5, err) != 0)
+    if (r->cfg->output.fsync && cuplas_dirsync_create(&r->dirsync, err) != 0)
         return (int)err->code;
+    if (cuplas_h5exec_start(&r->h5, err) != 0) {
+        cuplas_dirsync_free(r->dirsync);
+        r->dirsync = NULL;
+        return (int)err->code;
+    }
     snprintf(text, sizeof text, "cuplas: %d job%s on %s%s", r->jobs->n,
              r->jobs->n == 1 ? "" : "s", r->use_gpu ? "" : "the CPU: ",
              r->use_gpu ? "GPUs" : r->workers[0].name);
@@ -286,6 +419,7 @@ int cuplas_runner_run(cuplas_runner *r, cuplas_error *err)
                      CUPLAS_LF_I("jobs", r->jobs->n),
                      CUPLAS_LF_S("backend", r->use_gpu ? "gpu" : "cpu"),
                      CUPLAS_LF_I("workers", r->nworkers), NULL);
+    ticker_start(r);
 
     /* jobs that failed while planning are reported first, in list order */
     for (int i = 0; i < r->jobs->n; i++) {
@@ -324,9 +458,11 @@ int cuplas_runner_run(cuplas_runner *r, cuplas_error *err)
         r->pool = NULL;
     }
 #endif
+    ticker_stop(r);
     cuplas_jobs_unpin(r);
     cuplas_h5exec_stop(r->h5);
     r->h5 = NULL;
+    sync_outputs(r);
     r->wall_s = cuplas_now_s() - t0;
     if (!started && rc == 0) {
         *err = r->workers[0].err;

@@ -49,7 +49,8 @@ typedef struct cuplas_job_result {
     double encode_s;           /* part of write_s: gather + filters, no lock */
     double h5_wait_s;          /* queued for the HDF5 thread, all stages     */
     double h5_s;               /* in HDF5 calls on that thread               */
-    cuplas_sort_stats stats;
+    cuplas_sort_stats stats;   /* stats.levels counts up during a CPU sort */
+    volatile int levels_total; /* the sort's levels, once it has started     */
 } cuplas_job_result;
 
 typedef struct cuplas_worker {
@@ -70,6 +71,8 @@ typedef struct cuplas_worker {
     size_t index_cap;
     cuplas_h5_buffers io;      /* the grid's stored chunks and data          */
     cuplas_error err;          /* the worker could not start (GPU init)      */
+    volatile int sorting;      /* 1 + the job it is sorting now, or 0: read
+                                  by the progress line's ticker              */
 } cuplas_worker;
 
 typedef struct cuplas_runner {
@@ -90,6 +93,9 @@ typedef struct cuplas_runner {
     struct cuplas_h5exec *h5;    /* the HDF5 thread, while the run runs       */
     cuplas_pool *pool;           /* the GPU lanes' host loops, while running  */
     int fallback_threads;        /* OpenMP threads of a lane's CPU fallback    */
+    struct cuplas_dirsync *dirsync; /* output.fsync: folders to sync in batches */
+    int *sync_bad, nsync_bad;    /* jobs whose folder fsync failed (queue_lock) */
+    struct cuplas_ticker *ticker; /* redraws the progress line mid-sort      */
     char *pin_path;              /* input file the HDF5 thread keeps open     */
     int64_t pin_id;              /* (cuplas_h5_pin), or -1                    */
     char cpu_name[128];

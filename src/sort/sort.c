@@ -74,6 +74,8 @@ int cuplas_sort_features(const double *x, int64_t H, int64_t W, int C,
 #endif
     CUPLAS_TRY(cuplas_qgrid_build(x, H, W, C, staging, target ? target->pool : NULL, &g, err));
     CUPLAS_TRY(cuplas_schedule_build(H, W, p, &s, err));
+    if (target && target->levels_total)
+        *target->levels_total = s.nlevels;
     if (target && target->gpu) {
 #ifdef HAVE_CUDA
         CUPLAS_TRY(cuplas_sort_gpu(target->gpu, &g, p, &s, index, target->cancel, st, err));

@@ -26,6 +26,11 @@ typedef struct cuplas_sort_target {
     struct cuplas_gpu_ctx *gpu; /* NULL = CPU reference */
     const volatile int *cancel; /* polled between levels; may be NULL */
     cuplas_pool *pool;          /* host loops (quantising); NULL = OpenMP */
+    volatile int *levels_total; /* may be NULL: set to the schedule's level
+                                   count before the levels run, for a
+                                   progress display that reads st->levels
+                                   (the CPU sorter counts it up level by
+                                   level; a GPU sort sets it at its end) */
 } cuplas_sort_target;
 
 /* x: N x C features (normalised and weighted). index: N gather entries. */
