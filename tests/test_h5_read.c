@@ -6,6 +6,7 @@
  * the plain HDF5 API as well.
  */
 #define _GNU_SOURCE  /* nftw */
+#include <zlib.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -261,6 +262,257 @@ static void test_chunk_userblock(void **state)
     cuplas_h5grid_free(&g);
 }
 
+/* ------------------------------------------- the hand decoder and HDF5 */
+
+/* H5Dread of the whole dataset in its file type, or NULL where HDF5 fails. */
+static unsigned char *h5dread_or_null(const char *file, const char *dset, size_t *nbytes)
+{
+    unsigned char *buf = NULL;
+    hid_t fid, did = H5I_INVALID_HID, tid = H5I_INVALID_HID, sid = H5I_INVALID_HID;
+    H5E_BEGIN_TRY {
+        if ((fid = H5Fopen(file, H5F_ACC_RDONLY, H5P_DEFAULT)) >= 0 &&
+            (did = H5Dopen2(fid, dset, H5P_DEFAULT)) >= 0) {
+            tid = H5Dget_type(did);
+            sid = H5Dget_space(did);
+            *nbytes = (size_t)H5Sget_simple_extent_npoints(sid) * H5Tget_size(tid);
+            buf = malloc(*nbytes);
+            if (H5Dread(did, tid, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0) {
+                free(buf);
+                buf = NULL;
+            }
+            H5Sclose(sid);
+            H5Tclose(tid);
+            H5Dclose(did);
+        }
+        if (fid >= 0)
+            H5Fclose(fid);
+    } H5E_END_TRY;
+    return buf;
+}
+
+/* cuplas reads what H5Dread reads, or fails where it fails. why: NULL
+ * when the chunks must be decoded by hand, else a part of the reason the
+ * dataset went to H5Dread instead. Returns cuplas's status. */
+static int expect_like_hdf5(const char *file, const char *dset, const char *why)
+{
+    size_t n = 0;
+    unsigned char *want = h5dread_or_null(file, dset, &n);
+    cuplas_h5_fetch *fetch = NULL;
+    cuplas_h5grid g;
+    cuplas_error err;
+    int rc;
+
+    cuplas_error_clear(&err);
+    rc = cuplas_h5_read_begin(file, dset, 0, 0, &g, &fetch, NULL, &err);
+    if (rc == 0) {
+        if (!why)
+            assert_false(fetch->whole);
+        else if (!fetch->whole_why || !strstr(fetch->whole_why, why))
+            fail_msg("%s: read whole because \"%s\", expected \"%s\"", file,
+                     fetch->whole_why ? fetch->whole_why : "(not whole)", why);
+        rc = cuplas_h5_read_finish(&g, fetch, NULL, &err);
+    }
+    if (want && rc)
+        fail_msg("%s: HDF5 reads it, cuplas fails: %s", file, err.msg);
+    if (!want && !rc)
+        fail_msg("%s: HDF5 fails, cuplas reads it", file);
+    if (want) {
+        assert_int_equal((size_t)(g.H * g.W * g.C) * g.elem_size, n);
+        assert_memory_equal(g.raw, want, n);
+    } else {
+        assert_null(strchr(err.msg, '\n'));
+    }
+    if (rc == 0)
+        cuplas_h5grid_free(&g);
+    free(want);
+    return rc;
+}
+
+enum { BT_H = 16, BT_W = 16, BT_C = 4, BT_KEY = 8 + 8 * 4 };   /* rank 3: 4 key offsets */
+
+/* A 16 x 16 x 4 int16 /grid in two 8-row chunks, shuffle + deflate (a v1
+ * B-tree chunk index, HDF5's default); same: both chunks hold the same
+ * values (so they store the same bytes). Returns the B-tree node's offset. */
+static long put_two_chunks(const char *file, int same)
+{
+    const hsize_t dims[3] = {BT_H, BT_W, BT_C}, chunk[3] = {8, BT_W, BT_C};
+    int16_t v[BT_H * BT_W * BT_C];
+    unsigned char buf[8192];
+    size_t n;
+    for (int i = 0; i < BT_H * BT_W * BT_C; i++)
+        v[i] = (int16_t)(((same ? i % (8 * BT_W * BT_C) : i) * 2654435761u) >> 13);
+    put_chunked(file, 1, "/grid", H5T_STD_I16LE, 3, dims, chunk, 1, 4, 0, NULL, v);
+    FILE *fp = fopen(file, "rb");
+    assert_non_null(fp);
+    n = fread(buf, 1, sizeof buf, fp);
+    fclose(fp);
+    for (size_t i = 0; i + 8 < n; i++)   /* the raw-data node: type 1 */
+        if (!memcmp(buf + i, "TREE", 4) && buf[i + 4] == 1) {
+            assert_int_equal(buf[i + 6] | buf[i + 7] << 8, 2);   /* two entries */
+            return (long)i;
+        }
+    fail_msg("no chunk B-tree node in %s", file);
+    return -1;
+}
+
+/* Overwrite `len` little-endian bytes at `at` of the file. */
+static void patch_le(const char *file, long at, uint64_t value, int len)
+{
+    FILE *fp = fopen(file, "r+b");
+    assert_non_null(fp);
+    assert_int_equal(fseek(fp, at, SEEK_SET), 0);
+    for (int i = 0; i < len; i++)
+        fputc((int)(value >> (8 * i) & 0xff), fp);
+    fclose(fp);
+}
+
+/* Byte offsets inside a B-tree node: key k (size, mask, 4 offsets), child k. */
+static long bt_key(long node, int k) { return node + 24 + k * (BT_KEY + 8); }
+static long bt_child(long node, int k) { return bt_key(node, k) + BT_KEY; }
+
+static uint64_t get_le(const char *file, long at, int len)
+{
+    unsigned char b[8];
+    uint64_t v = 0;
+    FILE *fp = fopen(file, "rb");
+    assert_non_null(fp);
+    assert_int_equal(fseek(fp, at, SEEK_SET), 0);
+    assert_int_equal(fread(b, 1, (size_t)len, fp), (size_t)len);
+    fclose(fp);
+    for (int i = len - 1; i >= 0; i--)
+        v = v << 8 | b[i];
+    return v;
+}
+
+/* Damaged chunk indexes: cuplas never reads other values than HDF5. */
+static void test_chunk_index_damage(void **state)
+{
+    char file[PATH_MAX];
+    long node;
+    struct stat st;
+
+    fpath(*state, "bt.h5", file);
+    node = put_two_chunks(file, 0);
+    expect_like_hdf5(file, "/grid", NULL);   /* intact: decoded by hand */
+
+    /* chunk 1's key names the element dimension 8 (the shared
+       bad-inputs file): the iteration finds it, H5Dread's lookup does not
+       and reads the fill value */
+    patch_le(file, bt_key(node, 1) + 8 + 3 * 8, 8, 8);
+    expect_like_hdf5(file, "/grid", "lookup and iteration disagree");
+
+    /* chunk 1's key a chunk further: a record outside the grid, chunk 1
+       never written for either path */
+    node = put_two_chunks(file, 0);
+    patch_le(file, bt_key(node, 1) + 8, 16, 8);
+    patch_le(file, bt_key(node, 2) + 8, 24, 8);
+    expect_like_hdf5(file, "/grid", "records outside the grid");
+
+    /* both records point at chunk 0's bytes */
+    node = put_two_chunks(file, 1);
+    patch_le(file, bt_child(node, 1), get_le(file, bt_child(node, 0), 8), 8);
+    expect_like_hdf5(file, "/grid", "overlap");
+
+    /* a filter mask bit beyond the pipeline (HDF5 ignores it) */
+    node = put_two_chunks(file, 0);
+    patch_le(file, bt_key(node, 0) + 4, 0x10, 4);
+    expect_like_hdf5(file, "/grid", "filter mask");
+
+    /* shuffle skipped by the mask: both read the chunk un-unshuffled */
+    node = put_two_chunks(file, 0);
+    patch_le(file, bt_key(node, 1) + 4, 0x1, 4);
+    expect_like_hdf5(file, "/grid", NULL);
+
+    /* a stored size beyond zlib's bound (and past the end of the file) */
+    node = put_two_chunks(file, 0);
+    patch_le(file, bt_key(node, 1), 1u << 20, 4);
+    expect_like_hdf5(file, "/grid", "stored size");
+
+    /* chunk 1 beyond the end of the file: HDF5 fails, cuplas too */
+    node = put_two_chunks(file, 0);
+    assert_int_equal(stat(file, &st), 0);
+    patch_le(file, bt_child(node, 1), (uint64_t)st.st_size + 4096, 8);
+    assert_int_not_equal(expect_like_hdf5(file, "/grid", NULL), 0);
+    read_expect_error(file, "/grid", 0, 0, CUPLAS_ERR_INPUT, "outside the file");
+}
+
+/* The reproducer of issue 18 (shared/data/bad-inputs): 128 of its 256
+ * cells differed from h5dump's values. */
+static void test_divergent_chunk_index(void **state)
+{
+    char src[PATH_MAX], file[PATH_MAX];
+    const char *dir = getenv("CUPLAS_SHARED_DATA");
+    snprintf(src, sizeof src, "%s/bad-inputs/divergent-chunk-index.h5",
+             dir ? dir : CUPLAS_SRCDIR "/../shared/data");
+    FILE *in = fopen(src, "rb");
+    if (!in) {
+        print_message("skipped: %s not found (set CUPLAS_SHARED_DATA)\n", src);
+        return;
+    }
+    unsigned char buf[1 << 16];
+    size_t n = fread(buf, 1, sizeof buf, in);
+    fclose(in);
+    fpath(*state, "divergent.h5", file);
+    write_bytes(file, buf, n);
+    expect_like_hdf5(file, "/grid", "lookup and iteration disagree");
+}
+
+/* Filters as HDF5 applies them: a deflate level HDF5 refuses, and
+ * fletcher32 checksums (H5Dread verifies them). */
+static void test_filter_params(void **state)
+{
+    const hsize_t dims[3] = {8, 8, 3}, chunk[3] = {4, 8, 3};
+    char file[PATH_MAX];
+    uint8_t v[8 * 8 * 3];
+    unsigned char z[1024];
+    for (size_t i = 0; i < sizeof v; i++)
+        v[i] = (uint8_t)(i * 7);
+
+    /* level 12, written with H5Dwrite_chunk (HDF5's filter would refuse) */
+    fpath(*state, "level.h5", file);
+    for (unsigned level = 9; level <= 12; level += 3) {
+        hid_t fid = H5Fcreate(file, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+        hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE), sid = H5Screate_simple(3, dims, NULL);
+        assert_true(H5Pset_chunk(dcpl, 3, chunk) >= 0);
+        assert_true(H5Pset_filter(dcpl, H5Z_FILTER_DEFLATE, H5Z_FLAG_MANDATORY, 1, &level) >= 0);
+        hid_t did = H5Dcreate2(fid, "/grid", H5T_STD_U8LE, sid, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+        for (hsize_t r = 0; r < 8; r += 4) {
+            hsize_t off[3] = {r, 0, 0};
+            uLongf zn = sizeof z;
+            assert_int_equal(compress2(z, &zn, v + r * 24, 4 * 24, 9), Z_OK);
+            assert_true(H5Dwrite_chunk(did, H5P_DEFAULT, 0, off, zn, z) >= 0);
+        }
+        H5Dclose(did);
+        H5Sclose(sid);
+        H5Pclose(dcpl);
+        H5Fclose(fid);
+        if (level == 9)
+            expect_like_hdf5(file, "/grid", NULL);
+        else
+            assert_int_not_equal(expect_like_hdf5(file, "/grid", "filters"), 0);
+    }
+
+    /* fletcher32: read whole by HDF5, which verifies every chunk; alone
+       (a damaged byte trips the checksum) and under deflate (zlib's) */
+    for (int deflate = 0; deflate <= 6; deflate += 6) {
+        fpath(*state, "fletcher.h5", file);
+        put_chunked(file, 1, "/grid", H5T_STD_U8LE, 3, dims, chunk, 0, deflate, 1, NULL, v);
+        expect_like_hdf5(file, "/grid", "filters");
+        hid_t fid = H5Fopen(file, H5F_ACC_RDONLY, H5P_DEFAULT);
+        hid_t did = H5Dopen2(fid, "/grid", H5P_DEFAULT);
+        hsize_t off[3] = {4, 0, 0}, size = 0;
+        haddr_t addr = 0;
+        unsigned mask = 0;
+        assert_true(H5Dget_chunk_info_by_coord(did, off, &mask, &addr, &size) >= 0);
+        H5Dclose(did);
+        H5Fclose(fid);
+        patch_le(file, (long)addr + 5, get_le(file, (long)addr + 5, 1) ^ 0x5a, 1);
+        assert_int_not_equal(expect_like_hdf5(file, "/grid", "filters"), 0);
+        read_expect_error(file, "/grid", 0, 0, CUPLAS_ERR_INPUT,
+                          deflate ? "inflate" : "Fletcher32 checksum");
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -271,6 +523,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_output_complete, setup, teardown),
         cmocka_unit_test_setup_teardown(test_list_datasets, setup, teardown),
         cmocka_unit_test_setup_teardown(test_chunk_userblock, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_chunk_index_damage, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_divergent_chunk_index, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_filter_params, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -47,6 +47,7 @@ typedef struct cuplas_h5_stored {
  * read_finish to fetch and decode. */
 typedef struct cuplas_h5_fetch {
     int whole;                          /* begin filled g->raw: no chunks  */
+    const char *whole_why;              /* why H5Dread read it (static), or NULL */
     int nfilters;
     int filter[CUPLAS_H5_MAX_FILTERS];  /* CUPLAS_FILTER_*, write order      */
     size_t shuffle_size[CUPLAS_H5_MAX_FILTERS];   /* a shuffle's element size */

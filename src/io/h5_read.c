@@ -11,6 +11,30 @@
  * fletcher32, contiguous, ...) is read whole through HDF5. Every hid_t
  * starts at H5I_INVALID_HID and is closed in the function's single
  * `fail:`.
+ *
+ * The rule for the hand decoder: cuplas never reads other data than
+ * H5Dread would. It decodes a chunk itself only when it is sure that
+ * H5Dread would read the same bytes the same way; on any doubt the whole
+ * dataset is read with H5Dread here, on the HDF5 thread, so the outcome
+ * (the values, or the error) is HDF5's own (fetch->whole_why says why).
+ * A dataset is decoded by hand only when:
+ *  - its pipeline is shuffle (one nonzero parameter) and deflate (one
+ *    parameter, a level <= 9: HDF5's filter refuses anything else) alone,
+ *    and this HDF5 has deflate (fletcher32 always goes to H5Dread, which
+ *    verifies the checksums);
+ *  - the chunk index agrees with itself: for every chunk, the iteration
+ *    that H5Dget_chunk_info_by_coord does and the lookup that H5Dread does
+ *    (H5Dget_chunk_storage_size) find the same stored size, or both find
+ *    none, and the index holds no record but those (H5Dget_num_chunks):
+ *    a damaged index where the two disagree is how a reader that locates
+ *    chunks itself reads other bytes than HDF5;
+ *  - every stored chunk's filter mask names only filters of the pipeline,
+ *    its size fits the chunk (exactly the chunk's bytes when no filter
+ *    applies, at most zlib's bound otherwise), and no two chunks overlap.
+ * A chunk that both paths locate but that lies outside the file is an
+ * error (HDF5 fails to read it too). Decoding (codec.c) then requires each
+ * chunk to inflate to exactly the chunk's bytes: HDF5 would pad or cut
+ * one that does not, with undefined bytes, so cuplas refuses it.
  */
 #include "io/h5_read.h"
 #include "io/h5_lib.h"
@@ -308,9 +332,10 @@ fail:
 
 /*
  * Decide how begin reads the open dataset: fill f's geometry, filter
- * pipeline and fill value for the hand decoder, or leave f->whole set when
- * HDF5 must decode it itself (not chunked, or a filter other than shuffle
- * and deflate: szip, fletcher32, nbit, scaleoffset, plugins).
+ * pipeline and fill value for the hand decoder, or leave f->whole set (and
+ * f->whole_why) when HDF5 must decode it itself (not chunked, or a filter
+ * other than shuffle and deflate with the parameters HDF5 accepts: szip,
+ * fletcher32, nbit, scaleoffset, plugins, a deflate level above 9).
  */
 static int plan_fetch(hid_t did, hid_t tid, const cuplas_h5grid *g, cuplas_h5_fetch *f,
                       cuplas_error *err)
@@ -321,13 +346,16 @@ static int plan_fetch(hid_t did, hid_t tid, const cuplas_h5grid *g, cuplas_h5_fe
     int rc = 0, nf, r = g->in_rank;
 
     f->whole = 1;
+    f->whole_why = "not chunked";
 #if !H5_VERSION_GE(1, 10, 5)
+    f->whole_why = "HDF5 before 1.10.5";
     goto fail;   /* no H5Dread_chunk / H5Dget_chunk_info_by_coord: HDF5 decodes */
 #endif
     if ((dcpl = H5Dget_create_plist(did)) < 0)
         CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "cannot get the dataset creation properties");
     if (H5Pget_layout(dcpl) != H5D_CHUNKED)
         goto fail;
+    f->whole_why = "filters";
     if (H5Pget_chunk(dcpl, r, cdims + (3 - r)) != r || (nf = H5Pget_nfilters(dcpl)) < 0 ||
         nf > CUPLAS_H5_MAX_FILTERS)
         goto fail;
@@ -337,10 +365,13 @@ static int plan_fetch(hid_t did, hid_t tid, const cuplas_h5grid *g, cuplas_h5_fe
         char name[64];
         H5Z_filter_t id = H5Pget_filter2(dcpl, (unsigned)k, &flags, &ncd, cd, sizeof name, name,
                                          &config);
-        /* shuffle's one parameter is the element size, set by HDF5 at creation */
+        /* shuffle's one parameter is the element size, set by HDF5 at
+           creation; deflate's is the level, and HDF5's filter refuses to
+           run (read or write) with any other count or a level above 9 */
         if (id == H5Z_FILTER_SHUFFLE && ncd == 1 && cd[0] > 0)
             f->shuffle_size[k] = cd[0];
-        else if (id != H5Z_FILTER_DEFLATE)
+        else if (id != H5Z_FILTER_DEFLATE || ncd != 1 || cd[0] > 9 ||
+                 H5Zfilter_avail(H5Z_FILTER_DEFLATE) <= 0)
             goto fail;
         f->filter[k] = id == H5Z_FILTER_DEFLATE ? CUPLAS_FILTER_DEFLATE : CUPLAS_FILTER_SHUFFLE;
     }
@@ -367,24 +398,94 @@ static int plan_fetch(hid_t did, hid_t tid, const cuplas_h5grid *g, cuplas_h5_fe
         if (f->fill[i])
             f->fill_zero = 0;
     f->whole = 0;
+    f->whole_why = NULL;
 fail:
     if (dcpl >= 0) H5Pclose(dcpl);
     return rc;
+}
+
+static int cmp_at(const void *a, const void *b)
+{
+    const cuplas_h5_stored *x = *(const cuplas_h5_stored *const *)a;
+    const cuplas_h5_stored *y = *(const cuplas_h5_stored *const *)b;
+    return x->at < y->at ? -1 : x->at > y->at;
+}
+
+/*
+ * The stored chunks, as located, against the file and each other (see the
+ * rule at the top): NULL when the hand decoder may read them, else why
+ * not. Chunks that lie outside the file are an error (rc), as in HDF5.
+ */
+static const char *check_stored(const cuplas_h5grid *g, const cuplas_h5_fetch *f,
+                                hsize_t userblock, size_t cap, size_t stored, hsize_t records,
+                                int *rc, cuplas_error *err)
+{
+    const cuplas_h5_stored **by_at = NULL;
+    const char *why = NULL;
+    struct stat st;
+    size_t n = 0;
+    char at[80];
+
+    *rc = 0;
+    if (records != (hsize_t)stored)
+        return "the chunk index holds records outside the grid or twice";
+    if (stat(g->file, &st) != 0)
+        return "cannot stat the file";
+    if (!(by_at = malloc((stored ? stored : 1) * sizeof *by_at)))
+        return "out of memory checking the chunks";
+    for (size_t i = 0; i < f->nchunks; i++) {
+        const cuplas_h5_stored *c = &f->c[i];
+        uint64_t end;
+        if (c->size == 0)
+            continue;
+        if (c->at < (off_t)userblock || __builtin_add_overflow((uint64_t)c->at, c->size, &end) ||
+            end > (uint64_t)st.st_size) {
+            *rc = cuplas_error_set(err, CUPLAS_ERR_INPUT, "read failed at row %llu: chunk %s lies "
+                                   "outside the file (bytes %llu..%llu of %llu)",
+                                   (unsigned long long)c->offset[g->in_rank == 3 ? 0 : 1],
+                                   cuplas_h5_chunk_where(g, c->offset, at),
+                                   (unsigned long long)c->at, (unsigned long long)c->at + c->size,
+                                   (unsigned long long)st.st_size);
+            goto done;
+        }
+        if (c->mask >> f->nfilters) {
+            why = "a chunk's filter mask names filters the dataset does not have";
+            goto done;
+        }
+        /* unfiltered chunks: HDF5 reads the chunk's bytes whatever the
+           index says; filtered ones inflate from at most zlib's bound */
+        if (c->mask == (1u << f->nfilters) - 1 ? c->size != f->chunk_bytes : c->size > cap) {
+            why = "a chunk's stored size does not fit the chunk";
+            goto done;
+        }
+        by_at[n++] = c;
+    }
+    qsort(by_at, n, sizeof *by_at, cmp_at);
+    for (size_t i = 1; i < n; i++)
+        if (by_at[i - 1]->at + (off_t)by_at[i - 1]->size > by_at[i]->at) {
+            why = "two chunks overlap in the file";
+            break;
+        }
+done:
+    free(by_at);
+    return why;
 }
 
 /*
  * Under the lock: where every chunk is stored (file offset, size, filter
  * mask). The bytes themselves are read later with pread, outside the HDF5
  * lock: HDF5 moving tens of MB per grid through its one lock was what kept
- * several GPUs from scaling.
+ * several GPUs from scaling. When the chunks cannot be trusted (the rule
+ * at the top), f->whole is set instead and nothing is kept.
  */
 static int fetch_chunks(hid_t fid, hid_t did, const cuplas_h5grid *g, cuplas_h5_fetch *f,
                         cuplas_error *err)
 {
-    hsize_t grid[3], doff[3], userblock = 0;
-    hid_t fcpl = H5I_INVALID_HID;
-    size_t total = 0, cap = f->chunk_bytes;
+    hsize_t grid[3], doff[3], userblock = 0, records = 0;
+    hid_t fcpl = H5I_INVALID_HID, sid = H5I_INVALID_HID;
+    size_t total = 0, stored = 0, cap = f->chunk_bytes;
     int rc = 0, r = g->in_rank;
+    const char *why = NULL;
     char cause[CAUSE_LEN], at[80];
 
     /* chunk addresses are relative to the end of the user block */
@@ -400,9 +501,10 @@ static int fetch_chunks(hid_t fid, hid_t did, const cuplas_h5grid *g, cuplas_h5_
         CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory for %zu chunk records", f->nchunks);
     for (size_t i = 0; i < f->nchunks; i++) {
         cuplas_h5_stored *c = &f->c[i];
-        hsize_t q = (hsize_t)i, size = 0;
+        hsize_t q = (hsize_t)i, size = 0, looked = 0;
         haddr_t addr = HADDR_UNDEF;
         unsigned mask = 0;
+        herr_t found;
         for (int d = 2; d >= 0; d--) {
             c->offset[d] = (q % grid[d]) * f->chunk[d];
             q /= grid[d];
@@ -416,21 +518,47 @@ static int fetch_chunks(hid_t fid, hid_t did, const cuplas_h5grid *g, cuplas_h5_
                         h5_cause(cause));
         if (addr == HADDR_UNDEF)
             size = 0;
-        if (size > cap)
-            CUPLAS_FAIL(err, CUPLAS_ERR_INPUT,
-                        "read failed at row %llu: chunk %s is corrupt (stores %llu bytes, "
-                        "at most %zu possible)", (unsigned long long)doff[0],
-                        cuplas_h5_chunk_where(g, c->offset, at), (unsigned long long)size, cap);
+        /* the lookup H5Dread does must find the same (by_coord iterates) */
+        H5E_BEGIN_TRY {
+            found = H5Dget_chunk_storage_size(did, doff, &looked);
+        } H5E_END_TRY;
+        if (found < 0)
+            looked = 0;
+        if (looked != size && !why)
+            why = "the chunk index's lookup and iteration disagree";
+        if (size > (hsize_t)SIZE_MAX - total) {
+            why = why ? why : "a chunk's stored size does not fit the chunk";
+            size = 0;
+        }
         c->pos = total;
         c->size = (size_t)size;
         c->mask = mask;
-        c->at = (off_t)(addr + userblock);
+        c->at = addr == HADDR_UNDEF || addr > (haddr_t)INT64_MAX - userblock
+                    ? 0 : (off_t)(addr + userblock);
         total += (size_t)size;
+        stored += size > 0;
+    }
+    if (!why) {
+        if ((sid = H5Dget_space(did)) < 0 || H5Dget_num_chunks(did, sid, &records) < 0)
+            CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "cannot count the stored chunks (%s)",
+                        h5_cause(cause));
+        why = check_stored(g, f, userblock, cap, stored, records, &rc, err);
+        if (rc)
+            goto fail;
+    }
+    if (why) {   /* H5Dread decides, as it would without cuplas */
+        free(f->c);
+        f->c = NULL;
+        f->nchunks = 0;
+        f->whole = 1;
+        f->whole_why = why;
+        goto fail;
     }
     if (!(f->bytes = cuplas_h5_buffers_lend(f->bufs, CUPLAS_H5_STORED, total)))
         CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "cannot allocate %zu bytes for the stored chunks",
                     total);
 fail:
+    if (sid >= 0) H5Sclose(sid);
     if (fcpl >= 0) H5Pclose(fcpl);
     return rc;
 }
@@ -458,10 +586,10 @@ static int open_grid(const char *file, const char *dataset, int64_t height, int6
             CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
         f->bufs = bufs;
         CUPLAS_TRY(plan_fetch(did, tid, g, f, err));
-        if (f->whole)
-            CUPLAS_TRY(read_raw(did, tid, g, bufs, err));
-        else
+        if (!f->whole)
             CUPLAS_TRY(fetch_chunks(fid, did, g, f, err));
+        if (f->whole)   /* by design, or on doubt (fetch_chunks) */
+            CUPLAS_TRY(read_raw(did, tid, g, bufs, err));
         *fetch = f;
         f = NULL;
     }
