@@ -303,7 +303,7 @@ static int expect_like_hdf5(const char *file, const char *dset, const char *why)
     int rc;
 
     cuplas_error_clear(&err);
-    rc = cuplas_h5_read_begin(file, dset, 0, 0, &g, &fetch, NULL, &err);
+    rc = cuplas_h5_read_begin(file, dset, 0, 0, 0, &g, &fetch, NULL, &err);
     if (rc == 0) {
         if (!why)
             assert_false(fetch->whole);
@@ -513,6 +513,114 @@ static void test_filter_params(void **state)
     }
 }
 
+/* ------------------------------------------------ data in other files */
+
+/* read_begin with flags: 0 and the bytes, or the error code. */
+static int read_flags(const char *file, const char *dset, unsigned flags, unsigned char *out,
+                      size_t n, const char **why, cuplas_error *err)
+{
+    cuplas_h5grid g;
+    cuplas_h5_fetch *fetch = NULL;
+    int rc;
+    cuplas_error_clear(err);
+    if ((rc = cuplas_h5_read_begin(file, dset, 0, 0, flags, &g, &fetch, NULL, err)) != 0)
+        return rc;
+    *why = fetch->whole_why;
+    if ((rc = cuplas_h5_read_finish(&g, fetch, NULL, err)) != 0)
+        return rc;
+    assert_int_equal((size_t)(g.H * g.W * g.C) * g.elem_size, n);
+    memcpy(out, g.raw, n);
+    cuplas_h5grid_free(&g);
+    return 0;
+}
+
+/* Refused without CUPLAS_H5_ALLOW_EXTERNAL (the message contains needle),
+ * read as HDF5 reads it with it. */
+static void expect_external(const char *file, const char *dset, const char *needle,
+                            const unsigned char *want, size_t n)
+{
+    unsigned char *got = malloc(n);
+    const char *why = NULL;
+    cuplas_error err;
+    cuplas_h5grid g;
+    char where[PATH_MAX + 64];
+
+    assert_int_equal(read_flags(file, dset, 0, got, n, &why, &err), CUPLAS_ERR_INPUT);
+    if (!strstr(err.msg, needle) || !strstr(err.msg, "allow_external"))
+        fail_msg("message \"%s\" lacks \"%s\"", err.msg, needle);
+    snprintf(where, sizeof where, "%s:%s", file, dset);
+    assert_string_equal(err.where, where);
+    cuplas_error_clear(&err);
+    assert_int_equal(cuplas_h5_probe_grid(file, dset, 0, 0, 0, &g, &err), CUPLAS_ERR_INPUT);
+    cuplas_h5grid_free(&g);
+    if (read_flags(file, dset, CUPLAS_H5_ALLOW_EXTERNAL, got, n, &why, &err) != 0)
+        fail_msg("allowed: %s", err.msg);
+    assert_non_null(why);   /* HDF5 reads it: the bytes are not in `file` */
+    assert_memory_equal(got, want, n);
+    free(got);
+}
+
+static void test_external_data(void **state)
+{
+    enum { H = 6, W = 5, C = 3, N = H * W * C };
+    const hsize_t dims[3] = {H, W, C}, chunk[3] = {2, W, C};
+    char file[PATH_MAX], other[PATH_MAX], raw[PATH_MAX];
+    uint8_t v[N];
+    for (int i = 0; i < N; i++)
+        v[i] = (uint8_t)(i * 11 + 3);
+    fpath(*state, "in.h5", file);
+    fpath(*state, "other.h5", other);
+    fpath(*state, "raw.bin", raw);
+
+    /* the data: chunked + deflated in other.h5, raw bytes in raw.bin */
+    put_chunked(other, 1, "/grp/data", H5T_STD_U8LE, 3, dims, chunk, 1, 4, 0, NULL, v);
+    write_bytes(raw, v, N);
+
+    hid_t fid = H5Fcreate(file, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    assert_true(H5Lcreate_external(other, "/grp/data", fid, "/link", H5P_DEFAULT,
+                                   H5P_DEFAULT) >= 0);
+    assert_true(H5Lcreate_external(other, "/grp", fid, "/viagroup", H5P_DEFAULT,
+                                   H5P_DEFAULT) >= 0);
+    /* a soft link to the external one */
+    assert_true(H5Lcreate_soft("/link", fid, "/soft", H5P_DEFAULT, H5P_DEFAULT) >= 0);
+    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE), sid = H5Screate_simple(3, dims, NULL);
+    assert_true(H5Pset_external(dcpl, raw, 0, N) >= 0);
+    hid_t did = H5Dcreate2(fid, "/efile", H5T_STD_U8LE, sid, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    assert_true(did >= 0);
+    H5Dclose(did);
+    H5Pclose(dcpl);
+    /* a virtual dataset whose source is other.h5 */
+    dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    hid_t ssp = H5Screate_simple(3, dims, NULL);
+    assert_true(H5Pset_virtual(dcpl, sid, other, "/grp/data", ssp) >= 0);
+    did = H5Dcreate2(fid, "/virtual", H5T_STD_U8LE, sid, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    assert_true(did >= 0);
+    H5Dclose(did);
+    H5Sclose(ssp);
+    H5Pclose(dcpl);
+    H5Sclose(sid);
+    H5Fclose(fid);
+
+    expect_external(file, "/link", "external link to", v, N);
+    expect_external(file, "/viagroup/data", "external link to", v, N);
+    expect_external(file, "/soft", "external link to", v, N);
+    expect_external(file, "/efile", "external file", v, N);
+    expect_external(file, "/virtual", "virtual dataset", v, N);
+
+    /* the file that exposed it: external storage naming a system file */
+    fid = H5Fcreate(file, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    const hsize_t d2[2] = {1, 4};
+    dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    sid = H5Screate_simple(2, d2, NULL);
+    assert_true(H5Pset_external(dcpl, "/etc/hostname", 0, 4) >= 0);
+    did = H5Dcreate2(fid, "/grid", H5T_STD_U8LE, sid, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    H5Dclose(did);
+    H5Pclose(dcpl);
+    H5Sclose(sid);
+    H5Fclose(fid);
+    read_expect_error(file, "/grid", 0, 0, CUPLAS_ERR_INPUT, "\"/etc/hostname\"");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -526,6 +634,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_chunk_index_damage, setup, teardown),
         cmocka_unit_test_setup_teardown(test_divergent_chunk_index, setup, teardown),
         cmocka_unit_test_setup_teardown(test_filter_params, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_external_data, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -39,6 +39,8 @@ static const char sort_help[] =
     "  --set KEY=VALUE          any other config key (repeatable)\n"
     "  --log-format FORMAT      text, json or auto\n"
     "  --force                  replace OUT.h5 if it exists\n"
+    "  --allow-external         read data that lives in other files (external\n"
+    "                           links or storage; refused by default)\n"
     "  -h, --help               this text\n"
     "\n" CUPLAS_HELP_EXIT_CODES;
 
@@ -100,7 +102,7 @@ static int split_input(const char *arg, char **file, char **dataset, cuplas_erro
 static int cmd_sort(int argc, char **argv)
 {
     enum { O_SEED = 256, O_BACKEND, O_GPU, O_THREADS, O_HEIGHT, O_WIDTH, O_CHANNELS,
-           O_WEIGHTS, O_NORMALIZE, O_SET, O_LOGFMT, O_FORCE };
+           O_WEIGHTS, O_NORMALIZE, O_SET, O_LOGFMT, O_FORCE, O_EXTERNAL };
     static const struct option opts[] = {
         {"seed", required_argument, NULL, O_SEED},
         {"backend", required_argument, NULL, O_BACKEND},
@@ -114,6 +116,7 @@ static int cmd_sort(int argc, char **argv)
         {"set", required_argument, NULL, O_SET},
         {"log-format", required_argument, NULL, O_LOGFMT},
         {"force", no_argument, NULL, O_FORCE},
+        {"allow-external", no_argument, NULL, O_EXTERNAL},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -173,6 +176,7 @@ static int cmd_sort(int argc, char **argv)
             log_format = optarg;
             break;
         case O_FORCE: force = 1; break;
+        case O_EXTERNAL: jobs.add_one_flags |= CUPLAS_H5_ALLOW_EXTERNAL; break;
         default:
             rc = cuplas_cli_usage("sort", "bad option");
             goto done;

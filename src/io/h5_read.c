@@ -35,6 +35,15 @@
  * error (HDF5 fails to read it too). Decoding (codec.c) then requires each
  * chunk to inflate to exactly the chunk's bytes: HDF5 would pad or cut
  * one that does not, with undefined bytes, so cuplas refuses it.
+ *
+ * Other files: an external link (on the dataset's path), external raw
+ * storage (H5Pset_external) or a virtual dataset with sources in other
+ * files would make cuplas copy whatever those name (any readable local
+ * file) into its output. They are refused unless the caller allows them
+ * (CUPLAS_H5_ALLOW_EXTERNAL: inputs[].allow_external); external links are
+ * stopped before HDF5 opens their target (an elink callback), so a link
+ * to a FIFO cannot even block the read. Data reached through an allowed
+ * link lives in another file: HDF5 reads it whole.
  */
 #include "io/h5_read.h"
 #include "io/h5_lib.h"
@@ -53,6 +62,11 @@
 #define READ_CHUNK_CACHE ((size_t)32 << 20)  /* slabs rarely align to chunks */
 #define CAUSE_LEN CUPLAS_H5_CAUSE_LEN
 #define h5_cause cuplas_h5_cause
+
+typedef struct elink_ctx {
+    int allow, seen;
+    char target[512];   /* the first external link met: "file:/object" */
+} elink_ctx;
 
 typedef struct list_ctx {
     char **names;
@@ -207,29 +221,102 @@ static int grid_shape_2d(hid_t did, int64_t n, int64_t height, int64_t width,
  * the open dataset and *tid its type; on failure everything opened here is
  * closed again.
  */
-static int probe_open(hid_t fid, int64_t height, int64_t width, cuplas_h5grid *g,
-                      hid_t *did_out, hid_t *tid_out, cuplas_error *err)
+/* Called by HDF5 before it follows an external link: note the target, and
+ * refuse it (negative) unless allowed. */
+static herr_t elink_cb(const char *parent_file, const char *parent_group, const char *child_file,
+                       const char *child_object, unsigned *acc_flags, hid_t fapl, void *data)
+{
+    elink_ctx *x = data;
+    (void)parent_file;
+    (void)parent_group;
+    (void)acc_flags;
+    (void)fapl;
+    if (!x->seen)
+        snprintf(x->target, sizeof x->target, "%s:%s", child_file, child_object);
+    x->seen = 1;
+    return x->allow ? 0 : -1;
+}
+
+/* Refuse data that lives in other files (external raw storage, virtual
+ * dataset sources) unless allowed; *foreign is set when it does. */
+static int check_storage(hid_t did, unsigned flags, int *foreign, cuplas_error *err)
+{
+    hid_t dcpl = H5I_INVALID_HID;
+    int rc = 0, n;
+    char name[256] = "";
+    off_t off = 0;
+    hsize_t size = 0;
+    size_t nv = 0;
+
+    if ((dcpl = H5Dget_create_plist(did)) < 0)
+        CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "cannot get the dataset creation properties");
+    if ((n = H5Pget_external_count(dcpl)) > 0) {
+        *foreign = 1;
+        if (!(flags & CUPLAS_H5_ALLOW_EXTERNAL)) {
+            H5Pget_external(dcpl, 0, sizeof name, name, &off, &size);
+            name[sizeof name - 1] = '\0';
+            CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "data stored in %d external file%s (\"%s\"...): "
+                        "refused (inputs[].allow_external: true reads it)", n, n > 1 ? "s" : "",
+                        name);
+        }
+    }
+#if H5_VERSION_GE(1, 10, 0)
+    if (H5Pget_layout(dcpl) == H5D_VIRTUAL && H5Pget_virtual_count(dcpl, &nv) >= 0) {
+        for (size_t i = 0; i < nv; i++) {
+            if (H5Pget_virtual_filename(dcpl, i, name, sizeof name) < 0)
+                CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "cannot read the virtual dataset's sources");
+            name[sizeof name - 1] = '\0';
+            if (strcmp(name, ".") == 0)
+                continue;
+            *foreign = 1;
+            if (!(flags & CUPLAS_H5_ALLOW_EXTERNAL))
+                CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "virtual dataset with sources in other files "
+                            "(\"%s\"...): refused (inputs[].allow_external: true reads it)",
+                            name);
+        }
+    }
+#endif
+fail:
+    if (dcpl >= 0) H5Pclose(dcpl);
+    return rc;
+}
+
+static int probe_open(hid_t fid, int64_t height, int64_t width, unsigned flags, cuplas_h5grid *g,
+                      hid_t *did_out, hid_t *tid_out, int *foreign, cuplas_error *err)
 {
     hid_t did = H5I_INVALID_HID, sid = H5I_INVALID_HID, tid = H5I_INVALID_HID;
     hid_t dapl = H5I_INVALID_HID;
-    H5O_info_t oi;
+    H5O_info_t oi, root;
     hsize_t dims[H5S_MAX_RANK];
     cuplas_dtype ti;
     int rc = 0, rank;
     size_t bytes;
+    elink_ctx link = {.allow = (flags & CUPLAS_H5_ALLOW_EXTERNAL) != 0};
 
-    if (H5Lexists(fid, g->dataset, H5P_DEFAULT) <= 0 ||
-        H5Oget_info_by_name2(fid, g->dataset, &oi, H5O_INFO_BASIC, H5P_DEFAULT) < 0)
+    /* a dataset access list is also a link access list: every lookup
+       below goes through elink_cb before any external link is followed */
+    if ((dapl = H5Pcreate(H5P_DATASET_ACCESS)) < 0 || H5Pset_elink_cb(dapl, elink_cb, &link) < 0)
+        CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "cannot create an access property list");
+    if (H5Lexists(fid, g->dataset, dapl) <= 0 ||
+        H5Oget_info_by_name2(fid, g->dataset, &oi, H5O_INFO_BASIC, dapl) < 0) {
+        if (link.seen && !link.allow)
+            CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "external link to %s: refused "
+                        "(inputs[].allow_external: true follows it)", link.target);
         CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "no dataset %s", g->dataset);
+    }
     if (oi.type != H5O_TYPE_DATASET)
         CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "%s is not a dataset", g->dataset);
     /* a chunk cut by a slab boundary is decompressed once, not twice */
-    if ((dapl = H5Pcreate(H5P_DATASET_ACCESS)) < 0 ||
-        H5Pset_chunk_cache(dapl, H5D_CHUNK_CACHE_NSLOTS_DEFAULT, READ_CHUNK_CACHE,
+    if (H5Pset_chunk_cache(dapl, H5D_CHUNK_CACHE_NSLOTS_DEFAULT, READ_CHUNK_CACHE,
                            H5D_CHUNK_CACHE_W0_DEFAULT) < 0 ||
         (did = H5Dopen2(fid, g->dataset, dapl)) < 0 ||
         (sid = H5Dget_space(did)) < 0 || (tid = H5Dget_type(did)) < 0)
         CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "cannot open dataset %s", g->dataset);
+    /* reached through an (allowed) external link: the data is in another file */
+    if (link.seen || H5Oget_info_by_name2(fid, "/", &root, H5O_INFO_BASIC, H5P_DEFAULT) < 0 ||
+        root.fileno != oi.fileno)
+        *foreign = 1;
+    CUPLAS_TRY(check_storage(did, flags, foreign, err));
 
     if (classify_type(tid, &ti) != 0) {
         H5T_class_t cls = H5Tget_class(tid);
@@ -565,12 +652,12 @@ fail:
 
 /* probe (fetch NULL) or read_begin: open and validate, then fetch the data. */
 static int open_grid(const char *file, const char *dataset, int64_t height, int64_t width,
-                     cuplas_h5_fetch **fetch, cuplas_h5_buffers *bufs, cuplas_h5grid *g,
-                     cuplas_error *err)
+                     unsigned flags, cuplas_h5_fetch **fetch, cuplas_h5_buffers *bufs,
+                     cuplas_h5grid *g, cuplas_error *err)
 {
     hid_t fid = H5I_INVALID_HID, did = H5I_INVALID_HID, tid = H5I_INVALID_HID;
     cuplas_h5_fetch *f = NULL;
-    int rc = 0;
+    int rc = 0, foreign = 0;
 
     memset(g, 0, sizeof *g);
     if (fetch)
@@ -580,12 +667,16 @@ static int open_grid(const char *file, const char *dataset, int64_t height, int6
     if (!g->file || !g->dataset)
         CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
     CUPLAS_TRY(open_input(file, &fid, err));
-    CUPLAS_TRY(probe_open(fid, height, width, g, &did, &tid, err));
+    CUPLAS_TRY(probe_open(fid, height, width, flags, g, &did, &tid, &foreign, err));
     if (fetch) {
         if (!(f = calloc(1, sizeof *f)))
             CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
         f->bufs = bufs;
         CUPLAS_TRY(plan_fetch(did, tid, g, f, err));
+        if (foreign && !f->whole) {   /* its chunks are not in `file` */
+            f->whole = 1;
+            f->whole_why = "stored in another file";
+        }
         if (!f->whole)
             CUPLAS_TRY(fetch_chunks(fid, did, g, f, err));
         if (f->whole)   /* by design, or on doubt (fetch_chunks) */
@@ -606,17 +697,17 @@ fail:
 }
 
 int cuplas_h5_read_begin(const char *file, const char *dataset, int64_t height, int64_t width,
-                         cuplas_h5grid *g, cuplas_h5_fetch **fetch, cuplas_h5_buffers *bufs,
-                         cuplas_error *err)
+                         unsigned flags, cuplas_h5grid *g, cuplas_h5_fetch **fetch,
+                         cuplas_h5_buffers *bufs, cuplas_error *err)
 {
-    return open_grid(file, dataset, height, width, fetch, bufs, g, err);
+    return open_grid(file, dataset, height, width, flags, fetch, bufs, g, err);
 }
 
 int cuplas_h5_read_grid(const char *file, const char *dataset, int64_t height, int64_t width,
                         cuplas_h5grid *g, cuplas_error *err)
 {
     cuplas_h5_fetch *f = NULL;
-    int rc = cuplas_h5_read_begin(file, dataset, height, width, g, &f, NULL, err);
+    int rc = cuplas_h5_read_begin(file, dataset, height, width, 0, g, &f, NULL, err);
 
     if (rc == 0 && (rc = cuplas_h5_read_finish(g, f, NULL, err)) != 0)
         cuplas_h5grid_free(g);
@@ -624,9 +715,9 @@ int cuplas_h5_read_grid(const char *file, const char *dataset, int64_t height, i
 }
 
 int cuplas_h5_probe_grid(const char *file, const char *dataset, int64_t height, int64_t width,
-                         cuplas_h5grid *g, cuplas_error *err)
+                         unsigned flags, cuplas_h5grid *g, cuplas_error *err)
 {
-    return open_grid(file, dataset, height, width, NULL, NULL, g, err);
+    return open_grid(file, dataset, height, width, flags, NULL, NULL, g, err);
 }
 
 /* Read a string attribute (fixed or variable length) into buf; 0 on success. */

@@ -184,7 +184,8 @@ static int plan_job(cuplas_job *j, const cuplas_config *cfg, const char *output,
                        : output_path(cfg->output.dir, cfg->output.name, j->file, j->dataset);
     if (!j->output)
         return cuplas_error_set(err, CUPLAS_ERR_NOMEM, "out of memory");
-    if (cuplas_h5_probe_grid(j->file, j->dataset, j->height, j->width, &g, &j->err) != 0)
+    if (cuplas_h5_probe_grid(j->file, j->dataset, j->height, j->width, j->read_flags, &g,
+                             &j->err) != 0)
         return 0;   /* a failed job, not a failed plan */
     j->H = g.H;
     j->W = g.W;
@@ -259,6 +260,7 @@ static int add_file(cuplas_jobs *jobs, const cuplas_config *cfg, int k, const ch
             CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
         j->height = in->height;
         j->width = in->width;
+        j->read_flags = in->allow_external ? CUPLAS_H5_ALLOW_EXTERNAL : 0;
         CUPLAS_TRY(plan_job(j, cfg, NULL, hash, err));
     }
     for (int d = 0; d < in->ndatasets; d++) {
@@ -274,6 +276,7 @@ static int add_file(cuplas_jobs *jobs, const cuplas_config *cfg, int k, const ch
             CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
         j->height = in->height;
         j->width = in->width;
+        j->read_flags = in->allow_external ? CUPLAS_H5_ALLOW_EXTERNAL : 0;
         CUPLAS_TRY(plan_job(j, cfg, NULL, hash, err));
         matched[d]++;
     }
@@ -455,6 +458,7 @@ int cuplas_jobs_add_one(cuplas_jobs *jobs, const cuplas_config *cfg, const char 
         return CUPLAS_ERR_NOMEM;
     j->height = height;
     j->width = width;
+    j->read_flags = jobs->add_one_flags;
     return plan_job(j, cfg, output, hash, err);
 }
 

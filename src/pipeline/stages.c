@@ -208,7 +208,8 @@ static void read_run(void *p)
     pin_input(t->j->r, job->file);
     t->rc = check_output(t->j->r, job, &t->skip, t->e);
     if (t->rc == 0 && !t->skip)
-        t->rc = cuplas_h5_read_begin(job->file, job->dataset, job->height, job->width, &t->j->g,
+        t->rc = cuplas_h5_read_begin(job->file, job->dataset, job->height, job->width,
+                                     job->read_flags, &t->j->g,
                                      &t->fetch, &t->j->w->io, t->e);
 }
 

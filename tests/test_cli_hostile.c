@@ -1,0 +1,175 @@
+/*
+ * test_cli_hostile.c - end-to-end tests of the `cuplas` binary against
+ * careless and hostile inputs (issue 18): each finding of that review is
+ * a test here, run through the real ./cuplas in a fresh mkdtemp folder.
+ *
+ * Why a file of its own: test_cli.c covers the ordinary paths; these are
+ * the inputs a hostile user would write (files that point elsewhere,
+ * impossible sizes, extreme values, huge configs), and they share little
+ * with it but the way a command is run (sh) and its output read (slurp).
+ */
+#define _GNU_SOURCE /* nftw, vasprintf */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <hdf5.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "testutil.h"
+#include "tmpdir.h"
+
+#ifndef CUPLAS_BUILDDIR
+#error "CUPLAS_BUILDDIR must name the build folder (Makefile.am sets it)"
+#endif
+#define BIN "\"$B\""
+
+static const char *cuplas_bin(void)
+{
+    const char *b = getenv("CUPLAS_BIN");
+    return b && b[0] ? b : CUPLAS_BUILDDIR "/cuplas";
+}
+
+/* --------------------------------------------------------------- helpers */
+
+static int setup(void **state)
+{
+    char pattern[1024];
+    const char *tmp = getenv("TMPDIR");
+    if (getenv("CUPLAS_BIN"))
+        snprintf(pattern, sizeof pattern, "%s/test_cli_hostile.XXXXXX",
+                 tmp && tmp[0] ? tmp : "/tmp");
+    else
+        snprintf(pattern, sizeof pattern, "%s/tests/test_cli_hostile.XXXXXX", CUPLAS_BUILDDIR);
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    return tu_fixture_new(state, pattern);
+}
+
+static int teardown(void **state)
+{
+    tu_fixture_free(state);
+    return 0;
+}
+
+/* Run a shell command in the fixture folder (stdout to out.txt, stderr to
+ * err.txt there); its exit status, or -1. */
+static int sh(const fixture *f, const char *fmt, ...)
+{
+    char *cmd = NULL, *full = NULL;
+    va_list ap;
+    va_start(ap, fmt);
+    assert_true(vasprintf(&cmd, fmt, ap) >= 0);
+    va_end(ap);
+    assert_true(asprintf(&full, "cd '%s' && B='%s' && { %s ; } >out.txt 2>err.txt", f->dir,
+                         cuplas_bin(), cmd) >= 0);
+    int st = system(full);
+    free(cmd);
+    free(full);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static char *fpath(const fixture *f, const char *name, char out[PATH_MAX])
+{
+    return tu_path(f->dir, name, out);
+}
+
+/* A file of the fixture folder, NUL-terminated (malloc'd). */
+static char *slurp(const fixture *f, const char *name)
+{
+    char path[PATH_MAX];
+    FILE *fp = fopen(fpath(f, name, path), "rb");
+    assert_non_null(fp);
+    fseek(fp, 0, SEEK_END);
+    long size = ftell(fp);
+    fseek(fp, 0, SEEK_SET);
+    char *buf = malloc((size_t)size + 1);
+    assert_non_null(buf);
+    assert_int_equal(fread(buf, 1, (size_t)size, fp), (size_t)size);
+    buf[size] = '\0';
+    fclose(fp);
+    return buf;
+}
+
+static void write_text(const fixture *f, const char *name, const char *text)
+{
+    char path[PATH_MAX];
+    FILE *fp = fopen(fpath(f, name, path), "w");
+    assert_non_null(fp);
+    fputs(text, fp);
+    fclose(fp);
+}
+
+/* The file `name` of the fixture contains needle, or the test fails
+ * showing it. */
+static void expect_in(const fixture *f, const char *name, const char *needle)
+{
+    char *text = slurp(f, name);
+    if (!strstr(text, needle))
+        fail_msg("%s lacks \"%s\":\n%s", name, needle, text);
+    free(text);
+}
+
+static int exists(const fixture *f, const char *name)
+{
+    char path[PATH_MAX];
+    struct stat st;
+    return stat(fpath(f, name, path), &st) == 0;
+}
+
+/* ----------------------------------------------------------------- tests */
+
+/* External links and external storage are refused unless allowed. */
+static void test_external_inputs(void **state)
+{
+    const fixture *f = *state;
+    char file[PATH_MAX], other[PATH_MAX];
+
+    assert_int_equal(sh(f, "mkdir -p data && " BIN " gen --size 16x16 --seed 3 data/other.h5"),
+                     0);
+    fpath(f, "data/other.h5", other);
+    fpath(f, "data/link.h5", file);
+    hid_t fid = H5Fcreate(file, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    assert_true(fid >= 0);
+    assert_true(H5Lcreate_external("other.h5", "/grid", fid, "/grid", H5P_DEFAULT,
+                                   H5P_DEFAULT) >= 0);
+    H5Fclose(fid);
+
+    /* run from data/: HDF5 resolves the link's relative name against the
+       cwd; the listing of a file's datasets never follows links, so the
+       dataset is named */
+    write_text(f, "data/cfg.yaml", "inputs:\n  - files: link.h5\n    datasets: /grid\n"
+                                   "output:\n  dir: out\n");
+    assert_int_equal(sh(f, "cd data && " BIN " run cfg.yaml --log-format text"), 1);
+    expect_in(f, "err.txt", "cuplas: error: link.h5:/grid: external link to other.h5:/grid: "
+                            "refused (inputs[].allow_external: true follows it) [cfg.yaml:2]");
+    assert_false(exists(f, "data/out/link.grid.h5"));
+    assert_int_equal(sh(f, "cd data && " BIN " check cfg.yaml"), 1);
+    expect_in(f, "out.txt", "external link to other.h5:/grid");
+
+    write_text(f, "data/cfg.yaml", "inputs:\n  - files: link.h5\n    datasets: /grid\n"
+                                   "    allow_external: true\noutput:\n  dir: out\n");
+    assert_int_equal(sh(f, "cd data && " BIN " run cfg.yaml --log-format text"), 0);
+    assert_true(exists(f, "data/out/link.grid.h5"));
+
+    assert_int_equal(sh(f, "cd data && " BIN " sort link.h5:/grid s.h5"), 1);
+    expect_in(f, "err.txt", "external link to other.h5:/grid");
+    assert_int_equal(sh(f, "cd data && " BIN " sort --allow-external link.h5:/grid s.h5"), 0);
+    assert_true(exists(f, "data/s.h5"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_external_inputs, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
