@@ -166,10 +166,63 @@ static void test_external_inputs(void **state)
     assert_true(exists(f, "data/s.h5"));
 }
 
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* A tiny file declaring a huge grid is refused at once, before anything
+ * is allocated, naming the figure and the limit. */
+static void test_impossible_sizes(void **state)
+{
+    const fixture *f = *state;
+    const hsize_t dims[3] = {131072, 131072, 4}, chunk[3] = {512, 512, 4};
+    char file[PATH_MAX];
+    struct stat st;
+
+    fpath(f, "huge.h5", file);
+    hid_t fid = H5Fcreate(file, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE), sid = H5Screate_simple(3, dims, NULL);
+    assert_true(H5Pset_chunk(dcpl, 3, chunk) >= 0 && H5Pset_deflate(dcpl, 4) >= 0);
+    hid_t did = H5Dcreate2(fid, "/grid", H5T_IEEE_F64LE, sid, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    assert_true(did >= 0);   /* no chunk written: every cell is the fill value */
+    H5Dclose(did);
+    H5Sclose(sid);
+    H5Pclose(dcpl);
+    H5Fclose(fid);
+    assert_int_equal(stat(file, &st), 0);
+    assert_true(st.st_size < 20000);
+
+    double t = now_s();
+    assert_int_equal(sh(f, BIN " sort huge.h5:/grid out.h5 --log-format text"), 1);
+    t = now_s() - t;
+    expect_in(f, "err.txt", "cuplas: error: huge.h5:/grid: a 131072 x 131072 x 4 float64 grid "
+                            "needs ");
+    expect_in(f, "err.txt", "GiB of host memory, more than the ");
+    assert_false(exists(f, "out.h5"));
+    if (t > 1.0)
+        fail_msg("refusing took %.2f s", t);
+    write_text(f, "cfg.yaml", "inputs:\n  - files: huge.h5\noutput:\n  dir: out\n");
+    assert_int_equal(sh(f, BIN " check cfg.yaml"), 1);
+    expect_in(f, "out.txt", "GiB of host memory");
+
+    /* backend.memory_limit_mb bounds a CPU job the same way, at once */
+    assert_int_equal(sh(f, BIN " gen --size 512x512 --seed 1 small.h5"), 0);
+    assert_int_equal(sh(f, BIN " sort small.h5:/grid s.h5 --backend cpu --log-format text "
+                           "--set backend.memory_limit_mb=1"), 1);
+    expect_in(f, "err.txt", "small.h5:/grid: needs 16 MiB on the CPU, over "
+                            "backend.memory_limit_mb = 1");
+    assert_int_equal(sh(f, BIN " sort small.h5:/grid s.h5 --backend cpu "
+                           "--set backend.memory_limit_mb=64"), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_external_inputs, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_impossible_sizes, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -428,6 +428,27 @@ static void test_chunk_index_damage(void **state)
     patch_le(file, bt_key(node, 1), 1u << 20, 4);
     expect_like_hdf5(file, "/grid", "stored size");
 
+    /* 5000 one-row chunks: locating each walks the whole index (n^2):
+       H5Dread reads them instead */
+    {
+        const hsize_t d[2] = {5000, 4}, c[2] = {1, 4};
+        uint8_t v[5000 * 4];
+        for (size_t i = 0; i < sizeof v; i++)
+            v[i] = (uint8_t)(i * 13);
+        put_chunked(file, 1, "/many", H5T_STD_U8LE, 2, d, c, 0, 1, 0, NULL, v);
+        size_t n;
+        unsigned char *want = plain_read(file, "/many", &n);
+        cuplas_h5grid g;
+        cuplas_h5_fetch *fetch = NULL;
+        cuplas_error err = {0};
+        assert_int_equal(cuplas_h5_read_begin(file, "/many", 50, 0, 0, &g, &fetch, NULL, &err), 0);
+        assert_string_equal(fetch->whole_why, "too many chunks to locate one by one");
+        assert_int_equal(cuplas_h5_read_finish(&g, fetch, NULL, &err), 0);
+        assert_memory_equal(g.raw, want, n);
+        cuplas_h5grid_free(&g);
+        free(want);
+    }
+
     /* chunk 1 beyond the end of the file: HDF5 fails, cuplas too */
     node = put_two_chunks(file, 0);
     assert_int_equal(stat(file, &st), 0);

@@ -21,7 +21,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/quantize.h"
 #include "io/h5_read.h"
+#include "util/sysmem.h"
 
 /* ---------------------------------------------------------------- helpers */
 
@@ -171,9 +173,55 @@ void cuplas_jobs_free(cuplas_jobs *jobs)
     memset(jobs, 0, sizeof *jobs);
 }
 
+/* "12.3 GiB" or "45.6 MiB". */
+static const char *human_bytes(double b, char buf[32])
+{
+    if (b >= 1073741824.0)
+        snprintf(buf, 32, "%.1f GiB", b / 1073741824.0);
+    else
+        snprintf(buf, 32, "%.1f MiB", b / 1048576.0);
+    return buf;
+}
+
+/*
+ * A grid that can never fit is refused here, before anything is
+ * allocated: the job's peak host memory against the machine (RAM, or the
+ * cgroup's limit), and for a CPU run the sort's part against
+ * backend.memory_limit_mb, as stage_sort admits it. The peak: the input as
+ * stored and the result being encoded (about as large, plus its index),
+ * the features in double, the sort's three int16 grids and the index.
+ */
+static void check_memory(cuplas_jobs *jobs, cuplas_job *j, const cuplas_config *cfg,
+                         size_t elem)
+{
+    double N = (double)j->H * (double)j->W;
+    int nuse = cfg->channels.use ? cfg->channels.nuse : (int)j->C;
+    double sort = N * (8.0 * nuse + 6.0 * cuplas_padded_channels(nuse) + 16);
+    double need = sort + N * (2.0 * (double)j->C * (double)elem + 8);
+    double cap = (double)cfg->backend.memory_limit_mb * 1048576.0;
+    char a[32], b[32];
+
+    if (!jobs->host_limit_known) {
+        jobs->host_limit = cuplas_host_memory_limit(&jobs->host_limit_what);
+        jobs->host_limit_known = 1;
+    }
+    if (jobs->host_limit && need > (double)jobs->host_limit)
+        cuplas_error_set(&j->err, CUPLAS_ERR_NOMEM, "a %lld x %lld x %lld %s grid needs %s of "
+                         "host memory, more than the %s of %s", (long long)j->H,
+                         (long long)j->W, (long long)j->C, j->dtype, human_bytes(need, a),
+                         human_bytes((double)jobs->host_limit, b), jobs->host_limit_what);
+    else if (cap > 0 && cfg->backend.device == CUPLAS_DEVICE_CPU && sort > cap)
+        cuplas_error_set(&j->err, CUPLAS_ERR_NOMEM, "needs %.0f MiB on the CPU, over "
+                         "backend.memory_limit_mb = %d", sort / 1048576.0,
+                         cfg->backend.memory_limit_mb);
+    else
+        return;
+    cuplas_error_where(&j->err, "%s:%s", j->file, j->dataset);
+}
+
 /* Probe shape and type, stat the file, and fill output and identity. */
-static int plan_job(cuplas_job *j, const cuplas_config *cfg, const char *output,
-                    const char *hash, cuplas_error *err)
+static int plan_job(cuplas_jobs *jobs, cuplas_job *j, const cuplas_config *cfg,
+                    const char *output, const char *hash, cuplas_error *err)
 {
     cuplas_h5grid g;
     struct stat st;
@@ -193,6 +241,7 @@ static int plan_job(cuplas_job *j, const cuplas_config *cfg, const char *output,
     j->rank = g.in_rank;
     memcpy(j->dims, g.in_dims, sizeof j->dims);
     snprintf(j->dtype, sizeof j->dtype, "%s", g.dtype);
+    check_memory(jobs, j, cfg, g.elem_size);
     cuplas_h5grid_free(&g);
 
     if (stat(j->file, &st) != 0)
@@ -261,7 +310,7 @@ static int add_file(cuplas_jobs *jobs, const cuplas_config *cfg, int k, const ch
         j->height = in->height;
         j->width = in->width;
         j->read_flags = in->allow_external ? CUPLAS_H5_ALLOW_EXTERNAL : 0;
-        CUPLAS_TRY(plan_job(j, cfg, NULL, hash, err));
+        CUPLAS_TRY(plan_job(jobs, j, cfg, NULL, hash, err));
     }
     for (int d = 0; d < in->ndatasets; d++) {
         if (has_magic(in->datasets[d]))
@@ -277,7 +326,7 @@ static int add_file(cuplas_jobs *jobs, const cuplas_config *cfg, int k, const ch
         j->height = in->height;
         j->width = in->width;
         j->read_flags = in->allow_external ? CUPLAS_H5_ALLOW_EXTERNAL : 0;
-        CUPLAS_TRY(plan_job(j, cfg, NULL, hash, err));
+        CUPLAS_TRY(plan_job(jobs, j, cfg, NULL, hash, err));
         matched[d]++;
     }
 fail:
@@ -459,7 +508,7 @@ int cuplas_jobs_add_one(cuplas_jobs *jobs, const cuplas_config *cfg, const char 
     j->height = height;
     j->width = width;
     j->read_flags = jobs->add_one_flags;
-    return plan_job(j, cfg, output, hash, err);
+    return plan_job(jobs, j, cfg, output, hash, err);
 }
 
 int cuplas_job_channels(const cuplas_config *cfg, int64_t C, int **use, int *nuse,

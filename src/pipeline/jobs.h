@@ -44,6 +44,9 @@ typedef struct cuplas_jobs {
     int n, cap;
     const char *config_path; /* for "[cfg.yaml:LINE]" in messages, "" = none */
     unsigned add_one_flags;  /* read flags of cuplas_jobs_add_one's job         */
+    size_t host_limit;       /* host memory a job may have (0: unknown)         */
+    const char *host_limit_what;
+    int host_limit_known;    /* host_limit was read (once per list)             */
 } cuplas_jobs;
 
 /*

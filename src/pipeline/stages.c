@@ -477,6 +477,30 @@ fail:
     return rc;
 }
 
+/* A grid that no lane of this GPU could ever hold fails before it is read
+ * (the host part was checked when the job was planned, jobs.c), unless
+ * backend.cpu_fallback hands it to the CPU after the read. */
+static int fits_device(job_ctx *j, cuplas_error *e)
+{
+#ifdef HAVE_CUDA
+    const cuplas_config *cfg = j->r->cfg;
+    const cuplas_job *job = j->job;
+    int nuse = cfg->channels.use ? cfg->channels.nuse : (int)job->C;
+    size_t need;
+
+    if (!j->gpu || cfg->backend.cpu_fallback)
+        return 0;
+    need = cuplas_sort_gpu_bytes(job->H, job->W, cuplas_padded_channels(nuse));
+    if (need > j->r->gates[j->w->dev].budget)
+        return cuplas_error_set(e, CUPLAS_ERR_CUDA, "does not fit GPU %d: needs %.2f GiB, "
+                                "%.2f GiB usable", j->w->gpu, need / 1073741824.0,
+                                j->r->gates[j->w->dev].budget / 1073741824.0);
+#else
+    (void)j, (void)e;
+#endif
+    return 0;
+}
+
 /* The stages in order; fills j->res->state on success, or e. */
 static int run_stages(job_ctx *j, cuplas_error *e)
 {
@@ -486,6 +510,7 @@ static int run_stages(job_ctx *j, cuplas_error *e)
         *e = j->job->err;
         return (int)e->code;
     }
+    CUPLAS_TRY(fits_device(j, e));
     CUPLAS_TRY(stage_read(j, &skip, e));
     if (skip) {
         j->res->state = CUPLAS_JOB_SKIPPED;
