@@ -218,11 +218,35 @@ static void test_impossible_sizes(void **state)
                            "--set backend.memory_limit_mb=64"), 0);
 }
 
+/* OpenMP threads do not spin by default: cuplas starts itself again with
+ * OMP_WAIT_POLICY=passive unless the user chose a policy. */
+static void test_passive_openmp(void **state)
+{
+    const fixture *f = *state;
+    if (sh(f, BIN " --version | grep -q 'OpenMP: yes'") != 0) {
+        print_message("skipped: built without OpenMP\n");
+        return;
+    }
+    assert_int_equal(sh(f, "unset OMP_WAIT_POLICY CUPLAS_REEXEC; " BIN " --version"), 0);
+    expect_in(f, "out.txt", "OMP_WAIT_POLICY=passive");
+    assert_int_equal(sh(f, "unset CUPLAS_REEXEC; OMP_WAIT_POLICY=active " BIN " -V"), 0);
+    expect_in(f, "out.txt", "OMP_WAIT_POLICY=active");
+    /* the marker of the second start: never a third */
+    assert_int_equal(sh(f, "unset OMP_WAIT_POLICY; CUPLAS_REEXEC=1 " BIN " -V"), 0);
+    expect_in(f, "out.txt", "OMP_WAIT_POLICY=(unset)");
+    /* a sort sees it too, and its arguments survive the exec */
+    assert_int_equal(sh(f, "unset OMP_WAIT_POLICY CUPLAS_REEXEC; "
+                           BIN " gen --size 16x16 --seed 2 'a b.h5' && "
+                           BIN " sort 'a b.h5:/grid' 'o u t.h5' --backend cpu --threads 2"), 0);
+    assert_true(exists(f, "o u t.h5"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_external_inputs, setup, teardown),
         cmocka_unit_test_setup_teardown(test_impossible_sizes, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_passive_openmp, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
