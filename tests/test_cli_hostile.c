@@ -241,12 +241,85 @@ static void test_passive_openmp(void **state)
     assert_true(exists(f, "o u t.h5"));
 }
 
+/* A double attribute of out.h5's group `grp`. */
+static double out_attr(const fixture *f, const char *file, const char *grp, const char *name)
+{
+    char path[PATH_MAX];
+    double v = NAN;
+    hid_t fid = H5Fopen(fpath(f, file, path), H5F_ACC_RDONLY, H5P_DEFAULT);
+    assert_true(fid >= 0);
+    hid_t gid = H5Gopen2(fid, grp, H5P_DEFAULT);
+    hid_t aid = H5Aopen(gid, name, H5P_DEFAULT);
+    assert_true(aid >= 0);
+    assert_true(H5Aread(aid, H5T_NATIVE_DOUBLE, &v) >= 0);
+    H5Aclose(aid);
+    H5Gclose(gid);
+    H5Fclose(fid);
+    return v;
+}
+
+/* Extreme finite values sort, with a finite AND; weights that overflow
+ * double fail their job with a clear line. */
+static void test_extreme_values(void **state)
+{
+    const fixture *f = *state;
+    enum { S = 24, C = 3 };
+    const hsize_t dims[3] = {S, S, C};
+    static double v[S * S * C];
+    static float v32[S * S * C];
+    char file[PATH_MAX];
+    const char *norms[] = {"none", "standardize", "minmax"};
+
+    for (int i = 0; i < S * S * C; i++) {
+        double r = (double)((i * 2654435761u) % 1000) / 999.0;
+        v[i] = (2 * r - 1) * 1e308;
+        v32[i] = (float)((2 * r - 1) * 3.4e38);
+    }
+    hid_t fid = H5Fcreate(fpath(f, "ext.h5", file), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    hid_t sid = H5Screate_simple(3, dims, NULL);
+    hid_t did = H5Dcreate2(fid, "/f64", H5T_IEEE_F64LE, sid, H5P_DEFAULT, H5P_DEFAULT,
+                           H5P_DEFAULT);
+    assert_true(H5Dwrite(did, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0);
+    H5Dclose(did);
+    did = H5Dcreate2(fid, "/f32", H5T_IEEE_F32LE, sid, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    assert_true(H5Dwrite(did, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, v32) >= 0);
+    H5Dclose(did);
+    H5Sclose(sid);
+    H5Fclose(fid);
+
+    for (int ds = 0; ds < 2; ds++)
+        for (int n = 0; n < 3; n++) {
+            const char *name = ds ? "f32" : "f64";
+            assert_int_equal(sh(f, "rm -f o.h5 && " BIN " sort ext.h5:/%s o.h5 --backend cpu "
+                                   "--normalize %s", name, norms[n]), 0);
+            char grp[8];
+            snprintf(grp, sizeof grp, "/%s", name);
+            double before = out_attr(f, "o.h5", grp, "and_before");
+            double after = out_attr(f, "o.h5", grp, "and_after");
+            if (!isfinite(before) || !isfinite(after) || !(after < before))
+                fail_msg("%s %s: AND %g -> %g", name, norms[n], before, after);
+        }
+
+    assert_int_equal(sh(f, BIN " gen --size 16x16 --seed 1 c.h5"), 0);
+    assert_int_equal(sh(f, "rm -f o.h5 && " BIN " sort c.h5:/grid o.h5 --backend cpu "
+                           "--weights 1,1e308,1 --log-format text"), 1);
+    expect_in(f, "err.txt", "cuplas: error: c.h5:/grid: channel 1 times its weight 1e+308 "
+                            "exceeds the range of double (none normalisation); lower "
+                            "channels.weights");
+    assert_false(exists(f, "o.h5"));
+    /* weights of 1e308 on values below 1 still fit: sorted, finite AND */
+    assert_int_equal(sh(f, "rm -f o.h5 && " BIN " sort c.h5:/grid o.h5 --backend cpu "
+                           "--normalize minmax --weights 1e308,1e308,1e308"), 0);
+    assert_true(isfinite(out_attr(f, "o.h5", "/grid", "and_after")));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_external_inputs, setup, teardown),
         cmocka_unit_test_setup_teardown(test_impossible_sizes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_passive_openmp, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_extreme_values, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -19,6 +19,7 @@
 #include "pipeline/stages.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -317,8 +318,19 @@ static int stage_prep(job_ctx *j, cuplas_error *e)
         CUPLAS_FAIL(e, CUPLAS_ERR_NOMEM, "out of memory for a %lldx%lld grid", (long long)g->H,
                     (long long)g->W);
     CUPLAS_TRY(cuplas_h5grid_to_double(g, j->use, j->nuse, j->x, j->pool, e));
-    if (cuplas_features_normalize(j->x, N, j->nuse, cfg->channels.normalize,
-                                  cfg->channels.weights, j->pool))
+    rc = cuplas_features_normalize(j->x, N, j->nuse, cfg->channels.normalize,
+                                   cfg->channels.weights, j->pool);
+    if (rc == CUPLAS_ERR_INPUT) {   /* the first value that overflowed names its channel */
+        int64_t i = 0;
+        while (i < N * j->nuse - 1 && isfinite(j->x[i]))
+            i++;
+        int c = (int)(i % j->nuse);
+        CUPLAS_FAIL(e, CUPLAS_ERR_INPUT, "channel %d times its weight %g exceeds the range of "
+                    "double (%s normalisation); lower channels.weights", j->use[c],
+                    cfg->channels.weights ? cfg->channels.weights[c] : 1.0,
+                    cuplas_norm_name(cfg->channels.normalize));
+    }
+    if (rc)
         CUPLAS_FAIL(e, CUPLAS_ERR_NOMEM, "out of memory normalising a %lldx%lld grid",
                     (long long)g->H, (long long)g->W);
     j->res->and_before = cuplas_and(j->x, g->H, g->W, j->nuse, NULL, j->pool);
