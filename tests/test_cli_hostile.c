@@ -21,8 +21,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 #include <time.h>
 
 #include "testutil.h"
@@ -313,6 +315,57 @@ static void test_extreme_values(void **state)
     assert_true(isfinite(out_attr(f, "o.h5", "/grid", "and_after")));
 }
 
+/* The smaller findings: the summary's level, a 20,000-entry config, two
+ * runs on one output folder. */
+static void test_small_findings(void **state)
+{
+    const fixture *f = *state;
+    char path[PATH_MAX];
+
+    assert_int_equal(sh(f, BIN " gen --size 16x16 --seed 1 d.h5"), 0);
+    write_text(f, "cfg.yaml", "inputs:\n  - files: d.h5\noutput:\n  dir: out\n");
+    assert_int_equal(sh(f, BIN " run cfg.yaml --log-format json"), 0);
+    expect_in(f, "err.txt", "\"level\":\"info\",\"event\":\"summary\"");
+    expect_in(f, "err.txt", "\"level\":\"info\",\"event\":\"device_summary\"");
+    write_text(f, "bad.yaml", "inputs:\n  - files: [d.h5, nope.h5]\noutput:\n  dir: o2\n");
+    assert_int_equal(sh(f, BIN " run bad.yaml --log-format json"), 1);
+    expect_in(f, "err.txt", "\"level\":\"error\",\"event\":\"summary\"");
+
+    /* 20,000 entries naming one file: each probe is done once */
+    FILE *fp = fopen(fpath(f, "big.yaml", path), "w");
+    assert_non_null(fp);
+    fputs("inputs:\n", fp);
+    for (int i = 0; i < 20000; i++)
+        fputs("  - files: d.h5\n    datasets: /grid\n", fp);
+    fputs("output:\n  dir: out\n", fp);
+    fclose(fp);
+    double t = now_s();
+    assert_int_equal(sh(f, BIN " check big.yaml"), 0);
+    t = now_s() - t;
+    expect_in(f, "out.txt", "plan: 1 job: 0 to sort, 1 to skip");
+    if (t > 2.0)
+        fail_msg("checking 20,000 entries took %.2f s", t);
+
+    /* a second run on a folder in use exits 2 and writes nothing */
+    int fd = open(fpath(f, "out/.cuplas-manifest.json.lock", path), O_RDWR | O_CREAT, 0644);
+    struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+    assert_true(fd >= 0);
+    assert_int_equal(fcntl(fd, F_SETLK, &fl), 0);
+    assert_int_equal(sh(f, "rm out/cuplas-manifest.json && " BIN " run cfg.yaml --force "
+                           "--log-format text"), 2);
+    expect_in(f, "err.txt", "cuplas: error: output folder out is in use by another cuplas run "
+                            "(pid ");
+    assert_false(exists(f, "out/cuplas-manifest.json"));
+    close(fd);   /* released */
+    assert_int_equal(sh(f, BIN " run cfg.yaml --force --log-format text"), 0);
+    assert_true(exists(f, "out/cuplas-manifest.json"));
+    /* shards have a lock each: another shard's run is not blocked */
+    fd = open(fpath(f, "out/.cuplas-manifest.0-of-2.json.lock", path), O_RDWR | O_CREAT, 0644);
+    assert_int_equal(fcntl(fd, F_SETLK, &fl), 0);
+    assert_int_equal(sh(f, BIN " run cfg.yaml --shard 1/2"), 0);
+    close(fd);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -320,6 +373,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_impossible_sizes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_passive_openmp, setup, teardown),
         cmocka_unit_test_setup_teardown(test_extreme_values, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_small_findings, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

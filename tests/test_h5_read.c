@@ -642,6 +642,61 @@ static void test_external_data(void **state)
     read_expect_error(file, "/grid", 0, 0, CUPLAS_ERR_INPUT, "\"/etc/hostname\"");
 }
 
+/* Add attribute `name` to file:dset: n values of `type` from data. */
+static void put_attr(const char *file, const char *dset, const char *name, hid_t type,
+                     hsize_t n, const void *data)
+{
+    hid_t fid = H5Fopen(file, H5F_ACC_RDWR, H5P_DEFAULT);
+    hid_t did = H5Dopen2(fid, dset, H5P_DEFAULT);
+    hid_t sid = n == 1 ? H5Screate(H5S_SCALAR) : H5Screate_simple(1, &n, NULL);
+    hid_t aid = H5Acreate2(did, name, type, sid, H5P_DEFAULT, H5P_DEFAULT);
+    assert_true(aid >= 0);
+    assert_true(H5Awrite(aid, type, data) >= 0);
+    H5Aclose(aid);
+    H5Sclose(sid);
+    H5Dclose(did);
+    H5Fclose(fid);
+}
+
+/* height/width attributes: whole numbers of any numeric type are taken
+ * (one alone fixes the other); strings, fractions and arrays are errors,
+ * never silently ignored. */
+static void test_shape_attributes(void **state)
+{
+    char file[PATH_MAX];
+    const hsize_t d[2] = {12, 2};
+    const double three = 3.0, half = 2.5;
+    const float two = 2.0f;
+    const int64_t pair[2] = {3, 4};
+    hid_t str = H5Tcopy(H5T_C_S1);
+    H5Tset_size(str, 4);
+
+    fpath(*state, "attrs.h5", file);
+    put_f32(file, "/f", 2, d, NULL);
+    put_dataset(file, 0, "/h", H5T_IEEE_F32LE, 2, d, NULL, NULL);
+    put_dataset(file, 0, "/s", H5T_IEEE_F32LE, 2, d, NULL, NULL);
+    put_dataset(file, 0, "/x", H5T_IEEE_F32LE, 2, d, NULL, NULL);
+    put_dataset(file, 0, "/a", H5T_IEEE_F32LE, 2, d, NULL, NULL);
+    put_attr(file, "/f", "height", H5T_IEEE_F64LE, 1, &three);
+    put_attr(file, "/f", "width", H5T_IEEE_F64LE, 1, &(double){4.0});
+    put_attr(file, "/h", "height", H5T_IEEE_F32LE, 1, &two);
+    put_attr(file, "/s", "height", str, 1, "3\0\0");
+    put_attr(file, "/s", "width", str, 1, "4\0\0");
+    put_attr(file, "/x", "height", H5T_IEEE_F64LE, 1, &half);
+    put_attr(file, "/a", "width", H5T_STD_I64LE, 2, pair);
+    H5Tclose(str);
+
+    probe_hw(file, "/f", 0, 0, 3, 4);
+    probe_hw(file, "/h", 0, 0, 2, 6);
+    probe_hw(file, "/s", 3, 0, 3, 4);   /* arguments never read the attributes */
+    read_expect_error(file, "/s", 0, 0, CUPLAS_ERR_INPUT,
+                      "the height attribute is a string; store a whole number");
+    read_expect_error(file, "/x", 0, 0, CUPLAS_ERR_INPUT,
+                      "the height attribute is 2.5, not a whole number");
+    read_expect_error(file, "/a", 0, 0, CUPLAS_ERR_INPUT,
+                      "the width attribute holds 2 values; store one");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -656,6 +711,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_divergent_chunk_index, setup, teardown),
         cmocka_unit_test_setup_teardown(test_filter_params, setup, teardown),
         cmocka_unit_test_setup_teardown(test_external_data, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_shape_attributes, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

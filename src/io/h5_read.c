@@ -180,16 +180,68 @@ fail:
     return found;
 }
 
-/* Resolve (H, W) of an (N, C) dataset: arguments, then attributes, then sqrt. */
+/*
+ * A "height" or "width" attribute: 0 absent, 1 read into *v, -1 an error
+ * (in err).
+ * Integers, and floats that hold a whole number (h5py writes 100.0 as
+ * readily as 100), are taken; anything else (a string, a fraction, an
+ * array) is an error rather than silently ignored: a grid shape taken
+ * from the wrong place sorts the wrong neighbours.
+ */
+static int shape_attr(hid_t did, const char *name, int64_t *v, cuplas_error *err)
+{
+    hid_t aid = H5I_INVALID_HID, tid = H5I_INVALID_HID, sid = H5I_INVALID_HID;
+    H5T_class_t cls;
+    double d = 0;
+    int rc = 0, found = 0;
+
+    if (H5Aexists(did, name) <= 0)
+        return 0;
+    if ((aid = H5Aopen(did, name, H5P_DEFAULT)) < 0 || (tid = H5Aget_type(aid)) < 0 ||
+        (sid = H5Aget_space(aid)) < 0)
+        CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "cannot read the %s attribute", name);
+    cls = H5Tget_class(tid);
+    if (cls != H5T_INTEGER && cls != H5T_FLOAT)
+        CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "the %s attribute is a %s; store a whole number",
+                    name, class_name(cls));
+    if (H5Sget_simple_extent_npoints(sid) != 1)
+        CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "the %s attribute holds %lld values; store one",
+                    name, (long long)H5Sget_simple_extent_npoints(sid));
+    if (cls == H5T_INTEGER) {
+        if (H5Aread(aid, H5T_NATIVE_INT64, v) < 0)
+            CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "cannot read the %s attribute", name);
+    } else {
+        if (H5Aread(aid, H5T_NATIVE_DOUBLE, &d) < 0)
+            CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "cannot read the %s attribute", name);
+        if (!(d == floor(d) && fabs(d) < 9.0e18))
+            CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "the %s attribute is %g, not a whole number",
+                        name, d);
+        *v = (int64_t)d;
+    }
+    found = 1;
+fail:
+    if (sid >= 0) H5Sclose(sid);
+    if (tid >= 0) H5Tclose(tid);
+    if (aid >= 0) H5Aclose(aid);
+    return rc ? -1 : found;
+}
+
+/* Resolve (H, W) of an (N, C) dataset: arguments, then attributes (one
+ * alone fixes the other, as for arguments), then sqrt. */
 static int grid_shape_2d(hid_t did, int64_t n, int64_t height, int64_t width,
                          int64_t *H, int64_t *W, cuplas_error *err)
 {
-    if (height <= 0 && width <= 0 && int_attr(did, "height", &height) &&
-        int_attr(did, "width", &width)) {
-        if (height <= 0 || width <= 0)
+    if (height <= 0 && width <= 0) {
+        int64_t ah = 0, aw = 0;
+        int hh = shape_attr(did, "height", &ah, err), hw;
+        if (hh < 0 || (hw = shape_attr(did, "width", &aw, err)) < 0)
+            return (int)err->code;
+        if ((hh && ah <= 0) || (hw && aw <= 0))
             return cuplas_error_set(err, CUPLAS_ERR_INPUT,
                                     "height/width attributes must be positive (got %lld x %lld)",
-                                    (long long)height, (long long)width);
+                                    (long long)ah, (long long)aw);
+        height = ah;
+        width = aw;
     }
     if (height > 0 && width <= 0) {
         if (n % height)

@@ -23,6 +23,7 @@
 
 #include "core/quantize.h"
 #include "io/h5_read.h"
+#include "pipeline/probe_cache.h"
 #include "util/sysmem.h"
 
 /* ---------------------------------------------------------------- helpers */
@@ -232,8 +233,8 @@ static int plan_job(cuplas_jobs *jobs, cuplas_job *j, const cuplas_config *cfg,
                        : output_path(cfg->output.dir, cfg->output.name, j->file, j->dataset);
     if (!j->output)
         return cuplas_error_set(err, CUPLAS_ERR_NOMEM, "out of memory");
-    if (cuplas_h5_probe_grid(j->file, j->dataset, j->height, j->width, j->read_flags, &g,
-                             &j->err) != 0)
+    if (cuplas_probe_cached(jobs->probes, j->file, j->dataset, j->height, j->width,
+                            j->read_flags, &g, &j->err) != 0)
         return 0;   /* a failed job, not a failed plan */
     j->H = g.H;
     j->W = g.W;
@@ -285,7 +286,7 @@ static int add_file(cuplas_jobs *jobs, const cuplas_config *cfg, int k, const ch
     for (int d = 0; d < in->ndatasets; d++)
         patterns |= has_magic(in->datasets[d]);
     /* list even for literal names: it tells an unreadable file apart once */
-    if (cuplas_h5_list_datasets(file, &names, &count, &lerr) != 0) {
+    if (cuplas_list_cached(jobs->probes, file, &names, &count, &lerr) != 0) {
         snprintf(lerr.where, sizeof lerr.where, "%s:/", file);
         return failed_job(jobs, file, "/", k, in->line, &lerr, err);
     }
@@ -330,7 +331,8 @@ static int add_file(cuplas_jobs *jobs, const cuplas_config *cfg, int k, const ch
         matched[d]++;
     }
 fail:
-    cuplas_h5_free_names(names, count);
+    if (!jobs->probes)   /* else the cache's */
+        cuplas_h5_free_names(names, count);
     return rc;
 }
 
@@ -483,6 +485,7 @@ int cuplas_jobs_build(cuplas_jobs *jobs, const cuplas_config *cfg, cuplas_error 
     memset(jobs, 0, sizeof *jobs);
     jobs->config_path = cfg->path ? cfg->path : "";
     config_hash(cfg, hash);
+    jobs->probes = cuplas_probe_cache_new();   /* NULL: every probe opens the file */
     for (int k = 0; k < cfg->ninputs; k++)
         CUPLAS_TRY(add_entry(jobs, cfg, k, hash, err));
     dedup(jobs);
@@ -490,6 +493,8 @@ int cuplas_jobs_build(cuplas_jobs *jobs, const cuplas_config *cfg, cuplas_error 
     if (jobs->n > 1)
         qsort(jobs->v, (size_t)jobs->n, sizeof *jobs->v, cmp_order);
 fail:
+    cuplas_probe_cache_free(jobs->probes);
+    jobs->probes = NULL;
     return rc;
 }
 

@@ -47,6 +47,7 @@ typedef struct cuplas_jobs {
     size_t host_limit;       /* host memory a job may have (0: unknown)         */
     const char *host_limit_what;
     int host_limit_known;    /* host_limit was read (once per list)             */
+    struct cuplas_probe_cache *probes; /* while cuplas_jobs_build runs      */
 } cuplas_jobs;
 
 /*
