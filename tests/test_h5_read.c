@@ -532,6 +532,23 @@ static void test_filter_params(void **state)
         read_expect_error(file, "/grid", 0, 0, CUPLAS_ERR_INPUT,
                           deflate ? "inflate" : "Fletcher32 checksum");
     }
+
+    /* a fletcher32 chunk whose index says it is 12 bytes short: HDF5 1.10
+       would read past its buffer (found by fuzzing); refused first */
+    put_chunked(file, 1, "/grid", H5T_STD_U8LE, 3, dims, chunk, 0, 0, 1, NULL, v);
+    unsigned char buf[8192];
+    FILE *fp = fopen(file, "rb");
+    size_t n = fread(buf, 1, sizeof buf, fp);
+    fclose(fp);
+    long node = -1;
+    for (size_t i = 0; i + 8 < n && node < 0; i++)
+        if (!memcmp(buf + i, "TREE", 4) && buf[i + 4] == 1)
+            node = (long)i;
+    assert_true(node > 0);
+    patch_le(file, bt_key(node, 1), 4 * 24 + 4 - 12, 4);
+    read_expect_error(file, "/grid", 0, 0, CUPLAS_ERR_INPUT,
+                      "chunk (4, 0, 0) is corrupt (stores 88 bytes; with its fletcher32 "
+                      "checksum it has 100)");
 }
 
 /* ------------------------------------------------ data in other files */

@@ -499,8 +499,29 @@ static int plan_fetch(hid_t did, hid_t tid, const cuplas_h5grid *g, cuplas_h5_fe
     if (H5Pget_layout(dcpl) != H5D_CHUNKED)
         goto fail;
     f->whole_why = "filters";
-    if (H5Pget_chunk(dcpl, r, cdims + (3 - r)) != r || (nf = H5Pget_nfilters(dcpl)) < 0 ||
-        nf > CUPLAS_H5_MAX_FILTERS)
+    if (H5Pget_chunk(dcpl, r, cdims + (3 - r)) != r)
+        goto fail;
+    /* HDF5 never makes a chunk larger than a fixed dimension, nor one of
+       4 GiB: a layout that says so is damaged, and H5Dread would fill
+       (memset) such a chunk for minutes (found by fuzzing) */
+    {
+        hsize_t maxd[3] = {0, 0, 0};
+        hid_t sid = H5Dget_space(did);
+        size_t cb = g->elem_size;
+        int bad = sid < 0 || H5Sget_simple_extent_dims(sid, NULL, maxd) != r;
+        if (sid >= 0)
+            H5Sclose(sid);
+        for (int i = 0; i < r && !bad; i++) {
+            hsize_t c = cdims[3 - r + i];
+            bad = c == 0 || (maxd[i] != H5S_UNLIMITED && c > maxd[i]) ||
+                  __builtin_mul_overflow(cb, (size_t)c, &cb) || cb >= ((size_t)4 << 30);
+        }
+        if (bad)
+            CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "corrupt chunk layout: a chunk of %llu x %llu x "
+                        "%llu exceeds the dataset or 4 GiB", (unsigned long long)cdims[0],
+                        (unsigned long long)cdims[1], (unsigned long long)cdims[2]);
+    }
+    if ((nf = H5Pget_nfilters(dcpl)) < 0 || nf > CUPLAS_H5_MAX_FILTERS)
         goto fail;
     for (int k = 0; k < nf; k++) {
         unsigned flags = 0, cd[8], config = 0;
@@ -673,6 +694,13 @@ static int fetch_chunks(hid_t fid, hid_t did, const cuplas_h5grid *g, cuplas_h5_
         } H5E_END_TRY;
         if (found < 0)
             looked = 0;
+        /* HDF5 stores an unfiltered chunk whole: another size is damage,
+           and H5Dread would read past its buffer on it (found by fuzzing) */
+        if (f->nfilters == 0 && size != 0 && size != f->chunk_bytes)
+            CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "read failed at row %llu: chunk %s is corrupt "
+                        "(its index says %llu bytes; an unfiltered chunk has %zu)",
+                        (unsigned long long)doff[0], cuplas_h5_chunk_where(g, c->offset, at),
+                        (unsigned long long)size, f->chunk_bytes);
         if (looked != size && !why)
             why = "the chunk index's lookup and iteration disagree";
         if (size > (hsize_t)SIZE_MAX - total) {
@@ -712,6 +740,123 @@ fail:
     return rc;
 }
 
+/*
+ * Before H5Dread decodes a chunked dataset whose only filter is
+ * fletcher32: HDF5 1.10 copies a whole chunk out of whatever the filter
+ * returned, so a stored chunk shorter than the chunk plus its 4-byte
+ * checksum makes it read past its own buffer (found by fuzzing). Every
+ * stored chunk must be exactly that long (or the chunk, where the mask
+ * skipped the filter). Other pipelines are left to HDF5.
+ */
+static int check_fletcher_sizes(hid_t did, const cuplas_h5grid *g, cuplas_error *err)
+{
+    hid_t dcpl = H5I_INVALID_HID;
+    hsize_t cd[3] = {1, 1, 1}, grid[3], doff[3], size;
+    unsigned flags, cv[4], config, mask;
+    size_t ncd = 4, chunk = g->elem_size;
+    haddr_t addr;
+    int rc = 0, r = g->in_rank;
+    char at[80];
+
+    if ((dcpl = H5Dget_create_plist(did)) < 0 || H5Pget_layout(dcpl) != H5D_CHUNKED ||
+        H5Pget_nfilters(dcpl) != 1 ||
+        H5Pget_filter2(dcpl, 0, &flags, &ncd, cv, 0, NULL, &config) != H5Z_FILTER_FLETCHER32 ||
+        H5Pget_chunk(dcpl, r, cd + (3 - r)) != r)
+        goto fail;
+    for (int i = 0; i < 3; i++) {
+        hsize_t d = i < 3 - r ? 1 : (hsize_t)g->in_dims[i - (3 - r)];
+        if (cd[i] == 0)
+            goto fail;
+        grid[i] = (d + cd[i] - 1) / cd[i];
+        chunk *= (size_t)cd[i];
+    }
+    if (grid[0] * grid[1] * grid[2] > READ_MAX_LOCATED_CHUNKS)
+        goto fail;
+    for (hsize_t i = 0; i < grid[0] * grid[1] * grid[2]; i++) {
+        uint64_t off[3];
+        hsize_t q = i;
+        for (int d = 2; d >= 0; d--) {
+            off[d] = (q % grid[d]) * cd[d];
+            q /= grid[d];
+        }
+        memcpy(doff, off + (3 - r), (size_t)r * sizeof *doff);
+        size = 0;
+        addr = HADDR_UNDEF;
+        mask = 0;
+        if (H5Dget_chunk_info_by_coord(did, doff, &mask, &addr, &size) < 0 || addr == HADDR_UNDEF)
+            continue;   /* H5Dread says what is wrong with it */
+        if (size != (mask & 1 ? chunk : chunk + 4))
+            CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "read failed at row %llu: chunk %s is corrupt "
+                        "(stores %llu bytes; with its fletcher32 checksum it has %zu)",
+                        (unsigned long long)doff[0], cuplas_h5_chunk_where(g, off, at),
+                        (unsigned long long)size, mask & 1 ? chunk : chunk + 4);
+    }
+fail:
+    if (dcpl >= 0) H5Pclose(dcpl);
+    return rc;
+}
+
+/*
+ * On doubt (fetch_chunks), before H5Dread decodes a shuffle/deflate (or
+ * unfiltered) dataset: every chunk that HDF5's own lookup finds, read raw through it
+ * (H5Dread_chunk), must decode to exactly the chunk's bytes. HDF5 1.10
+ * copies a whole chunk out of whatever its filters returned, so a short
+ * one makes it read past its buffer (found by fuzzing). Chunks over
+ * 64 MiB are not checked (HDF5 decides alone).
+ */
+static int check_by_lookup(hid_t did, const cuplas_h5grid *g, const cuplas_h5_fetch *f,
+                           cuplas_error *err)
+{
+    hsize_t grid[3], doff[3], size;
+    unsigned char *buf = NULL;
+    size_t cap = 0, n = 1;
+    int rc = 0, r = g->in_rank, c;
+    char at[80], msg[128];
+
+    if (f->chunk_bytes > ((size_t)64 << 20))
+        return 0;
+    for (int i = 0; i < 3; i++)
+        n *= (size_t)(grid[i] = (f->dims[i] + f->chunk[i] - 1) / f->chunk[i]);
+    if (n > READ_MAX_LOCATED_CHUNKS)
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t off[3];
+        uint32_t mask = 0;
+        hsize_t q = (hsize_t)i;
+        herr_t found;
+        for (int d = 2; d >= 0; d--) {
+            off[d] = (q % grid[d]) * f->chunk[d];
+            q /= grid[d];
+        }
+        memcpy(doff, off + (3 - r), (size_t)r * sizeof *doff);
+        size = 0;
+        H5E_BEGIN_TRY {
+            found = H5Dget_chunk_storage_size(did, doff, &size);
+        } H5E_END_TRY;
+        if (found < 0 || size == 0)
+            continue;   /* not stored: the fill value */
+        if (size > cap) {
+            unsigned char *p = size <= (hsize_t)SIZE_MAX ? realloc(buf, (size_t)size) : NULL;
+            if (!p)
+                CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory checking chunk %s",
+                            cuplas_h5_chunk_where(g, off, at));
+            buf = p;
+            cap = (size_t)size;
+        }
+        if (H5Dread_chunk(did, H5P_DEFAULT, doff, &mask, buf) < 0)
+            continue;   /* H5Dread reports it */
+        if ((c = cuplas_h5_chunk_check(f, mask, buf, (size_t)size, msg)) == -2)
+            CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory checking chunk %s",
+                        cuplas_h5_chunk_where(g, off, at));
+        if (c)
+            CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "read failed at row %llu: chunk %s is corrupt (%s)",
+                        (unsigned long long)doff[0], cuplas_h5_chunk_where(g, off, at), msg);
+    }
+fail:
+    free(buf);
+    return rc;
+}
+
 /* probe (fetch NULL) or read_begin: open and validate, then fetch the data. */
 static int open_grid(const char *file, const char *dataset, int64_t height, int64_t width,
                      unsigned flags, cuplas_h5_fetch **fetch, cuplas_h5_buffers *bufs,
@@ -739,8 +884,13 @@ static int open_grid(const char *file, const char *dataset, int64_t height, int6
             f->whole = 1;
             f->whole_why = "stored in another file";
         }
-        if (!f->whole)
+        if (!f->whole) {
             CUPLAS_TRY(fetch_chunks(fid, did, g, f, err));
+            if (f->whole)   /* doubt: HDF5 decodes, once it safely can */
+                CUPLAS_TRY(check_by_lookup(did, g, f, err));
+        }
+        if (f->whole && !foreign)
+            CUPLAS_TRY(check_fletcher_sizes(did, g, err));
         if (f->whole)   /* by design, or on doubt (fetch_chunks) */
             CUPLAS_TRY(read_raw(did, tid, g, bufs, err));
         *fetch = f;
