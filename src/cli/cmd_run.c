@@ -259,13 +259,19 @@ static int cmd_run(int argc, char **argv)
                                                          : CUPLAS_EXIT_OK;
         goto done;
     }
-    if (lock_folder(cfg.output.dir, &shard, &err) != 0 ||
-        cuplas_runner_init(&runner, &cfg, &mine, &lg, &err) != 0) {
+    if (cuplas_runner_init(&runner, &cfg, &mine, &lg, &err) != 0) {
         report(&lg, &err);
         rc = cuplas_cli_exit_for(err.code);
         goto done;
     }
     have_runner = 1;
+    /* after the devices are known (no GPU: exit 3 with no output folder),
+       before anything in the folder is touched */
+    if (lock_folder(cfg.output.dir, &shard, &err) != 0) {
+        report(&lg, &err);
+        rc = cuplas_cli_exit_for(err.code);
+        goto done;
+    }
     if (!(man_path = cuplas_manifest_path(cfg.output.dir, &shard))) {
         cuplas_error_set(&err, CUPLAS_ERR_NOMEM, "out of memory");
         report(&lg, &err);
