@@ -58,7 +58,7 @@ static int one_grid(const char *file, const char *dataset, const char *out,
     double t0 = cuplas_now_s();
 
     memset(&g, 0, sizeof g);
-    if ((rc = cuplas_h5_read_begin(file, dataset, 0, 0, &g, &fetch, io, e)) != 0)
+    if ((rc = cuplas_h5_read_begin(file, dataset, 0, 0, 0, &g, &fetch, io, e)) != 0)
         goto done;
     t[P_READ] = cuplas_now_s() - t0, t0 = cuplas_now_s();
     if ((rc = cuplas_h5_read_finish(&g, fetch, NULL, e)) != 0)

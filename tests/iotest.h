@@ -347,7 +347,7 @@ static inline void probe_hw(const char *file, const char *dset, int64_t h, int64
     cuplas_h5grid g;
     cuplas_error err;
     cuplas_error_clear(&err);
-    assert_int_equal(cuplas_h5_probe_grid(file, dset, h, w, &g, &err), 0);
+    assert_int_equal(cuplas_h5_probe_grid(file, dset, h, w, 0, &g, &err), 0);
     assert_int_equal(g.H, H);
     assert_int_equal(g.W, W);
     assert_int_equal(g.in_rank, 2);
@@ -457,7 +457,7 @@ static inline void expect_read_lent(const char *file, const char *dset, int thre
     unsigned char *want = plain_read(file, dset, &n);
 
     cuplas_error_clear(&err);
-    if (cuplas_h5_read_begin(file, dset, 0, 0, &g, &fetch, bufs, &err) != 0)
+    if (cuplas_h5_read_begin(file, dset, 0, 0, 0, &g, &fetch, bufs, &err) != 0)
         fail_msg("read_begin %s:%s: %s", file, dset, err.msg);
     assert_non_null(fetch);
     cuplas_set_threads(threads);

@@ -371,7 +371,7 @@ static void test_chunk_corrupt(void **state)
     assert_int_equal(cuplas_pool_create(4, &pool, &err), 0);
     for (int run = 0; run < 3; run++) {   /* 1 and 4 OpenMP threads, then a pool */
         cuplas_error_clear(&err);
-        assert_int_equal(cuplas_h5_read_begin(out, "/g/sorted", 0, 0, &g, &fetch, NULL, &err), 0);
+        assert_int_equal(cuplas_h5_read_begin(out, "/g/sorted", 0, 0, 0, &g, &fetch, NULL, &err), 0);
         cuplas_set_threads(run == 1 ? 4 : 1);
         int rc = cuplas_h5_read_finish(&g, fetch, run == 2 ? pool : NULL, &err);
         cuplas_set_threads(2);

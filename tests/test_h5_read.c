@@ -6,6 +6,7 @@
  * the plain HDF5 API as well.
  */
 #define _GNU_SOURCE  /* nftw */
+#include <zlib.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -261,6 +262,458 @@ static void test_chunk_userblock(void **state)
     cuplas_h5grid_free(&g);
 }
 
+/* ------------------------------------------- the hand decoder and HDF5 */
+
+/* H5Dread of the whole dataset in its file type, or NULL where HDF5 fails. */
+static unsigned char *h5dread_or_null(const char *file, const char *dset, size_t *nbytes)
+{
+    unsigned char *buf = NULL;
+    hid_t fid, did = H5I_INVALID_HID, tid = H5I_INVALID_HID, sid = H5I_INVALID_HID;
+    H5E_BEGIN_TRY {
+        if ((fid = H5Fopen(file, H5F_ACC_RDONLY, H5P_DEFAULT)) >= 0 &&
+            (did = H5Dopen2(fid, dset, H5P_DEFAULT)) >= 0) {
+            tid = H5Dget_type(did);
+            sid = H5Dget_space(did);
+            *nbytes = (size_t)H5Sget_simple_extent_npoints(sid) * H5Tget_size(tid);
+            buf = malloc(*nbytes);
+            if (H5Dread(did, tid, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0) {
+                free(buf);
+                buf = NULL;
+            }
+            H5Sclose(sid);
+            H5Tclose(tid);
+            H5Dclose(did);
+        }
+        if (fid >= 0)
+            H5Fclose(fid);
+    } H5E_END_TRY;
+    return buf;
+}
+
+/* cuplas reads what H5Dread reads, or fails where it fails. why: NULL
+ * when the chunks must be decoded by hand, else a part of the reason the
+ * dataset went to H5Dread instead. Returns cuplas's status. */
+static int expect_like_hdf5(const char *file, const char *dset, const char *why)
+{
+    size_t n = 0;
+    unsigned char *want = h5dread_or_null(file, dset, &n);
+    cuplas_h5_fetch *fetch = NULL;
+    cuplas_h5grid g;
+    cuplas_error err;
+    int rc;
+
+    cuplas_error_clear(&err);
+    rc = cuplas_h5_read_begin(file, dset, 0, 0, 0, &g, &fetch, NULL, &err);
+    if (rc == 0) {
+        if (!why)
+            assert_false(fetch->whole);
+        else if (!fetch->whole_why || !strstr(fetch->whole_why, why))
+            fail_msg("%s: read whole because \"%s\", expected \"%s\"", file,
+                     fetch->whole_why ? fetch->whole_why : "(not whole)", why);
+        rc = cuplas_h5_read_finish(&g, fetch, NULL, &err);
+    }
+    if (want && rc)
+        fail_msg("%s: HDF5 reads it, cuplas fails: %s", file, err.msg);
+    if (!want && !rc)
+        fail_msg("%s: HDF5 fails, cuplas reads it", file);
+    if (want) {
+        assert_int_equal((size_t)(g.H * g.W * g.C) * g.elem_size, n);
+        assert_memory_equal(g.raw, want, n);
+    } else {
+        assert_null(strchr(err.msg, '\n'));
+    }
+    if (rc == 0)
+        cuplas_h5grid_free(&g);
+    free(want);
+    return rc;
+}
+
+enum { BT_H = 16, BT_W = 16, BT_C = 4, BT_KEY = 8 + 8 * 4 };   /* rank 3: 4 key offsets */
+
+/* A 16 x 16 x 4 int16 /grid in two 8-row chunks, shuffle + deflate (a v1
+ * B-tree chunk index, HDF5's default); same: both chunks hold the same
+ * values (so they store the same bytes). Returns the B-tree node's offset. */
+static long put_two_chunks(const char *file, int same)
+{
+    const hsize_t dims[3] = {BT_H, BT_W, BT_C}, chunk[3] = {8, BT_W, BT_C};
+    int16_t v[BT_H * BT_W * BT_C];
+    unsigned char buf[8192];
+    size_t n;
+    for (int i = 0; i < BT_H * BT_W * BT_C; i++)
+        v[i] = (int16_t)(((same ? i % (8 * BT_W * BT_C) : i) * 2654435761u) >> 13);
+    put_chunked(file, 1, "/grid", H5T_STD_I16LE, 3, dims, chunk, 1, 4, 0, NULL, v);
+    FILE *fp = fopen(file, "rb");
+    assert_non_null(fp);
+    n = fread(buf, 1, sizeof buf, fp);
+    fclose(fp);
+    for (size_t i = 0; i + 8 < n; i++)   /* the raw-data node: type 1 */
+        if (!memcmp(buf + i, "TREE", 4) && buf[i + 4] == 1) {
+            assert_int_equal(buf[i + 6] | buf[i + 7] << 8, 2);   /* two entries */
+            return (long)i;
+        }
+    fail_msg("no chunk B-tree node in %s", file);
+    return -1;
+}
+
+/* Overwrite `len` little-endian bytes at `at` of the file. */
+static void patch_le(const char *file, long at, uint64_t value, int len)
+{
+    FILE *fp = fopen(file, "r+b");
+    assert_non_null(fp);
+    assert_int_equal(fseek(fp, at, SEEK_SET), 0);
+    for (int i = 0; i < len; i++)
+        fputc((int)(value >> (8 * i) & 0xff), fp);
+    fclose(fp);
+}
+
+/* Byte offsets inside a B-tree node: key k (size, mask, 4 offsets), child k. */
+static long bt_key(long node, int k) { return node + 24 + k * (BT_KEY + 8); }
+static long bt_child(long node, int k) { return bt_key(node, k) + BT_KEY; }
+
+static uint64_t get_le(const char *file, long at, int len)
+{
+    unsigned char b[8];
+    uint64_t v = 0;
+    FILE *fp = fopen(file, "rb");
+    assert_non_null(fp);
+    assert_int_equal(fseek(fp, at, SEEK_SET), 0);
+    assert_int_equal(fread(b, 1, (size_t)len, fp), (size_t)len);
+    fclose(fp);
+    for (int i = len - 1; i >= 0; i--)
+        v = v << 8 | b[i];
+    return v;
+}
+
+/* Damaged chunk indexes: cuplas never reads other values than HDF5. */
+static void test_chunk_index_damage(void **state)
+{
+    char file[PATH_MAX];
+    long node;
+    struct stat st;
+
+    fpath(*state, "bt.h5", file);
+    node = put_two_chunks(file, 0);
+    expect_like_hdf5(file, "/grid", NULL);   /* intact: decoded by hand */
+
+    /* chunk 1's key names the element dimension 8 (the shared
+       bad-inputs file): the iteration finds it, H5Dread's lookup does not
+       and reads the fill value */
+    patch_le(file, bt_key(node, 1) + 8 + 3 * 8, 8, 8);
+    expect_like_hdf5(file, "/grid", "lookup and iteration disagree");
+
+    /* chunk 1's key a chunk further: a record outside the grid, chunk 1
+       never written for either path */
+    node = put_two_chunks(file, 0);
+    patch_le(file, bt_key(node, 1) + 8, 16, 8);
+    patch_le(file, bt_key(node, 2) + 8, 24, 8);
+    expect_like_hdf5(file, "/grid", "records outside the grid");
+
+    /* both records point at chunk 0's bytes */
+    node = put_two_chunks(file, 1);
+    patch_le(file, bt_child(node, 1), get_le(file, bt_child(node, 0), 8), 8);
+    expect_like_hdf5(file, "/grid", "overlap");
+
+    /* a filter mask bit beyond the pipeline (HDF5 ignores it) */
+    node = put_two_chunks(file, 0);
+    patch_le(file, bt_key(node, 0) + 4, 0x10, 4);
+    expect_like_hdf5(file, "/grid", "filter mask");
+
+    /* shuffle skipped by the mask: both read the chunk un-unshuffled */
+    node = put_two_chunks(file, 0);
+    patch_le(file, bt_key(node, 1) + 4, 0x1, 4);
+    expect_like_hdf5(file, "/grid", NULL);
+
+    /* a stored size beyond zlib's bound (and past the end of the file) */
+    node = put_two_chunks(file, 0);
+    patch_le(file, bt_key(node, 1), 1u << 20, 4);
+    expect_like_hdf5(file, "/grid", "stored size");
+
+    /* 5000 one-row chunks: locating each walks the whole index (n^2):
+       H5Dread reads them instead */
+    {
+        const hsize_t d[2] = {5000, 4}, c[2] = {1, 4};
+        uint8_t v[5000 * 4];
+        for (size_t i = 0; i < sizeof v; i++)
+            v[i] = (uint8_t)(i * 13);
+        put_chunked(file, 1, "/many", H5T_STD_U8LE, 2, d, c, 0, 1, 0, NULL, v);
+        size_t n;
+        unsigned char *want = plain_read(file, "/many", &n);
+        cuplas_h5grid g;
+        cuplas_h5_fetch *fetch = NULL;
+        cuplas_error err = {0};
+        assert_int_equal(cuplas_h5_read_begin(file, "/many", 50, 0, 0, &g, &fetch, NULL, &err), 0);
+        assert_string_equal(fetch->whole_why, "too many chunks to locate one by one");
+        assert_int_equal(cuplas_h5_read_finish(&g, fetch, NULL, &err), 0);
+        assert_memory_equal(g.raw, want, n);
+        cuplas_h5grid_free(&g);
+        free(want);
+    }
+
+    /* chunk 1 beyond the end of the file: HDF5 fails, cuplas too */
+    node = put_two_chunks(file, 0);
+    assert_int_equal(stat(file, &st), 0);
+    patch_le(file, bt_child(node, 1), (uint64_t)st.st_size + 4096, 8);
+    assert_int_not_equal(expect_like_hdf5(file, "/grid", NULL), 0);
+    read_expect_error(file, "/grid", 0, 0, CUPLAS_ERR_INPUT, "outside the file");
+}
+
+/* The reproducer of issue 18 (shared/data/bad-inputs): 128 of its 256
+ * cells differed from h5dump's values. */
+static void test_divergent_chunk_index(void **state)
+{
+    char src[PATH_MAX], file[PATH_MAX];
+    const char *dir = getenv("CUPLAS_SHARED_DATA");
+    snprintf(src, sizeof src, "%s/bad-inputs/divergent-chunk-index.h5",
+             dir ? dir : CUPLAS_SRCDIR "/../shared/data");
+    FILE *in = fopen(src, "rb");
+    if (!in) {
+        print_message("skipped: %s not found (set CUPLAS_SHARED_DATA)\n", src);
+        return;
+    }
+    unsigned char buf[1 << 16];
+    size_t n = fread(buf, 1, sizeof buf, in);
+    fclose(in);
+    fpath(*state, "divergent.h5", file);
+    write_bytes(file, buf, n);
+    expect_like_hdf5(file, "/grid", "lookup and iteration disagree");
+}
+
+/* Filters as HDF5 applies them: a deflate level HDF5 refuses, and
+ * fletcher32 checksums (H5Dread verifies them). */
+static void test_filter_params(void **state)
+{
+    const hsize_t dims[3] = {8, 8, 3}, chunk[3] = {4, 8, 3};
+    char file[PATH_MAX];
+    uint8_t v[8 * 8 * 3];
+    unsigned char z[1024];
+    for (size_t i = 0; i < sizeof v; i++)
+        v[i] = (uint8_t)(i * 7);
+
+    /* level 12, written with H5Dwrite_chunk (HDF5's filter would refuse) */
+    fpath(*state, "level.h5", file);
+    for (unsigned level = 9; level <= 12; level += 3) {
+        hid_t fid = H5Fcreate(file, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+        hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE), sid = H5Screate_simple(3, dims, NULL);
+        assert_true(H5Pset_chunk(dcpl, 3, chunk) >= 0);
+        assert_true(H5Pset_filter(dcpl, H5Z_FILTER_DEFLATE, H5Z_FLAG_MANDATORY, 1, &level) >= 0);
+        hid_t did = H5Dcreate2(fid, "/grid", H5T_STD_U8LE, sid, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+        for (hsize_t r = 0; r < 8; r += 4) {
+            hsize_t off[3] = {r, 0, 0};
+            uLongf zn = sizeof z;
+            assert_int_equal(compress2(z, &zn, v + r * 24, 4 * 24, 9), Z_OK);
+            assert_true(H5Dwrite_chunk(did, H5P_DEFAULT, 0, off, zn, z) >= 0);
+        }
+        H5Dclose(did);
+        H5Sclose(sid);
+        H5Pclose(dcpl);
+        H5Fclose(fid);
+        if (level == 9)
+            expect_like_hdf5(file, "/grid", NULL);
+        else
+            assert_int_not_equal(expect_like_hdf5(file, "/grid", "filters"), 0);
+    }
+
+    /* fletcher32: read whole by HDF5, which verifies every chunk; alone
+       (a damaged byte trips the checksum) and under deflate (zlib's) */
+    for (int deflate = 0; deflate <= 6; deflate += 6) {
+        fpath(*state, "fletcher.h5", file);
+        put_chunked(file, 1, "/grid", H5T_STD_U8LE, 3, dims, chunk, 0, deflate, 1, NULL, v);
+        expect_like_hdf5(file, "/grid", "filters");
+        hid_t fid = H5Fopen(file, H5F_ACC_RDONLY, H5P_DEFAULT);
+        hid_t did = H5Dopen2(fid, "/grid", H5P_DEFAULT);
+        hsize_t off[3] = {4, 0, 0}, size = 0;
+        haddr_t addr = 0;
+        unsigned mask = 0;
+        assert_true(H5Dget_chunk_info_by_coord(did, off, &mask, &addr, &size) >= 0);
+        H5Dclose(did);
+        H5Fclose(fid);
+        patch_le(file, (long)addr + 5, get_le(file, (long)addr + 5, 1) ^ 0x5a, 1);
+        assert_int_not_equal(expect_like_hdf5(file, "/grid", "filters"), 0);
+        read_expect_error(file, "/grid", 0, 0, CUPLAS_ERR_INPUT,
+                          deflate ? "inflate" : "Fletcher32 checksum");
+    }
+
+    /* a fletcher32 chunk whose index says it is 12 bytes short: HDF5 1.10
+       would read past its buffer (found by fuzzing); refused first */
+    put_chunked(file, 1, "/grid", H5T_STD_U8LE, 3, dims, chunk, 0, 0, 1, NULL, v);
+    unsigned char buf[8192];
+    FILE *fp = fopen(file, "rb");
+    size_t n = fread(buf, 1, sizeof buf, fp);
+    fclose(fp);
+    long node = -1;
+    for (size_t i = 0; i + 8 < n && node < 0; i++)
+        if (!memcmp(buf + i, "TREE", 4) && buf[i + 4] == 1)
+            node = (long)i;
+    assert_true(node > 0);
+    patch_le(file, bt_key(node, 1), 4 * 24 + 4 - 12, 4);
+    read_expect_error(file, "/grid", 0, 0, CUPLAS_ERR_INPUT,
+                      "chunk (4, 0, 0) is corrupt (stores 88 bytes; with its fletcher32 "
+                      "checksum it has 100)");
+}
+
+/* ------------------------------------------------ data in other files */
+
+/* read_begin with flags: 0 and the bytes, or the error code. */
+static int read_flags(const char *file, const char *dset, unsigned flags, unsigned char *out,
+                      size_t n, const char **why, cuplas_error *err)
+{
+    cuplas_h5grid g;
+    cuplas_h5_fetch *fetch = NULL;
+    int rc;
+    cuplas_error_clear(err);
+    if ((rc = cuplas_h5_read_begin(file, dset, 0, 0, flags, &g, &fetch, NULL, err)) != 0)
+        return rc;
+    *why = fetch->whole_why;
+    if ((rc = cuplas_h5_read_finish(&g, fetch, NULL, err)) != 0)
+        return rc;
+    assert_int_equal((size_t)(g.H * g.W * g.C) * g.elem_size, n);
+    memcpy(out, g.raw, n);
+    cuplas_h5grid_free(&g);
+    return 0;
+}
+
+/* Refused without CUPLAS_H5_ALLOW_EXTERNAL (the message contains needle),
+ * read as HDF5 reads it with it. */
+static void expect_external(const char *file, const char *dset, const char *needle,
+                            const unsigned char *want, size_t n)
+{
+    unsigned char *got = malloc(n);
+    const char *why = NULL;
+    cuplas_error err;
+    cuplas_h5grid g;
+    char where[PATH_MAX + 64];
+
+    assert_int_equal(read_flags(file, dset, 0, got, n, &why, &err), CUPLAS_ERR_INPUT);
+    if (!strstr(err.msg, needle) || !strstr(err.msg, "allow_external"))
+        fail_msg("message \"%s\" lacks \"%s\"", err.msg, needle);
+    snprintf(where, sizeof where, "%s:%s", file, dset);
+    assert_string_equal(err.where, where);
+    cuplas_error_clear(&err);
+    assert_int_equal(cuplas_h5_probe_grid(file, dset, 0, 0, 0, &g, &err), CUPLAS_ERR_INPUT);
+    cuplas_h5grid_free(&g);
+    if (read_flags(file, dset, CUPLAS_H5_ALLOW_EXTERNAL, got, n, &why, &err) != 0)
+        fail_msg("allowed: %s", err.msg);
+    assert_non_null(why);   /* HDF5 reads it: the bytes are not in `file` */
+    assert_memory_equal(got, want, n);
+    free(got);
+}
+
+static void test_external_data(void **state)
+{
+    enum { H = 6, W = 5, C = 3, N = H * W * C };
+    const hsize_t dims[3] = {H, W, C}, chunk[3] = {2, W, C};
+    char file[PATH_MAX], other[PATH_MAX], raw[PATH_MAX];
+    uint8_t v[N];
+    for (int i = 0; i < N; i++)
+        v[i] = (uint8_t)(i * 11 + 3);
+    fpath(*state, "in.h5", file);
+    fpath(*state, "other.h5", other);
+    fpath(*state, "raw.bin", raw);
+
+    /* the data: chunked + deflated in other.h5, raw bytes in raw.bin */
+    put_chunked(other, 1, "/grp/data", H5T_STD_U8LE, 3, dims, chunk, 1, 4, 0, NULL, v);
+    write_bytes(raw, v, N);
+
+    hid_t fid = H5Fcreate(file, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    assert_true(H5Lcreate_external(other, "/grp/data", fid, "/link", H5P_DEFAULT,
+                                   H5P_DEFAULT) >= 0);
+    assert_true(H5Lcreate_external(other, "/grp", fid, "/viagroup", H5P_DEFAULT,
+                                   H5P_DEFAULT) >= 0);
+    /* a soft link to the external one */
+    assert_true(H5Lcreate_soft("/link", fid, "/soft", H5P_DEFAULT, H5P_DEFAULT) >= 0);
+    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE), sid = H5Screate_simple(3, dims, NULL);
+    assert_true(H5Pset_external(dcpl, raw, 0, N) >= 0);
+    hid_t did = H5Dcreate2(fid, "/efile", H5T_STD_U8LE, sid, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    assert_true(did >= 0);
+    H5Dclose(did);
+    H5Pclose(dcpl);
+    /* a virtual dataset whose source is other.h5 */
+    dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    hid_t ssp = H5Screate_simple(3, dims, NULL);
+    assert_true(H5Pset_virtual(dcpl, sid, other, "/grp/data", ssp) >= 0);
+    did = H5Dcreate2(fid, "/virtual", H5T_STD_U8LE, sid, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    assert_true(did >= 0);
+    H5Dclose(did);
+    H5Sclose(ssp);
+    H5Pclose(dcpl);
+    H5Sclose(sid);
+    H5Fclose(fid);
+
+    expect_external(file, "/link", "external link to", v, N);
+    expect_external(file, "/viagroup/data", "external link to", v, N);
+    expect_external(file, "/soft", "external link to", v, N);
+    expect_external(file, "/efile", "external file", v, N);
+    expect_external(file, "/virtual", "virtual dataset", v, N);
+
+    /* the file that exposed it: external storage naming a system file */
+    fid = H5Fcreate(file, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    const hsize_t d2[2] = {1, 4};
+    dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    sid = H5Screate_simple(2, d2, NULL);
+    assert_true(H5Pset_external(dcpl, "/etc/hostname", 0, 4) >= 0);
+    did = H5Dcreate2(fid, "/grid", H5T_STD_U8LE, sid, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    H5Dclose(did);
+    H5Pclose(dcpl);
+    H5Sclose(sid);
+    H5Fclose(fid);
+    read_expect_error(file, "/grid", 0, 0, CUPLAS_ERR_INPUT, "\"/etc/hostname\"");
+}
+
+/* Add attribute `name` to file:dset: n values of `type` from data. */
+static void put_attr(const char *file, const char *dset, const char *name, hid_t type,
+                     hsize_t n, const void *data)
+{
+    hid_t fid = H5Fopen(file, H5F_ACC_RDWR, H5P_DEFAULT);
+    hid_t did = H5Dopen2(fid, dset, H5P_DEFAULT);
+    hid_t sid = n == 1 ? H5Screate(H5S_SCALAR) : H5Screate_simple(1, &n, NULL);
+    hid_t aid = H5Acreate2(did, name, type, sid, H5P_DEFAULT, H5P_DEFAULT);
+    assert_true(aid >= 0);
+    assert_true(H5Awrite(aid, type, data) >= 0);
+    H5Aclose(aid);
+    H5Sclose(sid);
+    H5Dclose(did);
+    H5Fclose(fid);
+}
+
+/* height/width attributes: whole numbers of any numeric type are taken
+ * (one alone fixes the other); strings, fractions and arrays are errors,
+ * never silently ignored. */
+static void test_shape_attributes(void **state)
+{
+    char file[PATH_MAX];
+    const hsize_t d[2] = {12, 2};
+    const double three = 3.0, half = 2.5;
+    const float two = 2.0f;
+    const int64_t pair[2] = {3, 4};
+    hid_t str = H5Tcopy(H5T_C_S1);
+    H5Tset_size(str, 4);
+
+    fpath(*state, "attrs.h5", file);
+    put_f32(file, "/f", 2, d, NULL);
+    put_dataset(file, 0, "/h", H5T_IEEE_F32LE, 2, d, NULL, NULL);
+    put_dataset(file, 0, "/s", H5T_IEEE_F32LE, 2, d, NULL, NULL);
+    put_dataset(file, 0, "/x", H5T_IEEE_F32LE, 2, d, NULL, NULL);
+    put_dataset(file, 0, "/a", H5T_IEEE_F32LE, 2, d, NULL, NULL);
+    put_attr(file, "/f", "height", H5T_IEEE_F64LE, 1, &three);
+    put_attr(file, "/f", "width", H5T_IEEE_F64LE, 1, &(double){4.0});
+    put_attr(file, "/h", "height", H5T_IEEE_F32LE, 1, &two);
+    put_attr(file, "/s", "height", str, 1, "3\0\0");
+    put_attr(file, "/s", "width", str, 1, "4\0\0");
+    put_attr(file, "/x", "height", H5T_IEEE_F64LE, 1, &half);
+    put_attr(file, "/a", "width", H5T_STD_I64LE, 2, pair);
+    H5Tclose(str);
+
+    probe_hw(file, "/f", 0, 0, 3, 4);
+    probe_hw(file, "/h", 0, 0, 2, 6);
+    probe_hw(file, "/s", 3, 0, 3, 4);   /* arguments never read the attributes */
+    read_expect_error(file, "/s", 0, 0, CUPLAS_ERR_INPUT,
+                      "the height attribute is a string; store a whole number");
+    read_expect_error(file, "/x", 0, 0, CUPLAS_ERR_INPUT,
+                      "the height attribute is 2.5, not a whole number");
+    read_expect_error(file, "/a", 0, 0, CUPLAS_ERR_INPUT,
+                      "the width attribute holds 2 values; store one");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -271,6 +724,11 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_output_complete, setup, teardown),
         cmocka_unit_test_setup_teardown(test_list_datasets, setup, teardown),
         cmocka_unit_test_setup_teardown(test_chunk_userblock, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_chunk_index_damage, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_divergent_chunk_index, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_filter_params, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_external_data, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_shape_attributes, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <math.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -374,6 +375,74 @@ static void test_normalize_thread_count_invariant(void **state)
     free(b);
 }
 
+/* Extreme finite values (issue 18): standardize and minmax of x times a
+ * power of two are exactly those of x, however large or small the power;
+ * the AND scales exactly; quantisation does not depend on it; a weight
+ * that makes values unrepresentable is refused. */
+static void test_normalize_extreme_values(void **state)
+{
+    (void)state;
+    enum { H = 23, W = 19, C = 3, N = H * W };
+    const int exps[] = {600, 1000, -600, -1000};
+    double *ref = tu_normals(N, C, 5), *x = malloc(N * C * sizeof *x);
+    double *want = malloc(N * C * sizeof *want);
+
+    for (int norm = CUPLAS_NORM_STANDARDIZE; norm <= CUPLAS_NORM_MINMAX; norm++) {
+        memcpy(want, ref, N * C * sizeof *want);
+        assert_int_equal(cuplas_features_normalize(want, N, C, (cuplas_norm)norm, NULL, NULL), 0);
+        for (size_t k = 0; k < sizeof exps / sizeof exps[0]; k++) {
+            for (int i = 0; i < N * C; i++)
+                x[i] = ldexp(ref[i], exps[k]);
+            assert_int_equal(cuplas_features_normalize(x, N, C, (cuplas_norm)norm, NULL, NULL),
+                             0);
+            assert_memory_equal(x, want, N * C * sizeof *x);
+        }
+    }
+    /* +-1e308: the sums of the old code overflowed to inf and NaN */
+    for (int i = 0; i < N * C; i++)
+        x[i] = ref[i] > 0 ? 1e308 : -1e308;
+    assert_int_equal(cuplas_features_normalize(x, N, C, CUPLAS_NORM_STANDARDIZE, NULL, NULL), 0);
+    for (int i = 0; i < N * C; i++)
+        assert_true(isfinite(x[i]) && fabs(x[i]) < 10);
+
+    /* the AND of huge features: exact, scaled back */
+    double a = cuplas_and(ref, H, W, C, NULL, NULL);
+    for (int i = 0; i < N * C; i++)
+        x[i] = ldexp(ref[i], 1000);
+    double big = cuplas_and(x, H, W, C, NULL, NULL);
+    assert_true(isfinite(big));
+    assert_true(fabs(big / ldexp(a, 1000) - 1) < 1e-15);
+
+    /* quantisation of tiny features: the same integers */
+    cuplas_qgrid qa, qb;
+    cuplas_error err;
+    cuplas_error_clear(&err);
+    for (int i = 0; i < N * C; i++)
+        x[i] = ldexp(ref[i], -1030);   /* QMAX / max|x| overflows */
+    assert_int_equal(cuplas_qgrid_build(ref, H, W, C, NULL, NULL, &qa, &err), 0);
+    assert_int_equal(cuplas_qgrid_build(x, H, W, C, NULL, NULL, &qb, &err), 0);
+    int differ = 0;
+    for (int i = 0; i < N * qa.Cp; i++)
+        differ += abs(qa.q[i] - qb.q[i]) > 1;   /* subnormals lost a few bits */
+    assert_int_equal(differ, 0);
+    cuplas_qgrid_free(&qa);
+    cuplas_qgrid_free(&qb);
+
+    /* weights that push values past the largest double */
+    const double w[C] = {1, 1e308, 1};
+    memcpy(x, ref, N * C * sizeof *x);
+    assert_int_equal(cuplas_features_normalize(x, N, C, CUPLAS_NORM_STANDARDIZE, w, NULL),
+                     CUPLAS_ERR_INPUT);
+    memcpy(x, ref, N * C * sizeof *x);
+    for (int i = 0; i < N * C; i++)
+        x[i] = fabs(x[i]) / 8;   /* |x| < 1: x * 1e308 still fits */
+    assert_int_equal(cuplas_features_normalize(x, N, C, CUPLAS_NORM_NONE, w, NULL), 0);
+    assert_true(isfinite(cuplas_and(x, H, W, C, NULL, NULL)));
+    free(ref);
+    free(x);
+    free(want);
+}
+
 static void test_sort_tiny_is_optimal(void **state)
 {
     (void)state;
@@ -456,6 +525,7 @@ int main(void)
         cmocka_unit_test(test_sort_thread_count_invariant),
         cmocka_unit_test(test_sort_shapes_and_permuters),
         cmocka_unit_test(test_normalize_thread_count_invariant),
+        cmocka_unit_test(test_normalize_extreme_values),
         cmocka_unit_test(test_sort_tiny_is_optimal),
         cmocka_unit_test(test_sort_seed_changes_result),
     };

@@ -123,12 +123,20 @@ int cuplas_cli_print_plan(FILE *out, const cuplas_config *cfg, const cuplas_jobs
         free(use);
         if (e.code) {
             nerr++;
-            fprintf(out, "error  %s\n", cuplas_job_error_line(jobs, j, &e, line, sizeof line));
+            /* names are data: a newline in one must not split the plan */
+            fputs("error  ", out);
+            cuplas_put_visible(out, cuplas_job_error_line(jobs, j, &e, line, sizeof line));
+            fputc('\n', out);
             continue;
         }
         shape_text(j, shape, sizeof shape);
-        fprintf(out, "%-5s  %s:%s  %s %s  -> %s%s\n", action, j->file, j->dataset, shape,
-                j->dtype, j->output, note);
+        fprintf(out, "%-5s  ", action);
+        cuplas_put_visible(out, j->file);
+        fputc(':', out);
+        cuplas_put_visible(out, j->dataset);
+        fprintf(out, "  %s %s  -> ", shape, j->dtype);
+        cuplas_put_visible(out, j->output);
+        fprintf(out, "%s\n", note);
         if (action[1] == 'k')
             nskip++;
         else

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "util/fsutil.h"
 #include "util/log.h"
 #include "pipeline/manifest.h"
 #include "pipeline/runner.h"
@@ -95,6 +96,37 @@ static int pick_shard(const char *opt, int no_env, cuplas_shard *sh, char *sourc
     if (sh->count > 0)
         snprintf(source, size, "SLURM array task %s", getenv("SLURM_ARRAY_TASK_ID"));
     return 0;
+}
+
+/*
+ * One run per manifest at a time: two runs of one shard on one output
+ * folder would overwrite each other's manifest and remove each other's
+ * temp files as stale. The lock is a hidden file beside the manifest
+ * (".cuplas-manifest.json.lock"), held until the process ends. 0, or
+ * CUPLAS_ERR_USAGE when another run holds it (nothing has run yet).
+ */
+static int lock_folder(const char *dir, const cuplas_shard *shard, cuplas_error *err)
+{
+    char *man = cuplas_manifest_path(dir, shard), *lock = NULL, *slash;
+    long pid = 0;
+    int fd = -1, rc = 0;
+
+    if (!man || !(lock = malloc(strlen(man) + 8)))
+        CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
+    slash = strrchr(man, '/');
+    sprintf(lock, "%.*s.%s.lock", slash ? (int)(slash + 1 - man) : 0, man,
+            slash ? slash + 1 : man);
+    /* a folder that cannot be made or written fails each job as before,
+       with its own message: the lock is only for two runs at once */
+    if (cuplas_mkdir_p(dir, err) == 0 && cuplas_lock_path(lock, &fd, &pid, err) == 1)
+        CUPLAS_FAIL(err, CUPLAS_ERR_USAGE, "output folder %s is in use by another cuplas run "
+                    "(pid %ld, lock %s): wait for it, or give this run another output.dir",
+                    dir, pid, lock);
+    cuplas_error_clear(err);   /* fd stays open: the lock lasts as long as the run */
+fail:
+    free(lock);
+    free(man);
+    return rc;
 }
 
 /* Outputs of this shard and its manifest: where stale temp files can be. */
@@ -233,6 +265,13 @@ static int cmd_run(int argc, char **argv)
         goto done;
     }
     have_runner = 1;
+    /* after the devices are known (no GPU: exit 3 with no output folder),
+       before anything in the folder is touched */
+    if (lock_folder(cfg.output.dir, &shard, &err) != 0) {
+        report(&lg, &err);
+        rc = cuplas_cli_exit_for(err.code);
+        goto done;
+    }
     if (!(man_path = cuplas_manifest_path(cfg.output.dir, &shard))) {
         cuplas_error_set(&err, CUPLAS_ERR_NOMEM, "out of memory");
         report(&lg, &err);

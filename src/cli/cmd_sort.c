@@ -50,6 +50,8 @@ static const char sort_help[] =
     "  --set KEY=VALUE          any other config key (repeatable)\n"
     "  --log-format FORMAT      text, json or auto\n"
     "  --force                  replace OUT.h5 if it exists\n"
+    "  --allow-external         read data that lives in other files (external\n"
+    "                           links or storage; refused by default)\n"
     "  -h, --help               this text\n"
     "\n" CUPLAS_HELP_EXIT_CODES;
 
@@ -117,7 +119,7 @@ static int cmd_sort(int argc, char **argv)
 {
     enum { O_SEED = 256, O_BACKEND, O_GPU, O_THREADS, O_HEIGHT, O_WIDTH, O_CHANNELS,
            O_WEIGHTS, O_NORMALIZE, O_SET, O_LOGFMT, O_FORCE, O_GRID, O_FIT, O_CROPBY,
-           O_PLY };
+           O_PLY, O_EXTERNAL };
     static const struct option opts[] = {
         {"seed", required_argument, NULL, O_SEED},
         {"backend", required_argument, NULL, O_BACKEND},
@@ -135,6 +137,7 @@ static int cmd_sort(int argc, char **argv)
         {"fit", required_argument, NULL, O_FIT},
         {"crop-by", required_argument, NULL, O_CROPBY},
         {"ply", required_argument, NULL, O_PLY},
+        {"allow-external", no_argument, NULL, O_EXTERNAL},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -198,6 +201,7 @@ static int cmd_sort(int argc, char **argv)
         case O_FIT: bad |= cuplas_cli_override(&ov, "grid.fit=%s", optarg); break;
         case O_CROPBY: bad |= cuplas_cli_override(&ov, "grid.crop_by=\"%s\"", optarg); break;
         case O_PLY: ply_out = optarg; break;
+        case O_EXTERNAL: jobs.add_one_flags |= CUPLAS_H5_ALLOW_EXTERNAL; break;
         default:
             rc = cuplas_cli_usage("sort", "bad option");
             goto done;

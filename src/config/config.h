@@ -34,6 +34,7 @@ typedef struct cuplas_input_spec {
     int ndatasets;
     int64_t height;    /* for (N, C) datasets: 0 = from attributes or a square N */
     int64_t width;
+    bool allow_external; /* follow external links/storage into other files */
     int line;          /* config line of this entry, for error messages */
 } cuplas_input_spec;
 

@@ -209,6 +209,10 @@ const struct key cuplas_cfg_input_keys[] = {
              "and width attributes, else a square" },
     { "width", K_I64, IN(width), .min = 0, .flags = F_MIN,
       .doc = "grid width of (N, C) datasets; 0 = as for height" },
+    { "allow_external", K_BOOL, IN(allow_external),
+      .doc = "read data that lives in other files: external links, external "
+             "storage, virtual datasets (refused by default: such an input can "
+             "copy any readable local file into the output)" },
 };
 
 _Static_assert(sizeof cuplas_cfg_keys / sizeof cuplas_cfg_keys[0] == CUPLAS_CFG_NKEYS,

@@ -1,6 +1,15 @@
-/* metrics.c - average neighbour distance (AND), thread-count independent. */
+/*
+ * metrics.c - average neighbour distance (AND), thread-count independent.
+ *
+ * Extreme finite values: when the plain sums overflow (features near the
+ * largest double), the AND is taken again on the features times a power
+ * of two that brings them near 1 (exact), and scaled back: the result is
+ * inf only when the true AND exceeds the largest double. Ordinary data
+ * never takes that path, so its AND is the same bit for bit.
+ */
 #include "core/metrics.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,9 +21,17 @@
 /* Values per item of the parallel loop over rows. */
 #define AND_BLOCK_VALUES ((int64_t)1 << 18)
 
-static double dist(const double *a, const double *b, int C)
+/* u: 1, or the power of two the values are taken times (exact). */
+static double dist(const double *a, const double *b, int C, double u)
 {
     double s = 0;
+    if (u != 1.0) {
+        for (int c = 0; c < C; c++) {
+            double d = a[c] * u - b[c] * u;
+            s += d * d;
+        }
+        return sqrt(s);
+    }
     for (int c = 0; c < C; c++) {
         double d = a[c] - b[c];
         s += d * d;
@@ -31,28 +48,28 @@ static const double *cell(const double *x, int C, const int64_t *index, int64_t 
  * path below adds the same distances in this order, so the sums do not
  * depend on the path (pair_rows is this on contiguous rows). */
 static double row_sum(const double *x, int C, const int64_t *index, int64_t y, int64_t H,
-                      int64_t W)
+                      int64_t W, double u)
 {
     double s = 0;
     for (int64_t xx = 0; xx < W; xx++) {
         const double *a = cell(x, C, index, y * W + xx);
         if (xx + 1 < W)
-            s += dist(a, cell(x, C, index, y * W + xx + 1), C);
+            s += dist(a, cell(x, C, index, y * W + xx + 1), C, u);
         if (y + 1 < H)
-            s += dist(a, cell(x, C, index, (y + 1) * W + xx), C);
+            s += dist(a, cell(x, C, index, (y + 1) * W + xx), C, u);
     }
     return s;
 }
 
 /* row_sum on contiguous rows: a is row y, b row y + 1 (NULL on the last). */
-static double pair_rows(const double *a, const double *b, int64_t W, int C)
+static double pair_rows(const double *a, const double *b, int64_t W, int C, double u)
 {
     double s = 0;
     for (int64_t xx = 0; xx < W; xx++) {
         if (xx + 1 < W)
-            s += dist(a + xx * C, a + (xx + 1) * C, C);
+            s += dist(a + xx * C, a + (xx + 1) * C, C, u);
         if (b)
-            s += dist(a + xx * C, b + xx * C, C);
+            s += dist(a + xx * C, b + xx * C, C, u);
     }
     return s;
 }
@@ -73,6 +90,7 @@ typedef struct and_ctx {
     int gather;             /* through rolling row buffers */
     int64_t rows;           /* rows per item */
     double *row;
+    double u;               /* 1, or a power of two (huge values) */
 } and_ctx;
 
 /* Rows [y0, y1) through the index: each row gathered once into two
@@ -89,7 +107,7 @@ static int rows_gathered(const and_ctx *k, int64_t y0, int64_t y1)
     for (int64_t y = y0; y < y1 && rc == 0; y++) {
         if (y + 1 < H)
             gather_row(k->x, k->C, k->index, y + 1, W, b);
-        k->row[y] = pair_rows(a, y + 1 < H ? b : NULL, W, k->C);
+        k->row[y] = pair_rows(a, y + 1 < H ? b : NULL, W, k->C, k->u);
         double *t = a;
         a = b;
         b = t;
@@ -108,10 +126,26 @@ static int and_rows(void *p, int64_t item)
     if (k->gather)
         return rows_gathered(k, y0, y1);
     for (int64_t y = y0; y < y1; y++)
-        k->row[y] = k->index ? row_sum(k->x, k->C, k->index, y, H, W)
+        k->row[y] = k->index ? row_sum(k->x, k->C, k->index, y, H, W, k->u)
                              : pair_rows(k->x + y * W * C, y + 1 < H ? k->x + (y + 1) * W * C
-                                                                     : NULL, W, k->C);
+                                                                     : NULL, W, k->C, k->u);
     return 0;
+}
+
+/* The AND of x times k->u (row sums in k->row, added in row order). */
+static double and_pass(and_ctx *k, cuplas_pool *pool, int64_t edges)
+{
+    int64_t nb = cuplas_par_blocks(k->H, k->rows);
+    int gather = k->gather;
+    if (cuplas_par_for(pool, nb, and_rows, k, NULL) < nb) {
+        k->gather = 0;   /* out of memory for the row buffers: through the index */
+        cuplas_par_for(pool, nb, and_rows, k, NULL);
+    }
+    k->gather = gather;
+    double total = 0;
+    for (int64_t y = 0; y < k->H; y++)
+        total += k->row[y];
+    return total / (double)edges;
 }
 
 double cuplas_and(const double *x, int64_t H, int64_t W, int C, const int64_t *index,
@@ -121,19 +155,21 @@ double cuplas_and(const double *x, int64_t H, int64_t W, int C, const int64_t *i
     if (edges <= 0)
         return 0.0;
     and_ctx k = {x, H, W, C, index, index && W * C <= GATHER_MAX_VALUES, 1,
-                 malloc((size_t)H * sizeof(double))};
+                 malloc((size_t)H * sizeof(double)), 1.0};
     if (!k.row)
         return NAN;
     /* about 2^18 values a block: a few dozen items on a large grid */
     k.rows = (AND_BLOCK_VALUES / (W * C)) > 1 ? AND_BLOCK_VALUES / (W * C) : 1;
-    int64_t nb = cuplas_par_blocks(H, k.rows);
-    if (cuplas_par_for(pool, nb, and_rows, &k, NULL) < nb) {
-        k.gather = 0;   /* out of memory for the row buffers: through the index */
-        cuplas_par_for(pool, nb, and_rows, &k, NULL);
+    double r = and_pass(&k, pool, edges);
+    if (isinf(r)) {   /* huge values overflowed the sums: near 1, then back */
+        double m = 0;
+        int e;
+        for (int64_t i = 0; i < H * W * (int64_t)C; i++)
+            m = fabs(x[i]) > m ? fabs(x[i]) : m;
+        frexp(m, &e);
+        k.u = ldexp(1.0, -e);
+        r = ldexp(and_pass(&k, pool, edges), e);
     }
-    double total = 0;
-    for (int64_t y = 0; y < H; y++)
-        total += k.row[y];
     free(k.row);
-    return total / (double)edges;
+    return r;
 }

@@ -3,9 +3,20 @@
  *
  * One scale for all channels (max |x| -> CUPLAS_QMAX) keeps the relative
  * weight of channels exactly as the user set it.
+ *
+ * Extreme finite values never overflow: a channel whose largest magnitude
+ * lies outside [2^-400, 2^400] has its statistics taken, and its
+ * normalisation applied, on its values times a power of two that brings
+ * them near 1. Multiplying by a power of two is exact and standardize and
+ * minmax do not depend on a channel's scale, so the result is the one
+ * exact arithmetic would give; ordinary data (every channel inside the
+ * range) takes exactly the old operations, bit for bit. What cannot be
+ * represented (a weight that pushes values past the largest double) is
+ * refused (CUPLAS_ERR_INPUT), never passed on as inf or NaN.
  */
 #include "core/quantize.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 
@@ -16,6 +27,21 @@
  * only on this constant. */
 #define STAT_BLOCK 4096
 
+/* Magnitudes in [2^-SAFE_EXP, 2^SAFE_EXP] are used as they are: sums of
+ * squares of 2^62 of them stay finite and nonzero. */
+#define SAFE_EXP 400
+
+/* The power of two that brings magnitude m near 1 ([0.5, 1)), or 1 when
+ * m is safe as it is (or 0). */
+static double safe_unit(double m)
+{
+    int e;
+    if (m == 0 || (m <= ldexp(1.0, SAFE_EXP) && m >= ldexp(1.0, -SAFE_EXP)))
+        return 1.0;
+    frexp(m, &e);
+    return ldexp(1.0, -e > DBL_MAX_EXP - 1 ? DBL_MAX_EXP - 1 : -e);   /* subnormals: near 2^-50 */
+}
+
 /* The loops over blocks of rows of x (N x C). */
 typedef struct stat_ctx {
     double *x;
@@ -24,7 +50,15 @@ typedef struct stat_ctx {
     const double *mean;         /* pass 2: set                       */
     double *part, *lo, *hi;     /* per block: sums (C), min, max (C) */
     const double *shift, *scale;
+    const double *unit;         /* per channel: a power of two the values
+                                   are taken times (safe_unit), or NULL */
 } stat_ctx;
+
+/* x[i][c] in the units of the statistics (exact: a power of two). */
+static inline double val(const stat_ctx *k, int64_t i, int c)
+{
+    return k->unit ? k->x[i * k->C + c] * k->unit[c] : k->x[i * k->C + c];
+}
 
 static void block_rows(const stat_ctx *k, int64_t b, int64_t *i0, int64_t *i1)
 {
@@ -44,11 +78,11 @@ static int stat_sums(void *p, int64_t b)
     block_rows(k, b, &i0, &i1);
     for (int c = 0; c < C; c++) {
         s[c] = 0;
-        lo[c] = hi[c] = k->x[i0 * C + c];
+        lo[c] = hi[c] = val(k, i0, c);
     }
     for (int64_t i = i0; i < i1; i++)
         for (int c = 0; c < C; c++) {
-            double v = k->x[i * C + c];
+            double v = val(k, i, c);
             s[c] += v;
             lo[c] = v < lo[c] ? v : lo[c];
             hi[c] = v > hi[c] ? v : hi[c];
@@ -68,22 +102,27 @@ static int stat_squares(void *p, int64_t b)
         s[c] = 0;
     for (int64_t i = i0; i < i1; i++)
         for (int c = 0; c < k->C; c++) {
-            double d = k->x[i * k->C + c] - k->mean[c];
+            double d = val(k, i, c) - k->mean[c];
             s[c] += d * d;
         }
     return 0;
 }
 
+/* 1 when a value overflowed (a weight too large to represent the data). */
 static int apply_scale(void *p, int64_t b)
 {
     const stat_ctx *k = p;
     int64_t i0, i1;
+    double m = 0;
 
     block_rows(k, b, &i0, &i1);
     for (int64_t i = i0; i < i1; i++)
-        for (int c = 0; c < k->C; c++)
-            k->x[i * k->C + c] = (k->x[i * k->C + c] - k->shift[c]) * k->scale[c];
-    return 0;
+        for (int c = 0; c < k->C; c++) {
+            double v = (val(k, i, c) - k->shift[c]) * k->scale[c];
+            k->x[i * k->C + c] = v;
+            m = fabs(v) > m ? fabs(v) : m;
+        }
+    return !(m <= DBL_MAX);
 }
 
 /* Sum of the per-block partials of channel c, in block order. */
@@ -95,9 +134,11 @@ static double add_blocks(const double *part, int64_t nb, int C, int c)
     return t;
 }
 
-/* Per-channel mean, standard deviation, min and max of x (N x C). */
+/* Per-channel mean, standard deviation, min and max of x (N x C), in the
+ * units of unit[c] (set here: 1, or safe_unit of the channel's largest
+ * magnitude; then k->unit = unit). */
 static int channel_stats(stat_ctx *k, cuplas_pool *pool, double *mean, double *sd,
-                         double *lo, double *hi)
+                         double *lo, double *hi, double *unit)
 {
     const int C = k->C;
     int64_t nb = cuplas_par_blocks(k->N, STAT_BLOCK);
@@ -107,15 +148,24 @@ static int channel_stats(stat_ctx *k, cuplas_pool *pool, double *mean, double *s
     k->part = part;
     k->lo = part + nb * C;
     k->hi = part + 2 * nb * C;
-    cuplas_par_for(pool, nb, stat_sums, k, NULL);
-    for (int c = 0; c < C; c++) {
-        mean[c] = add_blocks(part, nb, C, c) / (double)k->N;
-        lo[c] = k->lo[c];
-        hi[c] = k->hi[c];
-        for (int64_t b = 1; b < nb; b++) {
-            lo[c] = k->lo[b * C + c] < lo[c] ? k->lo[b * C + c] : lo[c];
-            hi[c] = k->hi[b * C + c] > hi[c] ? k->hi[b * C + c] : hi[c];
+    for (int pass = 0; pass < 2; pass++) {
+        int scaled = 0;
+        cuplas_par_for(pool, nb, stat_sums, k, NULL);
+        for (int c = 0; c < C; c++) {
+            mean[c] = add_blocks(part, nb, C, c) / (double)k->N;
+            lo[c] = k->lo[c];
+            hi[c] = k->hi[c];
+            for (int64_t b = 1; b < nb; b++) {
+                lo[c] = k->lo[b * C + c] < lo[c] ? k->lo[b * C + c] : lo[c];
+                hi[c] = k->hi[b * C + c] > hi[c] ? k->hi[b * C + c] : hi[c];
+            }
+            /* lo and hi are exact: they tell whether the sums were safe */
+            unit[c] = pass ? unit[c] : safe_unit(fmax(fabs(lo[c]), fabs(hi[c])));
+            scaled |= unit[c] != 1.0;
         }
+        if (pass || !scaled)
+            break;
+        k->unit = unit;   /* again, in units where nothing overflows */
     }
     k->mean = mean;
     cuplas_par_for(pool, nb, stat_squares, k, NULL);
@@ -130,12 +180,15 @@ int cuplas_features_normalize(double *x, int64_t N, int C, cuplas_norm norm,
 {
     double *st = NULL, *scale, *shift;
     stat_ctx k = {.x = x, .N = N, .C = C};
-    if (!(st = calloc((size_t)(6 * C), sizeof *st)))
+    int rc = 0;
+    if (!(st = calloc((size_t)(7 * C), sizeof *st)))
         return CUPLAS_ERR_NOMEM;
     double *mean = st, *sd = st + C, *lo = st + 2 * C, *hi = st + 3 * C;
     scale = st + 4 * C;
     shift = st + 5 * C;
-    if (norm != CUPLAS_NORM_NONE && N > 0 && channel_stats(&k, pool, mean, sd, lo, hi) != 0) {
+    double *unit = st + 6 * C;
+    if (norm != CUPLAS_NORM_NONE && N > 0 &&
+        channel_stats(&k, pool, mean, sd, lo, hi, unit) != 0) {
         free(st);
         return CUPLAS_ERR_NOMEM;
     }
@@ -152,15 +205,17 @@ int cuplas_features_normalize(double *x, int64_t N, int C, cuplas_norm norm,
         }
         if (weights)
             scale[c] *= weights[c];
-        any |= shift[c] != 0 || scale[c] != 1;
+        any |= shift[c] != 0 || scale[c] != 1 || (k.unit && k.unit[c] != 1);
     }
     if (any) {
+        int64_t nb = cuplas_par_blocks(N, STAT_BLOCK);
         k.shift = shift;
         k.scale = scale;
-        cuplas_par_for(pool, cuplas_par_blocks(N, STAT_BLOCK), apply_scale, &k, NULL);
+        if (cuplas_par_for(pool, nb, apply_scale, &k, NULL) < nb)
+            rc = CUPLAS_ERR_INPUT;
     }
     free(st);
-    return 0;
+    return rc;
 }
 
 /* floor(v + 0.5) for |v| < 2^30, exactly, without a libm call (the
@@ -177,6 +232,7 @@ typedef struct quant_ctx {
     int64_t N;
     int C;
     cuplas_qgrid *g;
+    double pre;      /* 1, or a power of two taken first (tiny data) */
     double s;        /* the common scale */
     double *amax;    /* per block: max |x| */
 } quant_ctx;
@@ -202,8 +258,12 @@ static int block_quantize(void *p, int64_t b)
     int16_t *q = k->g->q;
 
     for (int64_t i = i0; i < i1; i++) {
-        for (int c = 0; c < C; c++)
-            q[i * Cp + c] = round_half_up(k->x[i * C + c] * k->s);
+        if (k->pre != 1.0)   /* max |x| so small that QMAX / max overflows */
+            for (int c = 0; c < C; c++)
+                q[i * Cp + c] = round_half_up(k->x[i * C + c] * k->pre * k->s);
+        else
+            for (int c = 0; c < C; c++)
+                q[i * Cp + c] = round_half_up(k->x[i * C + c] * k->s);
         for (int c = C; c < Cp; c++)
             q[i * Cp + c] = 0; /* padding costs nothing */
     }
@@ -224,7 +284,7 @@ int cuplas_qgrid_build(const double *x, int64_t H, int64_t W, int C, int16_t *ds
     if (!g->q)
         CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory for %lld x %d features",
                     (long long)N, g->Cp);
-    quant_ctx k = {x, N, C, g, 0, NULL};
+    quant_ctx k = {x, N, C, g, 1.0, 0, NULL};
     int64_t nb = cuplas_par_blocks(N, STAT_BLOCK);
     if (!(k.amax = malloc((size_t)(nb > 0 ? nb : 1) * sizeof *k.amax)))
         CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory quantising %lld cells", (long long)N);
@@ -234,6 +294,10 @@ int cuplas_qgrid_build(const double *x, int64_t H, int64_t W, int C, int16_t *ds
         amax = k.amax[b] > amax ? k.amax[b] : amax;
     free(k.amax);
     k.s = amax > 0 ? (double)CUPLAS_QMAX / amax : 1.0;
+    if (!(k.s <= DBL_MAX)) {   /* tiny values: scale them near 1 first (exact) */
+        k.pre = safe_unit(amax);
+        k.s = (double)CUPLAS_QMAX / (amax * k.pre);
+    }
     cuplas_par_for(pool, nb, block_quantize, &k, NULL);
     return 0;
 fail:

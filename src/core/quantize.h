@@ -35,8 +35,10 @@ static inline int cuplas_padded_channels(int C) { return (C + 3) & ~3; }
 /* In place on x (N x C, row-major): normalise per channel, then scale
  * channel c by weights[c] (weights may be NULL = all 1). Sums run in
  * fixed blocks added in order: the result is the same for any thread
- * count. Blocks run in parallel on pool (NULL: OpenMP). Returns 0 or
- * CUPLAS_ERR_NOMEM. */
+ * count. Blocks run in parallel on pool (NULL: OpenMP). Extreme finite
+ * values never overflow the statistics (quantize.c). Returns 0,
+ * CUPLAS_ERR_NOMEM, or CUPLAS_ERR_INPUT when a weighted value would exceed
+ * the range of double (x then holds inf there). */
 int cuplas_features_normalize(double *x, int64_t N, int C, cuplas_norm norm,
                               const double *weights, cuplas_pool *pool);
 

@@ -196,6 +196,42 @@ bad_size:
     return -1;
 }
 
+int cuplas_h5_chunk_check(const cuplas_h5_fetch *f, unsigned mask, const unsigned char *src,
+                          size_t len, char *msg)
+{
+    unsigned char *a = malloc(f->chunk_bytes ? f->chunk_bytes : 1);
+    unsigned char *b = malloc(f->chunk_bytes ? f->chunk_bytes : 1);
+    const unsigned char *cur = src;
+    int rc = -2;
+
+    if (!a || !b)
+        goto done;
+    rc = -1;
+    for (int k = f->nfilters - 1; k >= 0; k--) {
+        unsigned char *out = cur == a ? b : a;
+        if (mask & (1u << k))
+            continue;
+        if (f->filter[k] == CUPLAS_FILTER_DEFLATE) {
+            if (inflate_exact(cur, len, out, f->chunk_bytes, msg) != 0)
+                goto done;
+            len = f->chunk_bytes;
+        } else if (len != f->chunk_bytes) {
+            break;
+        } else {
+            unshuffle_bytes(cur, len, f->shuffle_size[k], out);
+        }
+        cur = out;
+    }
+    if (len == f->chunk_bytes)
+        rc = 0;
+    else
+        snprintf(msg, MSG_LEN, "%zu bytes where the chunk needs %zu", len, f->chunk_bytes);
+done:
+    free(a);
+    free(b);
+    return rc;
+}
+
 typedef struct pread_ctx {
     const cuplas_h5_fetch *f;
     int fd;

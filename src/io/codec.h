@@ -47,6 +47,7 @@ typedef struct cuplas_h5_stored {
  * read_finish to fetch and decode. */
 typedef struct cuplas_h5_fetch {
     int whole;                          /* begin filled g->raw: no chunks  */
+    const char *whole_why;              /* why H5Dread read it (static), or NULL */
     int nfilters;
     int filter[CUPLAS_H5_MAX_FILTERS];  /* CUPLAS_FILTER_*, write order      */
     size_t shuffle_size[CUPLAS_H5_MAX_FILTERS];   /* a shuffle's element size */
@@ -62,6 +63,13 @@ typedef struct cuplas_h5_fetch {
 } cuplas_h5_fetch;
 
 void cuplas_h5_fetch_free(cuplas_h5_fetch *f);
+
+/* Does one stored chunk (len bytes, filter mask) undo f's pipeline into
+ * exactly f->chunk_bytes? 0 yes; -1 no, the reason in msg (128 bytes);
+ * -2 out of memory. Used before H5Dread decodes chunks it was handed on
+ * doubt: HDF5 1.10 reads past a filter's output that is too short. */
+int cuplas_h5_chunk_check(const cuplas_h5_fetch *f, unsigned mask, const unsigned char *src,
+                          size_t len, char *msg);
 
 /* "(y, x, c)" or "(n, c)": a chunk's offset in g's own rank, in buf. */
 const char *cuplas_h5_chunk_where(const cuplas_h5grid *g, const uint64_t off[3], char buf[80]);

@@ -11,9 +11,22 @@
  * fletcher32, contiguous, ...) is read whole through HDF5. Every hid_t
  * starts at H5I_INVALID_HID and is closed in the function's single
  * `fail:`.
+ *
+ * The rule for the hand decoder (which chunks it may read itself, and
+ * what is checked before H5Dread decodes on doubt) is in h5_locate.c.
+ *
+ * Other files: an external link (on the dataset's path), external raw
+ * storage (H5Pset_external) or a virtual dataset with sources in other
+ * files would make cuplas copy whatever those name (any readable local
+ * file) into its output. They are refused unless the caller allows them
+ * (CUPLAS_H5_ALLOW_EXTERNAL: inputs[].allow_external); external links are
+ * stopped before HDF5 opens their target (an elink callback), so a link
+ * to a FIFO cannot even block the read. Data reached through an allowed
+ * link lives in another file: HDF5 reads it whole.
  */
 #include "io/h5_read.h"
 #include "io/h5_lib.h"
+#include "io/h5_locate.h"
 
 #include <errno.h>
 #include <hdf5.h>
@@ -29,6 +42,11 @@
 #define READ_CHUNK_CACHE ((size_t)32 << 20)  /* slabs rarely align to chunks */
 #define CAUSE_LEN CUPLAS_H5_CAUSE_LEN
 #define h5_cause cuplas_h5_cause
+
+typedef struct elink_ctx {
+    int allow, seen;
+    char target[512];   /* the first external link met: "file:/object" */
+} elink_ctx;
 
 typedef struct list_ctx {
     char **names;
@@ -138,16 +156,68 @@ fail:
     return found;
 }
 
-/* Resolve (H, W) of an (N, C) dataset: arguments, then attributes, then sqrt. */
+/*
+ * A "height" or "width" attribute: 0 absent, 1 read into *v, -1 an error
+ * (in err).
+ * Integers, and floats that hold a whole number (h5py writes 100.0 as
+ * readily as 100), are taken; anything else (a string, a fraction, an
+ * array) is an error rather than silently ignored: a grid shape taken
+ * from the wrong place sorts the wrong neighbours.
+ */
+static int shape_attr(hid_t did, const char *name, int64_t *v, cuplas_error *err)
+{
+    hid_t aid = H5I_INVALID_HID, tid = H5I_INVALID_HID, sid = H5I_INVALID_HID;
+    H5T_class_t cls;
+    double d = 0;
+    int rc = 0, found = 0;
+
+    if (H5Aexists(did, name) <= 0)
+        return 0;
+    if ((aid = H5Aopen(did, name, H5P_DEFAULT)) < 0 || (tid = H5Aget_type(aid)) < 0 ||
+        (sid = H5Aget_space(aid)) < 0)
+        CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "cannot read the %s attribute", name);
+    cls = H5Tget_class(tid);
+    if (cls != H5T_INTEGER && cls != H5T_FLOAT)
+        CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "the %s attribute is a %s; store a whole number",
+                    name, class_name(cls));
+    if (H5Sget_simple_extent_npoints(sid) != 1)
+        CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "the %s attribute holds %lld values; store one",
+                    name, (long long)H5Sget_simple_extent_npoints(sid));
+    if (cls == H5T_INTEGER) {
+        if (H5Aread(aid, H5T_NATIVE_INT64, v) < 0)
+            CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "cannot read the %s attribute", name);
+    } else {
+        if (H5Aread(aid, H5T_NATIVE_DOUBLE, &d) < 0)
+            CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "cannot read the %s attribute", name);
+        if (!(d == floor(d) && fabs(d) < 9.0e18))
+            CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "the %s attribute is %g, not a whole number",
+                        name, d);
+        *v = (int64_t)d;
+    }
+    found = 1;
+fail:
+    if (sid >= 0) H5Sclose(sid);
+    if (tid >= 0) H5Tclose(tid);
+    if (aid >= 0) H5Aclose(aid);
+    return rc ? -1 : found;
+}
+
+/* Resolve (H, W) of an (N, C) dataset: arguments, then attributes (one
+ * alone fixes the other, as for arguments), then sqrt. */
 static int grid_shape_2d(hid_t did, int64_t n, int64_t height, int64_t width,
                          int64_t *H, int64_t *W, cuplas_error *err)
 {
-    if (height <= 0 && width <= 0 && int_attr(did, "height", &height) &&
-        int_attr(did, "width", &width)) {
-        if (height <= 0 || width <= 0)
+    if (height <= 0 && width <= 0) {
+        int64_t ah = 0, aw = 0;
+        int hh = shape_attr(did, "height", &ah, err), hw;
+        if (hh < 0 || (hw = shape_attr(did, "width", &aw, err)) < 0)
+            return (int)err->code;
+        if ((hh && ah <= 0) || (hw && aw <= 0))
             return cuplas_error_set(err, CUPLAS_ERR_INPUT,
                                     "height/width attributes must be positive (got %lld x %lld)",
-                                    (long long)height, (long long)width);
+                                    (long long)ah, (long long)aw);
+        height = ah;
+        width = aw;
     }
     if (height > 0 && width <= 0) {
         if (n % height)
@@ -232,29 +302,102 @@ fail:
  * the open dataset and *tid its type; on failure everything opened here is
  * closed again.
  */
-static int probe_open(hid_t fid, int64_t height, int64_t width, cuplas_h5grid *g,
-                      hid_t *did_out, hid_t *tid_out, cuplas_error *err)
+/* Called by HDF5 before it follows an external link: note the target, and
+ * refuse it (negative) unless allowed. */
+static herr_t elink_cb(const char *parent_file, const char *parent_group, const char *child_file,
+                       const char *child_object, unsigned *acc_flags, hid_t fapl, void *data)
+{
+    elink_ctx *x = data;
+    (void)parent_file;
+    (void)parent_group;
+    (void)acc_flags;
+    (void)fapl;
+    if (!x->seen)
+        snprintf(x->target, sizeof x->target, "%s:%s", child_file, child_object);
+    x->seen = 1;
+    return x->allow ? 0 : -1;
+}
+
+/* Refuse data that lives in other files (external raw storage, virtual
+ * dataset sources) unless allowed; *foreign is set when it does. */
+static int check_storage(hid_t did, unsigned flags, int *foreign, cuplas_error *err)
+{
+    hid_t dcpl = H5I_INVALID_HID;
+    int rc = 0, n;
+    char name[256] = "";
+    off_t off = 0;
+    hsize_t size = 0;
+    size_t nv = 0;
+
+    if ((dcpl = H5Dget_create_plist(did)) < 0)
+        CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "cannot get the dataset creation properties");
+    if ((n = H5Pget_external_count(dcpl)) > 0) {
+        *foreign = 1;
+        if (!(flags & CUPLAS_H5_ALLOW_EXTERNAL)) {
+            H5Pget_external(dcpl, 0, sizeof name, name, &off, &size);
+            name[sizeof name - 1] = '\0';
+            CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "data stored in %d external file%s (\"%s\"...): "
+                        "refused (inputs[].allow_external: true reads it)", n, n > 1 ? "s" : "",
+                        name);
+        }
+    }
+#if H5_VERSION_GE(1, 10, 0)
+    if (H5Pget_layout(dcpl) == H5D_VIRTUAL && H5Pget_virtual_count(dcpl, &nv) >= 0) {
+        for (size_t i = 0; i < nv; i++) {
+            if (H5Pget_virtual_filename(dcpl, i, name, sizeof name) < 0)
+                CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "cannot read the virtual dataset's sources");
+            name[sizeof name - 1] = '\0';
+            if (strcmp(name, ".") == 0)
+                continue;
+            *foreign = 1;
+            if (!(flags & CUPLAS_H5_ALLOW_EXTERNAL))
+                CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "virtual dataset with sources in other files "
+                            "(\"%s\"...): refused (inputs[].allow_external: true reads it)",
+                            name);
+        }
+    }
+#endif
+fail:
+    if (dcpl >= 0) H5Pclose(dcpl);
+    return rc;
+}
+
+static int probe_open(hid_t fid, int64_t height, int64_t width, unsigned flags, cuplas_h5grid *g,
+                      hid_t *did_out, hid_t *tid_out, int *foreign, cuplas_error *err)
 {
     hid_t did = H5I_INVALID_HID, sid = H5I_INVALID_HID, tid = H5I_INVALID_HID;
     hid_t dapl = H5I_INVALID_HID;
-    H5O_info_t oi;
+    H5O_info_t oi, root;
     hsize_t dims[H5S_MAX_RANK];
     cuplas_dtype ti;
     int rc = 0, rank;
     size_t bytes;
+    elink_ctx link = {.allow = (flags & CUPLAS_H5_ALLOW_EXTERNAL) != 0};
 
-    if (H5Lexists(fid, g->dataset, H5P_DEFAULT) <= 0 ||
-        H5Oget_info_by_name2(fid, g->dataset, &oi, H5O_INFO_BASIC, H5P_DEFAULT) < 0)
+    /* a dataset access list is also a link access list: every lookup
+       below goes through elink_cb before any external link is followed */
+    if ((dapl = H5Pcreate(H5P_DATASET_ACCESS)) < 0 || H5Pset_elink_cb(dapl, elink_cb, &link) < 0)
+        CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "cannot create an access property list");
+    if (H5Lexists(fid, g->dataset, dapl) <= 0 ||
+        H5Oget_info_by_name2(fid, g->dataset, &oi, H5O_INFO_BASIC, dapl) < 0) {
+        if (link.seen && !link.allow)
+            CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "external link to %s: refused "
+                        "(inputs[].allow_external: true follows it)", link.target);
         CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "no dataset %s", g->dataset);
+    }
     if (oi.type != H5O_TYPE_DATASET)
         CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "%s is not a dataset", g->dataset);
     /* a chunk cut by a slab boundary is decompressed once, not twice */
-    if ((dapl = H5Pcreate(H5P_DATASET_ACCESS)) < 0 ||
-        H5Pset_chunk_cache(dapl, H5D_CHUNK_CACHE_NSLOTS_DEFAULT, READ_CHUNK_CACHE,
+    if (H5Pset_chunk_cache(dapl, H5D_CHUNK_CACHE_NSLOTS_DEFAULT, READ_CHUNK_CACHE,
                            H5D_CHUNK_CACHE_W0_DEFAULT) < 0 ||
         (did = H5Dopen2(fid, g->dataset, dapl)) < 0 ||
         (sid = H5Dget_space(did)) < 0 || (tid = H5Dget_type(did)) < 0)
         CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "cannot open dataset %s", g->dataset);
+    /* reached through an (allowed) external link: the data is in another file */
+    if (link.seen || H5Oget_info_by_name2(fid, "/", &root, H5O_INFO_BASIC, H5P_DEFAULT) < 0 ||
+        root.fileno != oi.fileno)
+        *foreign = 1;
+    CUPLAS_TRY(check_storage(did, flags, foreign, err));
 
     if (classify_type(tid, &ti) != 0) {
         H5T_class_t cls = H5Tget_class(tid);
@@ -356,143 +499,14 @@ fail:
     return rc;
 }
 
-/*
- * Decide how begin reads the open dataset: fill f's geometry, filter
- * pipeline and fill value for the hand decoder, or leave f->whole set when
- * HDF5 must decode it itself (not chunked, or a filter other than shuffle
- * and deflate: szip, fletcher32, nbit, scaleoffset, plugins).
- */
-static int plan_fetch(hid_t did, hid_t tid, const cuplas_h5grid *g, cuplas_h5_fetch *f,
-                      cuplas_error *err)
-{
-    hid_t dcpl = H5I_INVALID_HID;
-    hsize_t cdims[3] = {1, 1, 1};
-    H5D_fill_value_t fill_status = H5D_FILL_VALUE_UNDEFINED;
-    int rc = 0, nf, r = g->in_rank;
-
-    f->whole = 1;
-#if !H5_VERSION_GE(1, 10, 5)
-    goto fail;   /* no H5Dread_chunk / H5Dget_chunk_info_by_coord: HDF5 decodes */
-#endif
-    if ((dcpl = H5Dget_create_plist(did)) < 0)
-        CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "cannot get the dataset creation properties");
-    if (H5Pget_layout(dcpl) != H5D_CHUNKED)
-        goto fail;
-    if (H5Pget_chunk(dcpl, r, cdims + (3 - r)) != r || (nf = H5Pget_nfilters(dcpl)) < 0 ||
-        nf > CUPLAS_H5_MAX_FILTERS)
-        goto fail;
-    for (int k = 0; k < nf; k++) {
-        unsigned flags = 0, cd[8], config = 0;
-        size_t ncd = sizeof cd / sizeof cd[0];
-        char name[64];
-        H5Z_filter_t id = H5Pget_filter2(dcpl, (unsigned)k, &flags, &ncd, cd, sizeof name, name,
-                                         &config);
-        /* shuffle's one parameter is the element size, set by HDF5 at creation */
-        if (id == H5Z_FILTER_SHUFFLE && ncd == 1 && cd[0] > 0)
-            f->shuffle_size[k] = cd[0];
-        else if (id != H5Z_FILTER_DEFLATE)
-            goto fail;
-        f->filter[k] = id == H5Z_FILTER_DEFLATE ? CUPLAS_FILTER_DEFLATE : CUPLAS_FILTER_SHUFFLE;
-    }
-    f->nfilters = nf;
-    for (int i = 0; i < 3; i++) {
-        f->dims[i] = i < 3 - r ? 1 : (hsize_t)g->in_dims[i - (3 - r)];
-        f->chunk[i] = cdims[i];
-        if (f->chunk[i] == 0)
-            goto fail;
-    }
-    if (__builtin_mul_overflow((size_t)cdims[0], (size_t)cdims[1], &f->chunk_bytes) ||
-        __builtin_mul_overflow(f->chunk_bytes, (size_t)cdims[2], &f->chunk_bytes) ||
-        __builtin_mul_overflow(f->chunk_bytes, g->elem_size, &f->chunk_bytes) ||
-        g->elem_size > sizeof f->fill)
-        goto fail;
-    /* never-written chunks read as the fill value (0 unless the file sets one) */
-    memset(f->fill, 0, sizeof f->fill);
-    if (H5Pfill_value_defined(dcpl, &fill_status) < 0 ||
-        (fill_status != H5D_FILL_VALUE_UNDEFINED &&
-         H5Pget_fill_value(dcpl, tid, f->fill) < 0))
-        CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "cannot read the dataset's fill value");
-    f->fill_zero = 1;
-    for (size_t i = 0; i < g->elem_size; i++)
-        if (f->fill[i])
-            f->fill_zero = 0;
-    f->whole = 0;
-fail:
-    if (dcpl >= 0) H5Pclose(dcpl);
-    return rc;
-}
-
-/*
- * Under the lock: where every chunk is stored (file offset, size, filter
- * mask). The bytes themselves are read later with pread, outside the HDF5
- * lock: HDF5 moving tens of MB per grid through its one lock was what kept
- * several GPUs from scaling.
- */
-static int fetch_chunks(hid_t fid, hid_t did, const cuplas_h5grid *g, cuplas_h5_fetch *f,
-                        cuplas_error *err)
-{
-    hsize_t grid[3], doff[3], userblock = 0;
-    hid_t fcpl = H5I_INVALID_HID;
-    size_t total = 0, cap = f->chunk_bytes;
-    int rc = 0, r = g->in_rank;
-    char cause[CAUSE_LEN], at[80];
-
-    /* chunk addresses are relative to the end of the user block */
-    if ((fcpl = H5Fget_create_plist(fid)) < 0 || H5Pget_userblock(fcpl, &userblock) < 0)
-        CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "cannot read the file's layout (%s)", h5_cause(cause));
-    for (int i = 0; i < 3; i++)
-        grid[i] = (f->dims[i] + f->chunk[i] - 1) / f->chunk[i];
-    f->nchunks = (size_t)(grid[0] * grid[1] * grid[2]);
-    for (int k = 0; k < f->nfilters; k++)
-        if (f->filter[k] == CUPLAS_FILTER_DEFLATE)   /* worst-case zlib expansion */
-            cap = (size_t)compressBound((uLong)cap) + 64;
-    if (!(f->c = calloc(f->nchunks ? f->nchunks : 1, sizeof *f->c)) || !(f->path = strdup(g->file)))
-        CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory for %zu chunk records", f->nchunks);
-    for (size_t i = 0; i < f->nchunks; i++) {
-        cuplas_h5_stored *c = &f->c[i];
-        hsize_t q = (hsize_t)i, size = 0;
-        haddr_t addr = HADDR_UNDEF;
-        unsigned mask = 0;
-        for (int d = 2; d >= 0; d--) {
-            c->offset[d] = (q % grid[d]) * f->chunk[d];
-            q /= grid[d];
-        }
-        memcpy(doff, c->offset + (3 - r), (size_t)r * sizeof *doff);
-        /* size 0 for a chunk never written (H5Dget_chunk_storage_size fails
-         * on those in 1.10.8 once any chunk exists) */
-        if (H5Dget_chunk_info_by_coord(did, doff, &mask, &addr, &size) < 0)
-            CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "read failed at row %llu: cannot locate chunk %s (%s)",
-                        (unsigned long long)doff[0], cuplas_h5_chunk_where(g, c->offset, at),
-                        h5_cause(cause));
-        if (addr == HADDR_UNDEF)
-            size = 0;
-        if (size > cap)
-            CUPLAS_FAIL(err, CUPLAS_ERR_INPUT,
-                        "read failed at row %llu: chunk %s is corrupt (stores %llu bytes, "
-                        "at most %zu possible)", (unsigned long long)doff[0],
-                        cuplas_h5_chunk_where(g, c->offset, at), (unsigned long long)size, cap);
-        c->pos = total;
-        c->size = (size_t)size;
-        c->mask = mask;
-        c->at = (off_t)(addr + userblock);
-        total += (size_t)size;
-    }
-    if (!(f->bytes = cuplas_h5_buffers_lend(f->bufs, CUPLAS_H5_STORED, total)))
-        CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "cannot allocate %zu bytes for the stored chunks",
-                    total);
-fail:
-    if (fcpl >= 0) H5Pclose(fcpl);
-    return rc;
-}
-
 /* probe (fetch NULL) or read_begin: open and validate, then fetch the data. */
 static int open_grid(const char *file, const char *dataset, int64_t height, int64_t width,
-                     cuplas_h5_fetch **fetch, cuplas_h5_buffers *bufs, cuplas_h5grid *g,
-                     cuplas_error *err)
+                     unsigned flags, cuplas_h5_fetch **fetch, cuplas_h5_buffers *bufs,
+                     cuplas_h5grid *g, cuplas_error *err)
 {
     hid_t fid = H5I_INVALID_HID, did = H5I_INVALID_HID, tid = H5I_INVALID_HID;
     cuplas_h5_fetch *f = NULL;
-    int rc = 0;
+    int rc = 0, foreign = 0;
 
     memset(g, 0, sizeof *g);
     if (fetch)
@@ -502,16 +516,25 @@ static int open_grid(const char *file, const char *dataset, int64_t height, int6
     if (!g->file || !g->dataset)
         CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
     CUPLAS_TRY(open_input(file, &fid, err));
-    CUPLAS_TRY(probe_open(fid, height, width, g, &did, &tid, err));
+    CUPLAS_TRY(probe_open(fid, height, width, flags, g, &did, &tid, &foreign, err));
     if (fetch) {
         if (!(f = calloc(1, sizeof *f)))
             CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
         f->bufs = bufs;
-        CUPLAS_TRY(plan_fetch(did, tid, g, f, err));
-        if (f->whole)
+        CUPLAS_TRY(cuplas_h5_plan_fetch(did, tid, g, f, err));
+        if (foreign && !f->whole) {   /* its chunks are not in `file` */
+            f->whole = 1;
+            f->whole_why = "stored in another file";
+        }
+        if (!f->whole) {
+            CUPLAS_TRY(cuplas_h5_fetch_chunks(fid, did, g, f, err));
+            if (f->whole)   /* doubt: HDF5 decodes, once it safely can */
+                CUPLAS_TRY(cuplas_h5_check_by_lookup(did, g, f, err));
+        }
+        if (f->whole && !foreign)
+            CUPLAS_TRY(cuplas_h5_check_fletcher_sizes(did, g, err));
+        if (f->whole)   /* by design, or on doubt (fetch_chunks) */
             CUPLAS_TRY(read_raw(did, tid, g, bufs, err));
-        else
-            CUPLAS_TRY(fetch_chunks(fid, did, g, f, err));
         *fetch = f;
         f = NULL;
     }
@@ -528,17 +551,17 @@ fail:
 }
 
 int cuplas_h5_read_begin(const char *file, const char *dataset, int64_t height, int64_t width,
-                         cuplas_h5grid *g, cuplas_h5_fetch **fetch, cuplas_h5_buffers *bufs,
-                         cuplas_error *err)
+                         unsigned flags, cuplas_h5grid *g, cuplas_h5_fetch **fetch,
+                         cuplas_h5_buffers *bufs, cuplas_error *err)
 {
-    return open_grid(file, dataset, height, width, fetch, bufs, g, err);
+    return open_grid(file, dataset, height, width, flags, fetch, bufs, g, err);
 }
 
 int cuplas_h5_read_grid(const char *file, const char *dataset, int64_t height, int64_t width,
                         cuplas_h5grid *g, cuplas_error *err)
 {
     cuplas_h5_fetch *f = NULL;
-    int rc = cuplas_h5_read_begin(file, dataset, height, width, g, &f, NULL, err);
+    int rc = cuplas_h5_read_begin(file, dataset, height, width, 0, g, &f, NULL, err);
 
     if (rc == 0 && (rc = cuplas_h5_read_finish(g, f, NULL, err)) != 0)
         cuplas_h5grid_free(g);
@@ -546,9 +569,9 @@ int cuplas_h5_read_grid(const char *file, const char *dataset, int64_t height, i
 }
 
 int cuplas_h5_probe_grid(const char *file, const char *dataset, int64_t height, int64_t width,
-                         cuplas_h5grid *g, cuplas_error *err)
+                         unsigned flags, cuplas_h5grid *g, cuplas_error *err)
 {
-    return open_grid(file, dataset, height, width, NULL, NULL, g, err);
+    return open_grid(file, dataset, height, width, flags, NULL, NULL, g, err);
 }
 
 /* Read a string attribute (fixed or variable length) into buf; 0 on success. */

@@ -22,6 +22,12 @@
 extern "C" {
 #endif
 
+/* Flags of read_begin and probe_grid. ALLOW_EXTERNAL: follow external
+ * links and read external storage and virtual datasets whose data is in
+ * other files (refused by default: a hostile input could name any local
+ * file, inputs[].allow_external). */
+#define CUPLAS_H5_ALLOW_EXTERNAL 1u
+
 /* Open `file`:`dataset`, check rank/shape/type and locate its data: on
  * success *fetch holds where every stored chunk is (pass it to
  * cuplas_h5_read_finish, which fetches and decodes them without HDF5).
@@ -34,17 +40,17 @@ extern "C" {
  * and g->raw. Errors name file:dataset; on failure *fetch is NULL and g
  * is freed. */
 int cuplas_h5_read_begin(const char *file, const char *dataset, int64_t height, int64_t width,
-                         cuplas_h5grid *g, cuplas_h5_fetch **fetch, cuplas_h5_buffers *bufs,
-                         cuplas_error *err);
+                         unsigned flags, cuplas_h5grid *g, cuplas_h5_fetch **fetch,
+                         cuplas_h5_buffers *bufs, cuplas_error *err);
 
-/* read_begin + read_finish in one call (one-thread tools and tests). g is
+/* read_begin (flags 0) + read_finish in one call (one-thread tools and tests). g is
  * always initialised (free it even after a failure). */
 int cuplas_h5_read_grid(const char *file, const char *dataset, int64_t height, int64_t width,
                         cuplas_h5grid *g, cuplas_error *err);
 
 /* Shape/type only, no data (for `cuplas check` and scheduling). */
 int cuplas_h5_probe_grid(const char *file, const char *dataset, int64_t height, int64_t width,
-                         cuplas_h5grid *g, cuplas_error *err);
+                         unsigned flags, cuplas_h5grid *g, cuplas_error *err);
 
 /* Names of every numeric dataset of rank 2 or 3 in `file`, sorted
  * (malloc'd array of malloc'd strings, "/a/b" form). */

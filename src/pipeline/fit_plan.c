@@ -4,6 +4,7 @@
  */
 #define _GNU_SOURCE /* strdup, strtok_r */
 #include "pipeline/fit_plan.h"
+#include "pipeline/probe_cache.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -15,7 +16,8 @@
 #include "io/h5_read.h"
 #include "io/scene.h"
 
-int cuplas_job_probe(cuplas_job *j, const cuplas_config *cfg, cuplas_h5grid *g)
+int cuplas_job_probe(cuplas_job *j, const cuplas_config *cfg, cuplas_probe_cache *pc,
+                     cuplas_h5grid *g)
 {
     cuplas_error first, again;
 
@@ -26,11 +28,11 @@ int cuplas_job_probe(cuplas_job *j, const cuplas_config *cfg, cuplas_h5grid *g)
     j->fitting = 1;
     if (j->scene)
         return cuplas_scene_probe(j->file, g, &j->err) != 0;
-    if (cuplas_h5_probe_grid(j->file, j->dataset, j->height, j->width, g, &first) == 0) {
+    if (cuplas_probe_cached(pc, j->file, j->dataset, j->height, j->width, j->read_flags, g, &first) == 0) {
         /* an explicit grid.shape refits (N, C) data whatever its attributes */
         if (g->in_rank == 2 && cfg->grid.shape[0] > 0) {
             cuplas_h5grid_free(g);
-            if (cuplas_h5_probe_grid(j->file, j->dataset, 0, 1, g, &again) != 0) {
+            if (cuplas_probe_cached(pc, j->file, j->dataset, 0, 1, j->read_flags, g, &again) != 0) {
                 j->err = again;
                 return 1;
             }
@@ -44,7 +46,7 @@ int cuplas_job_probe(cuplas_job *j, const cuplas_config *cfg, cuplas_h5grid *g)
         j->err = first;
         return 1;
     }
-    if (cuplas_h5_probe_grid(j->file, j->dataset, 0, 1, g, &again) != 0 || g->in_rank != 2) {
+    if (cuplas_probe_cached(pc, j->file, j->dataset, 0, 1, j->read_flags, g, &again) != 0 || g->in_rank != 2) {
         cuplas_h5grid_free(g);
         j->err = first;
         return 1;

@@ -25,7 +25,8 @@ extern "C" {
  * before, then, where grid.* or the entry's height x width ask for a fit,
  * as N x 1). On a bad input, j->err is set and 1 is returned (the job
  * fails, the plan goes on); 0 on success with g filled. */
-int cuplas_job_probe(cuplas_job *j, const cuplas_config *cfg, cuplas_h5grid *g);
+int cuplas_job_probe(cuplas_job *j, const cuplas_config *cfg, struct cuplas_probe_cache *pc,
+                     cuplas_h5grid *g);
 
 /* Decide j's grid (H, W, nrows, crop, read_height/read_width) from the
  * probed g, and resolve channels.use, the transforms and grid.crop_by

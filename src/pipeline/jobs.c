@@ -21,10 +21,13 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/quantize.h"
 #include "io/h5_read.h"
 #include "io/ply.h"
 #include "io/scene.h"
 #include "pipeline/fit_plan.h"
+#include "pipeline/probe_cache.h"
+#include "util/sysmem.h"
 
 /* ---------------------------------------------------------------- helpers */
 
@@ -216,9 +219,55 @@ static char *ply_path(const char *output)
     return p;
 }
 
+/* "12.3 GiB" or "45.6 MiB". */
+static const char *human_bytes(double b, char buf[32])
+{
+    if (b >= 1073741824.0)
+        snprintf(buf, 32, "%.1f GiB", b / 1073741824.0);
+    else
+        snprintf(buf, 32, "%.1f MiB", b / 1048576.0);
+    return buf;
+}
+
+/*
+ * A grid that can never fit is refused here, before anything is
+ * allocated: the job's peak host memory against the machine (RAM, or the
+ * cgroup's limit), and for a CPU run the sort's part against
+ * backend.memory_limit_mb, as stage_sort admits it. The peak: the input as
+ * stored and the result being encoded (about as large, plus its index),
+ * the features in double, the sort's three int16 grids and the index.
+ */
+static void check_memory(cuplas_jobs *jobs, cuplas_job *j, const cuplas_config *cfg,
+                         size_t elem)
+{
+    double N = (double)j->H * (double)j->W;
+    int nuse = cfg->channels.use ? cfg->channels.nuse : (int)j->C;
+    double sort = N * (8.0 * nuse + 6.0 * cuplas_padded_channels(nuse) + 16);
+    double need = sort + N * (2.0 * (double)j->C * (double)elem + 8);
+    double cap = (double)cfg->backend.memory_limit_mb * 1048576.0;
+    char a[32], b[32];
+
+    if (!jobs->host_limit_known) {
+        jobs->host_limit = cuplas_host_memory_limit(&jobs->host_limit_what);
+        jobs->host_limit_known = 1;
+    }
+    if (jobs->host_limit && need > (double)jobs->host_limit)
+        cuplas_error_set(&j->err, CUPLAS_ERR_NOMEM, "a %lld x %lld x %lld %s grid needs %s of "
+                         "host memory, more than the %s of %s", (long long)j->H,
+                         (long long)j->W, (long long)j->C, j->dtype, human_bytes(need, a),
+                         human_bytes((double)jobs->host_limit, b), jobs->host_limit_what);
+    else if (cap > 0 && cfg->backend.device == CUPLAS_DEVICE_CPU && sort > cap)
+        cuplas_error_set(&j->err, CUPLAS_ERR_NOMEM, "needs %.0f MiB on the CPU, over "
+                         "backend.memory_limit_mb = %d", sort / 1048576.0,
+                         cfg->backend.memory_limit_mb);
+    else
+        return;
+    cuplas_error_where(&j->err, "%s:%s", j->file, j->dataset);
+}
+
 /* Probe shape and type, stat the file, and fill output and identity. */
-static int plan_job(cuplas_job *j, const cuplas_config *cfg, const char *output,
-                    const char *hash, cuplas_error *err)
+static int plan_job(cuplas_jobs *jobs, cuplas_job *j, const cuplas_config *cfg,
+                    const char *output, const char *hash, cuplas_error *err)
 {
     cuplas_h5grid g;
     struct stat st;
@@ -231,7 +280,7 @@ static int plan_job(cuplas_job *j, const cuplas_config *cfg, const char *output,
     if (!j->output)
         return cuplas_error_set(err, CUPLAS_ERR_NOMEM, "out of memory");
     j->scene = cuplas_ply_is_scene_path(j->file);
-    if (cuplas_job_probe(j, cfg, &g) != 0)
+    if (cuplas_job_probe(j, cfg, jobs->probes, &g) != 0)
         return 0;   /* a failed job, not a failed plan */
     j->H = g.H;
     j->W = g.W;
@@ -240,6 +289,8 @@ static int plan_job(cuplas_job *j, const cuplas_config *cfg, const char *output,
     memcpy(j->dims, g.in_dims, sizeof j->dims);
     snprintf(j->dtype, sizeof j->dtype, "%s", g.dtype);
     rc = cuplas_job_plan_grid(j, cfg, &g, err);
+    if (rc == 0 && !j->err.code)
+        check_memory(jobs, j, cfg, g.elem_size);
     cuplas_h5grid_free(&g);
     if (rc || j->err.code)
         return rc;   /* a config error stops the plan; j->err fails the job */
@@ -294,12 +345,12 @@ static int add_file(cuplas_jobs *jobs, const cuplas_config *cfg, int k, const ch
         (*listed)++;
         for (int d = 0; d < in->ndatasets; d++)
             matched[d]++;   /* datasets: mean nothing to a scene */
-        return plan_job(j, cfg, NULL, hash, err);
+        return plan_job(jobs, j, cfg, NULL, hash, err);
     }
     for (int d = 0; d < in->ndatasets; d++)
         patterns |= has_magic(in->datasets[d]);
     /* list even for literal names: it tells an unreadable file apart once */
-    if (cuplas_h5_list_datasets(file, &names, &count, &lerr) != 0) {
+    if (cuplas_list_cached(jobs->probes, file, &names, &count, &lerr) != 0) {
         snprintf(lerr.where, sizeof lerr.where, "%s:/", file);
         return failed_job(jobs, file, "/", k, in->line, &lerr, err);
     }
@@ -324,7 +375,8 @@ static int add_file(cuplas_jobs *jobs, const cuplas_config *cfg, int k, const ch
         j->height = in->height;
         j->width = in->width;
         j->rel_at = rel_at;
-        CUPLAS_TRY(plan_job(j, cfg, NULL, hash, err));
+        j->read_flags = in->allow_external ? CUPLAS_H5_ALLOW_EXTERNAL : 0;
+        CUPLAS_TRY(plan_job(jobs, j, cfg, NULL, hash, err));
     }
     for (int d = 0; d < in->ndatasets; d++) {
         if (has_magic(in->datasets[d]))
@@ -340,11 +392,13 @@ static int add_file(cuplas_jobs *jobs, const cuplas_config *cfg, int k, const ch
         j->height = in->height;
         j->width = in->width;
         j->rel_at = rel_at;
-        CUPLAS_TRY(plan_job(j, cfg, NULL, hash, err));
+        j->read_flags = in->allow_external ? CUPLAS_H5_ALLOW_EXTERNAL : 0;
+        CUPLAS_TRY(plan_job(jobs, j, cfg, NULL, hash, err));
         matched[d]++;
     }
 fail:
-    cuplas_h5_free_names(names, count);
+    if (!jobs->probes)   /* else the cache's */
+        cuplas_h5_free_names(names, count);
     return rc;
 }
 
@@ -534,6 +588,7 @@ int cuplas_jobs_build(cuplas_jobs *jobs, const cuplas_config *cfg, cuplas_error 
     memset(jobs, 0, sizeof *jobs);
     jobs->config_path = cfg->path ? cfg->path : "";
     config_hash(cfg, hash);
+    jobs->probes = cuplas_probe_cache_new();   /* NULL: every probe opens the file */
     for (int k = 0; k < cfg->ninputs; k++)
         CUPLAS_TRY(add_entry(jobs, cfg, k, hash, err));
     dedup(jobs);
@@ -541,6 +596,8 @@ int cuplas_jobs_build(cuplas_jobs *jobs, const cuplas_config *cfg, cuplas_error 
     if (jobs->n > 1)
         qsort(jobs->v, (size_t)jobs->n, sizeof *jobs->v, cmp_order);
 fail:
+    cuplas_probe_cache_free(jobs->probes);
+    jobs->probes = NULL;
     return rc;
 }
 
@@ -558,7 +615,8 @@ int cuplas_jobs_add_one(cuplas_jobs *jobs, const cuplas_config *cfg, const char 
         return CUPLAS_ERR_NOMEM;
     j->height = height;
     j->width = width;
-    return plan_job(j, cfg, output, hash, err);
+    j->read_flags = jobs->add_one_flags;
+    return plan_job(jobs, j, cfg, output, hash, err);
 }
 
 int cuplas_jobs_set_ply(cuplas_jobs *jobs, const char *ply_out, cuplas_error *err)

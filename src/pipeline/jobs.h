@@ -28,6 +28,7 @@ typedef struct cuplas_job {
     int input;           /* index into cfg->inputs, -1 for `cuplas sort`        */
     int line;            /* config line of that entry, 0 = none                 */
     int64_t height, width; /* (N, C) shape hints of the entry                   */
+    unsigned read_flags; /* CUPLAS_H5_* flags of the reads (allow_external)     */
     char *output;        /* result file; NULL when there can be none            */
     char *identity;      /* resume key; NULL when the input could not be probed */
     /* from the probe (valid when err.code == 0) */
@@ -57,6 +58,11 @@ typedef struct cuplas_jobs {
     cuplas_job *v;
     int n, cap;
     const char *config_path; /* for "[cfg.yaml:LINE]" in messages, "" = none */
+    unsigned add_one_flags;  /* read flags of cuplas_jobs_add_one's job         */
+    size_t host_limit;       /* host memory a job may have (0: unknown)         */
+    const char *host_limit_what;
+    int host_limit_known;    /* host_limit was read (once per list)             */
+    struct cuplas_probe_cache *probes; /* while cuplas_jobs_build runs      */
 } cuplas_jobs;
 
 /*

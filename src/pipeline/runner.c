@@ -486,7 +486,12 @@ void cuplas_runner_summary(cuplas_runner *r)
         snprintf(text + len, sizeof text - len, "; %d not finished",
                  n[CUPLAS_JOB_CANCELLED] + n[CUPLAS_JOB_PENDING]);
     }
-    cuplas_log_event(r->log, CUPLAS_LOG_ERROR, "summary", text,
+    /* "error" only when something failed or stopped: a clean run's summary
+       is information (a quiet logging.level: error then prints nothing) */
+    cuplas_log_level lvl = n[CUPLAS_JOB_FAILED] || r->cancel ||
+                                   n[CUPLAS_JOB_CANCELLED] + n[CUPLAS_JOB_PENDING]
+                               ? CUPLAS_LOG_ERROR : CUPLAS_LOG_INFO;
+    cuplas_log_event(r->log, lvl, "summary", text,
                      CUPLAS_LF_I("done", n[CUPLAS_JOB_DONE]),
                      CUPLAS_LF_I("skipped", n[CUPLAS_JOB_SKIPPED]),
                      CUPLAS_LF_I("failed", n[CUPLAS_JOB_FAILED]),
@@ -514,7 +519,7 @@ void cuplas_runner_summary(cuplas_runner *r)
             snprintf(text, sizeof text, "cuplas:   cpu %s: %d job%s, %.2f grids/s, busy %.2f s (%.0f%%)",
                      w0->name, jobs, jobs == 1 ? "" : "s", rate, busy,
                      r->wall_s > 0 ? 100.0 * busy / r->wall_s : 0.0);
-        cuplas_log_event(r->log, CUPLAS_LOG_ERROR, "device_summary", text,
+        cuplas_log_event(r->log, lvl, "device_summary", text,
                          CUPLAS_LF_S("backend", w0->gpu >= 0 ? "gpu" : "cpu"),
                          CUPLAS_LF_I("gpu", w0->gpu), CUPLAS_LF_S("device", w0->name),
                          CUPLAS_LF_I("jobs", jobs), CUPLAS_LF_I("lanes", r->lanes),

@@ -19,6 +19,7 @@
 #include "pipeline/stages.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -226,7 +227,8 @@ static void read_run(void *p)
     t->rc = check_output(t->j->r, job, &t->skip, t->e);
     if (t->rc == 0 && !t->skip)
         t->rc = cuplas_h5_read_begin(job->file, job->dataset, job->read_height,
-                                     job->read_width, &t->j->g, &t->fetch, &t->j->w->io, t->e);
+                                     job->read_width, job->read_flags, &t->j->g, &t->fetch,
+                                     &t->j->w->io, t->e);
 }
 
 /* Visit 2: the output's HDF5 part. */
@@ -407,7 +409,18 @@ static int stage_prep(job_ctx *j, cuplas_error *e)
     /* statistics over the real items only: empty cells come after */
     cuplas_transform tf = {job->act, job->unit, job->group, cfg->channels.normalize,
                            cfg->channels.weights};
-    if (cuplas_transform_apply(j->x, items, j->nuse, &tf, j->pool))
+    rc = cuplas_transform_apply(j->x, items, j->nuse, &tf, j->pool);
+    if (rc == CUPLAS_ERR_INPUT) {   /* the first value that overflowed names its channel */
+        int64_t i = 0;
+        while (i < items * j->nuse - 1 && isfinite(j->x[i]))
+            i++;
+        int c = (int)(i % j->nuse);
+        CUPLAS_FAIL(e, CUPLAS_ERR_INPUT, "channel %d times its weight %g exceeds the range of "
+                    "double (%s normalisation); lower channels.weights", j->use[c],
+                    cfg->channels.weights ? cfg->channels.weights[c] : 1.0,
+                    cuplas_norm_name(cfg->channels.normalize));
+    }
+    if (rc)
         CUPLAS_FAIL(e, CUPLAS_ERR_NOMEM, "out of memory normalising a %lldx%lld grid",
                     (long long)g->H, (long long)g->W);
     if (j->empty) {
@@ -665,6 +678,30 @@ fail:
     return rc;
 }
 
+/* A grid that no lane of this GPU could ever hold fails before it is read
+ * (the host part was checked when the job was planned, jobs.c), unless
+ * backend.cpu_fallback hands it to the CPU after the read. */
+static int fits_device(job_ctx *j, cuplas_error *e)
+{
+#ifdef HAVE_CUDA
+    const cuplas_config *cfg = j->r->cfg;
+    const cuplas_job *job = j->job;
+    int nuse = cfg->channels.use ? cfg->channels.nuse : (int)job->C;
+    size_t need;
+
+    if (!j->gpu || cfg->backend.cpu_fallback)
+        return 0;
+    need = cuplas_sort_gpu_bytes(job->H, job->W, cuplas_padded_channels(nuse));
+    if (need > j->r->gates[j->w->dev].budget)
+        return cuplas_error_set(e, CUPLAS_ERR_CUDA, "does not fit GPU %d: needs %.2f GiB, "
+                                "%.2f GiB usable", j->w->gpu, need / 1073741824.0,
+                                j->r->gates[j->w->dev].budget / 1073741824.0);
+#else
+    (void)j, (void)e;
+#endif
+    return 0;
+}
+
 /* The stages in order; fills j->res->state on success, or e. */
 static int run_stages(job_ctx *j, cuplas_error *e)
 {
@@ -674,6 +711,7 @@ static int run_stages(job_ctx *j, cuplas_error *e)
         *e = j->job->err;
         return (int)e->code;
     }
+    CUPLAS_TRY(fits_device(j, e));
     CUPLAS_TRY(stage_read(j, &skip, e));
     if (skip) {
         j->res->state = CUPLAS_JOB_SKIPPED;

@@ -1,10 +1,13 @@
-/* fsutil.c - folder of a path, mkdir -p. */
+/* fsutil.c - folder of a path, mkdir -p, lock file. */
 #include "util/fsutil.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 char *cuplas_path_dir(const char *path)
 {
@@ -39,4 +42,34 @@ int cuplas_mkdir_p(const char *dir, cuplas_error *err)
 fail:
     free(p);
     return rc;
+}
+
+int cuplas_lock_path(const char *path, int *fd, long *pid, cuplas_error *err)
+{
+    struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+    char buf[32];
+    int n;
+
+    *pid = 0;
+    if ((*fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644)) < 0)
+        return cuplas_error_set(err, CUPLAS_ERR_OUTPUT, "cannot create the lock file %s: %s",
+                                path, strerror(errno)), -1;
+    if (fcntl(*fd, F_SETLK, &fl) != 0) {
+        if (errno != EACCES && errno != EAGAIN)
+            return 0;   /* no locks here: go on as before */
+        if (fcntl(*fd, F_GETLK, &fl) == 0 && fl.l_type != F_UNLCK)
+            *pid = (long)fl.l_pid;   /* 0 across NFS hosts: then the file says */
+        if (!*pid && (n = (int)pread(*fd, buf, sizeof buf - 1, 0)) > 0) {
+            buf[n] = '\0';
+            *pid = strtol(buf, NULL, 10);
+        }
+        close(*fd);
+        *fd = -1;
+        return 1;
+    }
+    n = snprintf(buf, sizeof buf, "%ld\n", (long)getpid());
+    if (ftruncate(*fd, 0) != 0 || pwrite(*fd, buf, (size_t)n, 0) != n) {
+        /* the pid is only a courtesy for the other run's message */
+    }
+    return 0;
 }

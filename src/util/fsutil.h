@@ -1,6 +1,6 @@
 /*
  * fsutil.h - the few filesystem helpers several stages share: the folder
- * of a path, and mkdir -p. POSIX only; no HDF5.
+ * of a path, mkdir -p, and a lock file. POSIX only; no HDF5.
  */
 #ifndef CUPLAS_FSUTIL_H
 #define CUPLAS_FSUTIL_H
@@ -17,6 +17,13 @@ char *cuplas_path_dir(const char *path);
 
 /* mkdir -p dir. Errors (CUPLAS_ERR_OUTPUT) name the folder that failed. */
 int cuplas_mkdir_p(const char *dir, cuplas_error *err);
+
+/* Take an exclusive lock (fcntl: it works on NFS too) on `path`, created
+ * if missing, and keep it until the process ends (*fd stays open). 0 held;
+ * 1 another process holds it (*pid: its pid, written into the file, 0 if
+ * unknown); -1 the file cannot be made (err, CUPLAS_ERR_OUTPUT). A file
+ * system without locks (ENOLCK, EOPNOTSUPP) counts as held. */
+int cuplas_lock_path(const char *path, int *fd, long *pid, cuplas_error *err);
 
 #ifdef __cplusplus
 }

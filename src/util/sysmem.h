@@ -1,0 +1,27 @@
+/*
+ * sysmem.h - how much host memory this process can ever have: physical
+ * RAM, lowered by the control group's limit (what SLURM and containers
+ * set).
+ *
+ * Why: a job whose grid needs more than this can never run; refusing it
+ * before anything is allocated (pipeline/jobs.c) turns a minute of
+ * swapping and a late `out of memory` into one line at once.
+ */
+#ifndef CUPLAS_SYSMEM_H
+#define CUPLAS_SYSMEM_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The limit in bytes (0: unknown), and in *what ("physical memory",
+ * "cgroup memory.max", ...) where it comes from. Reads /proc and /sys
+ * each call: call it once per job list, not per allocation. */
+size_t cuplas_host_memory_limit(const char **what);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

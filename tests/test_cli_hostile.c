@@ -1,0 +1,379 @@
+/*
+ * test_cli_hostile.c - end-to-end tests of the `cuplas` binary against
+ * careless and hostile inputs (issue 18): each finding of that review is
+ * a test here, run through the real ./cuplas in a fresh mkdtemp folder.
+ *
+ * Why a file of its own: test_cli.c covers the ordinary paths; these are
+ * the inputs a hostile user would write (files that point elsewhere,
+ * impossible sizes, extreme values, huge configs), and they share little
+ * with it but the way a command is run (sh) and its output read (slurp).
+ */
+#define _GNU_SOURCE /* nftw, vasprintf */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <hdf5.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <time.h>
+
+#include "testutil.h"
+#include "tmpdir.h"
+
+#ifndef CUPLAS_BUILDDIR
+#error "CUPLAS_BUILDDIR must name the build folder (Makefile.am sets it)"
+#endif
+#define BIN "\"$B\""
+
+static const char *cuplas_bin(void)
+{
+    const char *b = getenv("CUPLAS_BIN");
+    return b && b[0] ? b : CUPLAS_BUILDDIR "/cuplas";
+}
+
+/* --------------------------------------------------------------- helpers */
+
+static int setup(void **state)
+{
+    char pattern[1024];
+    const char *tmp = getenv("TMPDIR");
+    if (getenv("CUPLAS_BIN"))
+        snprintf(pattern, sizeof pattern, "%s/test_cli_hostile.XXXXXX",
+                 tmp && tmp[0] ? tmp : "/tmp");
+    else
+        snprintf(pattern, sizeof pattern, "%s/tests/test_cli_hostile.XXXXXX", CUPLAS_BUILDDIR);
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    return tu_fixture_new(state, pattern);
+}
+
+static int teardown(void **state)
+{
+    tu_fixture_free(state);
+    return 0;
+}
+
+/* Run a shell command in the fixture folder (stdout to out.txt, stderr to
+ * err.txt there); its exit status, or -1. */
+static int sh(const fixture *f, const char *fmt, ...)
+{
+    char *cmd = NULL, *full = NULL;
+    va_list ap;
+    va_start(ap, fmt);
+    assert_true(vasprintf(&cmd, fmt, ap) >= 0);
+    va_end(ap);
+    assert_true(asprintf(&full, "cd '%s' && B='%s' && { %s ; } >out.txt 2>err.txt", f->dir,
+                         cuplas_bin(), cmd) >= 0);
+    int st = system(full);
+    free(cmd);
+    free(full);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static char *fpath(const fixture *f, const char *name, char out[PATH_MAX])
+{
+    return tu_path(f->dir, name, out);
+}
+
+/* A file of the fixture folder, NUL-terminated (malloc'd). */
+static char *slurp(const fixture *f, const char *name)
+{
+    char path[PATH_MAX];
+    FILE *fp = fopen(fpath(f, name, path), "rb");
+    assert_non_null(fp);
+    fseek(fp, 0, SEEK_END);
+    long size = ftell(fp);
+    fseek(fp, 0, SEEK_SET);
+    char *buf = malloc((size_t)size + 1);
+    assert_non_null(buf);
+    assert_int_equal(fread(buf, 1, (size_t)size, fp), (size_t)size);
+    buf[size] = '\0';
+    fclose(fp);
+    return buf;
+}
+
+static void write_text(const fixture *f, const char *name, const char *text)
+{
+    char path[PATH_MAX];
+    FILE *fp = fopen(fpath(f, name, path), "w");
+    assert_non_null(fp);
+    fputs(text, fp);
+    fclose(fp);
+}
+
+/* The file `name` of the fixture contains needle, or the test fails
+ * showing it. */
+static void expect_in(const fixture *f, const char *name, const char *needle)
+{
+    char *text = slurp(f, name);
+    if (!strstr(text, needle))
+        fail_msg("%s lacks \"%s\":\n%s", name, needle, text);
+    free(text);
+}
+
+static int exists(const fixture *f, const char *name)
+{
+    char path[PATH_MAX];
+    struct stat st;
+    return stat(fpath(f, name, path), &st) == 0;
+}
+
+/* ----------------------------------------------------------------- tests */
+
+/* External links and external storage are refused unless allowed. */
+static void test_external_inputs(void **state)
+{
+    const fixture *f = *state;
+    char file[PATH_MAX], other[PATH_MAX];
+
+    assert_int_equal(sh(f, "mkdir -p data && " BIN " gen --size 16x16 --seed 3 data/other.h5"),
+                     0);
+    fpath(f, "data/other.h5", other);
+    fpath(f, "data/link.h5", file);
+    hid_t fid = H5Fcreate(file, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    assert_true(fid >= 0);
+    assert_true(H5Lcreate_external("other.h5", "/grid", fid, "/grid", H5P_DEFAULT,
+                                   H5P_DEFAULT) >= 0);
+    H5Fclose(fid);
+
+    /* run from data/: HDF5 resolves the link's relative name against the
+       cwd; the listing of a file's datasets never follows links, so the
+       dataset is named */
+    write_text(f, "data/cfg.yaml", "inputs:\n  - files: link.h5\n    datasets: /grid\n"
+                                   "output:\n  dir: out\n");
+    assert_int_equal(sh(f, "cd data && " BIN " run cfg.yaml --log-format text"), 1);
+    expect_in(f, "err.txt", "cuplas: error: link.h5:/grid: external link to other.h5:/grid: "
+                            "refused (inputs[].allow_external: true follows it) [cfg.yaml:2]");
+    assert_false(exists(f, "data/out/link.grid.h5"));
+    assert_int_equal(sh(f, "cd data && " BIN " check cfg.yaml"), 1);
+    expect_in(f, "out.txt", "external link to other.h5:/grid");
+
+    write_text(f, "data/cfg.yaml", "inputs:\n  - files: link.h5\n    datasets: /grid\n"
+                                   "    allow_external: true\noutput:\n  dir: out\n");
+    assert_int_equal(sh(f, "cd data && " BIN " run cfg.yaml --log-format text"), 0);
+    assert_true(exists(f, "data/out/link.grid.h5"));
+
+    assert_int_equal(sh(f, "cd data && " BIN " sort link.h5:/grid s.h5"), 1);
+    expect_in(f, "err.txt", "external link to other.h5:/grid");
+    assert_int_equal(sh(f, "cd data && " BIN " sort --allow-external link.h5:/grid s.h5"), 0);
+    assert_true(exists(f, "data/s.h5"));
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* A tiny file declaring a huge grid is refused at once, before anything
+ * is allocated, naming the figure and the limit. */
+static void test_impossible_sizes(void **state)
+{
+    const fixture *f = *state;
+    const hsize_t dims[3] = {131072, 131072, 4}, chunk[3] = {512, 512, 4};
+    char file[PATH_MAX];
+    struct stat st;
+
+    fpath(f, "huge.h5", file);
+    hid_t fid = H5Fcreate(file, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE), sid = H5Screate_simple(3, dims, NULL);
+    assert_true(H5Pset_chunk(dcpl, 3, chunk) >= 0 && H5Pset_deflate(dcpl, 4) >= 0);
+    hid_t did = H5Dcreate2(fid, "/grid", H5T_IEEE_F64LE, sid, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    assert_true(did >= 0);   /* no chunk written: every cell is the fill value */
+    H5Dclose(did);
+    H5Sclose(sid);
+    H5Pclose(dcpl);
+    H5Fclose(fid);
+    assert_int_equal(stat(file, &st), 0);
+    assert_true(st.st_size < 20000);
+
+    double t = now_s();
+    assert_int_equal(sh(f, BIN " sort huge.h5:/grid out.h5 --log-format text"), 1);
+    t = now_s() - t;
+    expect_in(f, "err.txt", "cuplas: error: huge.h5:/grid: a 131072 x 131072 x 4 float64 grid "
+                            "needs ");
+    expect_in(f, "err.txt", "GiB of host memory, more than the ");
+    assert_false(exists(f, "out.h5"));
+    if (t > 1.0)
+        fail_msg("refusing took %.2f s", t);
+    write_text(f, "cfg.yaml", "inputs:\n  - files: huge.h5\noutput:\n  dir: out\n");
+    assert_int_equal(sh(f, BIN " check cfg.yaml"), 1);
+    expect_in(f, "out.txt", "GiB of host memory");
+
+    /* backend.memory_limit_mb bounds a CPU job the same way, at once */
+    assert_int_equal(sh(f, BIN " gen --size 512x512 --seed 1 small.h5"), 0);
+    assert_int_equal(sh(f, BIN " sort small.h5:/grid s.h5 --backend cpu --log-format text "
+                           "--set backend.memory_limit_mb=1"), 1);
+    expect_in(f, "err.txt", "small.h5:/grid: needs 16 MiB on the CPU, over "
+                            "backend.memory_limit_mb = 1");
+    assert_int_equal(sh(f, BIN " sort small.h5:/grid s.h5 --backend cpu "
+                           "--set backend.memory_limit_mb=64"), 0);
+}
+
+/* OpenMP threads do not spin by default: cuplas starts itself again with
+ * OMP_WAIT_POLICY=passive unless the user chose a policy. */
+static void test_passive_openmp(void **state)
+{
+    const fixture *f = *state;
+    if (sh(f, BIN " --version | grep -q 'OpenMP: yes'") != 0) {
+        print_message("skipped: built without OpenMP\n");
+        return;
+    }
+    assert_int_equal(sh(f, "unset OMP_WAIT_POLICY CUPLAS_REEXEC; " BIN " --version"), 0);
+    expect_in(f, "out.txt", "OMP_WAIT_POLICY=passive");
+    assert_int_equal(sh(f, "unset CUPLAS_REEXEC; OMP_WAIT_POLICY=active " BIN " -V"), 0);
+    expect_in(f, "out.txt", "OMP_WAIT_POLICY=active");
+    /* the marker of the second start: never a third */
+    assert_int_equal(sh(f, "unset OMP_WAIT_POLICY; CUPLAS_REEXEC=1 " BIN " -V"), 0);
+    expect_in(f, "out.txt", "OMP_WAIT_POLICY=(unset)");
+    /* a sort sees it too, and its arguments survive the exec */
+    assert_int_equal(sh(f, "unset OMP_WAIT_POLICY CUPLAS_REEXEC; "
+                           BIN " gen --size 16x16 --seed 2 'a b.h5' && "
+                           BIN " sort 'a b.h5:/grid' 'o u t.h5' --backend cpu --threads 2"), 0);
+    assert_true(exists(f, "o u t.h5"));
+}
+
+/* A double attribute of out.h5's group `grp`. */
+static double out_attr(const fixture *f, const char *file, const char *grp, const char *name)
+{
+    char path[PATH_MAX];
+    double v = NAN;
+    hid_t fid = H5Fopen(fpath(f, file, path), H5F_ACC_RDONLY, H5P_DEFAULT);
+    assert_true(fid >= 0);
+    hid_t gid = H5Gopen2(fid, grp, H5P_DEFAULT);
+    hid_t aid = H5Aopen(gid, name, H5P_DEFAULT);
+    assert_true(aid >= 0);
+    assert_true(H5Aread(aid, H5T_NATIVE_DOUBLE, &v) >= 0);
+    H5Aclose(aid);
+    H5Gclose(gid);
+    H5Fclose(fid);
+    return v;
+}
+
+/* Extreme finite values sort, with a finite AND; weights that overflow
+ * double fail their job with a clear line. */
+static void test_extreme_values(void **state)
+{
+    const fixture *f = *state;
+    enum { S = 24, C = 3 };
+    const hsize_t dims[3] = {S, S, C};
+    static double v[S * S * C];
+    static float v32[S * S * C];
+    char file[PATH_MAX];
+    const char *norms[] = {"none", "standardize", "minmax"};
+
+    for (int i = 0; i < S * S * C; i++) {
+        double r = (double)((i * 2654435761u) % 1000) / 999.0;
+        v[i] = (2 * r - 1) * 1e308;
+        v32[i] = (float)((2 * r - 1) * 3.4e38);
+    }
+    hid_t fid = H5Fcreate(fpath(f, "ext.h5", file), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    hid_t sid = H5Screate_simple(3, dims, NULL);
+    hid_t did = H5Dcreate2(fid, "/f64", H5T_IEEE_F64LE, sid, H5P_DEFAULT, H5P_DEFAULT,
+                           H5P_DEFAULT);
+    assert_true(H5Dwrite(did, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0);
+    H5Dclose(did);
+    did = H5Dcreate2(fid, "/f32", H5T_IEEE_F32LE, sid, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    assert_true(H5Dwrite(did, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, v32) >= 0);
+    H5Dclose(did);
+    H5Sclose(sid);
+    H5Fclose(fid);
+
+    for (int ds = 0; ds < 2; ds++)
+        for (int n = 0; n < 3; n++) {
+            const char *name = ds ? "f32" : "f64";
+            assert_int_equal(sh(f, "rm -f o.h5 && " BIN " sort ext.h5:/%s o.h5 --backend cpu "
+                                   "--normalize %s", name, norms[n]), 0);
+            char grp[8];
+            snprintf(grp, sizeof grp, "/%s", name);
+            double before = out_attr(f, "o.h5", grp, "and_before");
+            double after = out_attr(f, "o.h5", grp, "and_after");
+            if (!isfinite(before) || !isfinite(after) || !(after < before))
+                fail_msg("%s %s: AND %g -> %g", name, norms[n], before, after);
+        }
+
+    assert_int_equal(sh(f, BIN " gen --size 16x16 --seed 1 c.h5"), 0);
+    assert_int_equal(sh(f, "rm -f o.h5 && " BIN " sort c.h5:/grid o.h5 --backend cpu "
+                           "--weights 1,1e308,1 --log-format text"), 1);
+    expect_in(f, "err.txt", "cuplas: error: c.h5:/grid: channel 1 times its weight 1e+308 "
+                            "exceeds the range of double (none normalisation); lower "
+                            "channels.weights");
+    assert_false(exists(f, "o.h5"));
+    /* weights of 1e308 on values below 1 still fit: sorted, finite AND */
+    assert_int_equal(sh(f, "rm -f o.h5 && " BIN " sort c.h5:/grid o.h5 --backend cpu "
+                           "--normalize minmax --weights 1e308,1e308,1e308"), 0);
+    assert_true(isfinite(out_attr(f, "o.h5", "/grid", "and_after")));
+}
+
+/* The smaller findings: the summary's level, a 20,000-entry config, two
+ * runs on one output folder. */
+static void test_small_findings(void **state)
+{
+    const fixture *f = *state;
+    char path[PATH_MAX];
+
+    assert_int_equal(sh(f, BIN " gen --size 16x16 --seed 1 d.h5"), 0);
+    write_text(f, "cfg.yaml", "inputs:\n  - files: d.h5\noutput:\n  dir: out\n");
+    assert_int_equal(sh(f, BIN " run cfg.yaml --log-format json"), 0);
+    expect_in(f, "err.txt", "\"level\":\"info\",\"event\":\"summary\"");
+    expect_in(f, "err.txt", "\"level\":\"info\",\"event\":\"device_summary\"");
+    write_text(f, "bad.yaml", "inputs:\n  - files: [d.h5, nope.h5]\noutput:\n  dir: o2\n");
+    assert_int_equal(sh(f, BIN " run bad.yaml --log-format json"), 1);
+    expect_in(f, "err.txt", "\"level\":\"error\",\"event\":\"summary\"");
+
+    /* 20,000 entries naming one file: each probe is done once */
+    FILE *fp = fopen(fpath(f, "big.yaml", path), "w");
+    assert_non_null(fp);
+    fputs("inputs:\n", fp);
+    for (int i = 0; i < 20000; i++)
+        fputs("  - files: d.h5\n    datasets: /grid\n", fp);
+    fputs("output:\n  dir: out\n", fp);
+    fclose(fp);
+    double t = now_s();
+    assert_int_equal(sh(f, BIN " check big.yaml"), 0);
+    t = now_s() - t;
+    expect_in(f, "out.txt", "plan: 1 job: 0 to sort, 1 to skip");
+    if (t > 2.0)
+        fail_msg("checking 20,000 entries took %.2f s", t);
+
+    /* a second run on a folder in use exits 2 and writes nothing */
+    int fd = open(fpath(f, "out/.cuplas-manifest.json.lock", path), O_RDWR | O_CREAT, 0644);
+    struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+    assert_true(fd >= 0);
+    assert_int_equal(fcntl(fd, F_SETLK, &fl), 0);
+    assert_int_equal(sh(f, "rm out/cuplas-manifest.json && " BIN " run cfg.yaml --force "
+                           "--log-format text"), 2);
+    expect_in(f, "err.txt", "cuplas: error: output folder out is in use by another cuplas run "
+                            "(pid ");
+    assert_false(exists(f, "out/cuplas-manifest.json"));
+    close(fd);   /* released */
+    assert_int_equal(sh(f, BIN " run cfg.yaml --force --log-format text"), 0);
+    assert_true(exists(f, "out/cuplas-manifest.json"));
+    /* shards have a lock each: another shard's run is not blocked */
+    fd = open(fpath(f, "out/.cuplas-manifest.0-of-2.json.lock", path), O_RDWR | O_CREAT, 0644);
+    assert_int_equal(fcntl(fd, F_SETLK, &fl), 0);
+    assert_int_equal(sh(f, BIN " run cfg.yaml --shard 1/2"), 0);
+    close(fd);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_external_inputs, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_impossible_sizes, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_passive_openmp, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_extreme_values, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_small_findings, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
