@@ -7,10 +7,10 @@
 # filled cells of a padded sort next to a crop sort of the same scene.
 #
 # Usage: bench/scene_bench.sh [SCENE] [BACKEND] [THREADS] [OUTDIR]
-#   defaults: /work/shared/data/scenes/plant.splat cpu 2 bench/results/scene
+#   defaults: ../shared/data/scenes/plant.splat (beside the checkout) cpu 2 bench/results/scene
 # Run from the build folder (needs ./cuplas and bench/scene_eval).
 set -euo pipefail
-scene=${1:-/work/shared/data/scenes/plant.splat}
+scene=${1:-$(cd "$(dirname "$0")/.." && pwd)/../shared/data/scenes/plant.splat}
 backend=${2:-cpu}
 threads=${3:-2}
 out=${4:-bench/results/scene}

@@ -9,7 +9,7 @@
 # (run from the build folder; about 20 s on 2 CPU cores, a GPU is faster).
 set -euo pipefail
 BIN=${CUPLAS_BUILDDIR:-$PWD}/cuplas
-SCENE=${PLANT:-/work/shared/data/scenes/plant.splat}
+SCENE=${PLANT:-$(cd "$(dirname "$0")/.." && pwd)/../shared/data/scenes/plant.splat}
 OUT=${1:-plant-out}
 mkdir -p "$OUT"
 "$BIN" sort "$SCENE" "$OUT/plant.h5" --ply "$OUT/plant_sorted.ply" --force \

@@ -597,7 +597,7 @@ static void test_splat_decode(void **state)
 static void test_plant(void **state)
 {
     (void)state;
-    const char *path = "/work/shared/data/scenes/plant.splat";
+    const char *path = CUPLAS_SRCDIR "/../shared/data/scenes/plant.splat";
     const char *env = getenv("CUPLAS_PLANT_SPLAT");
     if (env)
         path = env;

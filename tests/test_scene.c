@@ -24,7 +24,7 @@
 
 #include "tmpdir.h"
 
-#define PLANT "/work/shared/data/scenes/plant.splat"
+#define PLANT CUPLAS_SRCDIR "/../shared/data/scenes/plant.splat"
 
 static const char *bin(void)
 {
