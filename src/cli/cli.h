@@ -24,7 +24,8 @@ typedef struct cuplas_cmd {
 } cuplas_cmd;
 
 extern const cuplas_cmd cuplas_cmd_run_def, cuplas_cmd_check_def, cuplas_cmd_sort_def,
-    cuplas_cmd_gen_def, cuplas_cmd_report_def;
+    cuplas_cmd_gen_def, cuplas_cmd_report_def, cuplas_cmd_eval_def,
+    cuplas_cmd_preview_def;
 
 /* The exit-code paragraph every help text ends with. */
 #define CUPLAS_HELP_EXIT_CODES                                                    \

@@ -29,6 +29,11 @@ char *cuplas_tmp_create(const char *out_path, cuplas_error *err);
  * caller unlinks tmp on failure. */
 int cuplas_tmp_publish(const char *tmp, const char *out_path, int sync, cuplas_error *err);
 
+/* A small file (a preview PNG) published like a result: temp file next
+ * to out_path, written, renamed onto it (fsync'd first with sync). */
+int cuplas_publish_bytes(const char *out_path, const void *data, size_t size, int sync,
+                         cuplas_error *err);
+
 /* An output folder that exists, is a folder and is writable, or
  * CUPLAS_ERR_OUTPUT saying which of these it is not. */
 int cuplas_out_dir_check(const char *dir, cuplas_error *err);

@@ -1,6 +1,9 @@
-/* fsutil.c - folder of a path, mkdir -p. */
+/* fsutil.c - folder of a path, mkdir -p, rm -r. */
+#define _GNU_SOURCE /* nftw */
 #include "util/fsutil.h"
 
+#include <ftw.h>
+#include <unistd.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,4 +42,15 @@ int cuplas_mkdir_p(const char *dir, cuplas_error *err)
 fail:
     free(p);
     return rc;
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st, (void)ftw;
+    return flag == FTW_DP ? rmdir(path) : unlink(path);
+}
+
+int cuplas_rm_tree(const char *path)
+{
+    return nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }
