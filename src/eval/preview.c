@@ -12,6 +12,7 @@
 #include <string.h>
 
 #define BACKGROUND 32
+#define MIN_SIDE 256   /* height a small grid is enlarged towards */
 
 void cuplas_preview_opts_default(cuplas_preview_opts *o)
 {
@@ -71,15 +72,15 @@ static int channel_range(const double *items, int64_t N, int C, int ch, double l
 /* Draw one panel (map: cell -> item or -1) at column x0 of out. */
 static void panel(const double *items, int C, const int *ch, int nch, const double *lo,
                   const double *hi, const int64_t *map, int64_t H, int64_t W, int64_t f,
-                  cuplas_eval_image *out, int64_t x0)
+                  int64_t u, cuplas_eval_image *out, int64_t x0)
 {
-    int64_t ph = (H + f - 1) / f, pw = (W + f - 1) / f;
+    int64_t ph = (H + f - 1) / f * u, pw = (W + f - 1) / f * u;
     for (int64_t py = 0; py < ph; py++)
         for (int64_t px = 0; px < pw; px++) {
             double sum[3] = {0, 0, 0};
-            int64_t n = 0;
-            for (int64_t y = py * f; y < H && y < (py + 1) * f; y++)
-                for (int64_t x = px * f; x < W && x < (px + 1) * f; x++) {
+            int64_t n = 0, by = py / u, bx = px / u;
+            for (int64_t y = by * f; y < H && y < (by + 1) * f; y++)
+                for (int64_t x = bx * f; x < W && x < (bx + 1) * f; x++) {
                     int64_t item = map[y * W + x];
                     if (item < 0)
                         continue;
@@ -105,7 +106,7 @@ int cuplas_preview_build(const double *items, int64_t N, int C, const int64_t *s
 {
     int ch[3], nch = o->nchannels;
     double lo[3], hi[3];
-    int64_t *input = NULL, f = 1, cells = H * W;
+    int64_t *input = NULL, f = 1, u = 1, cells = H * W;
     int rc = 0;
 
     memset(out, 0, sizeof *out);
@@ -123,6 +124,9 @@ int cuplas_preview_build(const double *items, int64_t N, int C, const int64_t *s
         CUPLAS_FAIL(err, CUPLAS_ERR_USAGE, "max side %d is too small", o->max_side);
     while ((H + f - 1) / f > o->max_side || 2 * ((W + f - 1) / f) + CUPLAS_PREVIEW_GAP > o->max_side)
         f++;
+    /* a small grid is enlarged (each cell a u x u block) to be seen */
+    while (f == 1 && (u + 1) * H <= MIN_SIDE && 2 * (u + 1) * W + CUPLAS_PREVIEW_GAP <= o->max_side)
+        u++;
     for (int k = 0; k < nch; k++)
         if (channel_range(items, N, C, ch[k], o->lo_pct, o->hi_pct, &lo[k], &hi[k]) != 0)
             CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
@@ -130,7 +134,7 @@ int cuplas_preview_build(const double *items, int64_t N, int C, const int64_t *s
         CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
     for (int64_t k = 0; k < cells; k++)
         input[k] = k < N ? k : -1;
-    int64_t ph = (H + f - 1) / f, pw = (W + f - 1) / f;
+    int64_t ph = (H + f - 1) / f * u, pw = (W + f - 1) / f * u;
     snprintf(out->name, sizeof out->name, "preview");
     out->channels = 3;
     out->H = ph;
@@ -138,8 +142,8 @@ int cuplas_preview_build(const double *items, int64_t N, int C, const int64_t *s
     if (!(out->px = malloc((size_t)(out->H * out->W * 3))))
         CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
     memset(out->px, BACKGROUND, (size_t)(out->H * out->W * 3));
-    panel(items, C, ch, nch, lo, hi, input, H, W, f, out, 0);
-    panel(items, C, ch, nch, lo, hi, sorted, H, W, f, out, pw + CUPLAS_PREVIEW_GAP);
+    panel(items, C, ch, nch, lo, hi, input, H, W, f, u, out, 0);
+    panel(items, C, ch, nch, lo, hi, sorted, H, W, f, u, out, pw + CUPLAS_PREVIEW_GAP);
 fail:
     free(input);
     if (rc) {

@@ -7,7 +7,8 @@
  * their 1st to 99th percentile over the items, the same range for both
  * panels so that equal colours mean equal values. A grid larger than
  * max_side is shrunk by a whole factor with a box filter (the mean of the
- * items under each output pixel). Empty cells and the 8-pixel gap between
+ * items under each output pixel); a grid under 256 pixels high is
+ * enlarged by a whole factor (each cell a square block). Empty cells and the 8-pixel gap between
  * the panels are dark gray (32). The left panel is the input order laid
  * row-major (for an (H, W, C) input: the input as it was stored).
  */
