@@ -122,6 +122,7 @@ int cuplas_evaluate(const double *items, int64_t N, int C, const char *const *na
     memset(res, 0, sizeof *res);
     res->N = N, res->H = H, res->W = W, res->C = C;
     res->scheme = o->scheme, res->codecs = o->codecs, res->dpq_p = o->dpq_p, res->seed = o->seed;
+    res->codec = o->codec;
     for (int k = 0; k < CUPLAS_ORDER_COUNT; k++)
         for (int c = 0; c < CUPLAS_CODEC_COUNT; c++)
             res->order[k].bytes[c] = -1;
@@ -265,7 +266,10 @@ void cuplas_eval_result_json(FILE *f, const cuplas_eval_result *r)
             fprintf(f, "%s\"%s\"", first ? "" : ", ", cuplas_codec_name((cuplas_codec)c));
             first = 0;
         }
-    fputs("], \"bytes\": ", f);
+    fprintf(f, "], \"codec_opts\": {\"png_level\": %d, \"webp_method\": %d, \"webp_quality\": %d, "
+            "\"jxl_effort\": %d}", r->codec.png_level, r->codec.webp_method, r->codec.webp_quality,
+            r->codec.jxl_effort);
+    fputs(", \"bytes\": ", f);
     json_codecs(f, r, 0);
     fputs(", \"bytes_per_item\": ", f);
     json_codecs(f, r, 1);
@@ -323,6 +327,14 @@ int cuplas_eval_result_from_json(const cuplas_json *v, cuplas_eval_result *r)
     r->scheme = cuplas_scheme_parse(cuplas_json_get_str(v, "scheme", "plain"), &sch, &e) == 0
                     ? sch : CUPLAS_SCHEME_PLAIN;
     snprintf(r->morton_keys, sizeof r->morton_keys, "%s", cuplas_json_get_str(v, "morton_keys", ""));
+    const cuplas_json *co = cuplas_json_get(v, "codec_opts");
+    cuplas_codec_opts_default(&r->codec);
+    if (co) {
+        r->codec.png_level = (int)cuplas_json_get_num(co, "png_level", r->codec.png_level);
+        r->codec.webp_method = (int)cuplas_json_get_num(co, "webp_method", r->codec.webp_method);
+        r->codec.webp_quality = (int)cuplas_json_get_num(co, "webp_quality", r->codec.webp_quality);
+        r->codec.jxl_effort = (int)cuplas_json_get_num(co, "jxl_effort", r->codec.jxl_effort);
+    }
     orders = cuplas_json_get(v, "orders");
     for (int k = 0; k < CUPLAS_ORDER_COUNT; k++) {
         const char *name = cuplas_order_name((cuplas_order_kind)k);

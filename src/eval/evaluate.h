@@ -63,6 +63,7 @@ typedef struct cuplas_eval_result {
     double dpq_p;
     uint64_t seed;
     char morton_keys[4];                 /* "xyz" or "pca"                   */
+    cuplas_codec_opts codec;             /* the codec settings measured with */
     double seconds;                      /* wall time of the evaluation      */
     cuplas_eval_order_stats order[CUPLAS_ORDER_COUNT];
 } cuplas_eval_result;

@@ -149,7 +149,13 @@ int cuplas_manifest_add_results(cuplas_manifest *m, const cuplas_jobs *jobs,
             e->shape[2] = j->C;
             snprintf(e->dtype, sizeof e->dtype, "%s", j->dtype);
         }
-        if (dup_into(&e->input, j->file) || dup_into(&e->dataset, j->dataset) ||
+        if (r->state == CUPLAS_JOB_DONE && r->eval) {
+            if (!(e->eval = malloc(sizeof *e->eval)))
+                CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
+            *e->eval = *r->eval;
+        }
+        if (dup_into(&e->preview, r->state == CUPLAS_JOB_DONE ? r->preview : NULL) ||
+            dup_into(&e->input, j->file) || dup_into(&e->dataset, j->dataset) ||
             dup_into(&e->output, j->output) || dup_into(&e->device, dev && *dev ? dev : NULL) ||
             dup_into(&e->error, r->state == CUPLAS_JOB_FAILED ||
                                         r->state == CUPLAS_JOB_CANCELLED ? line : NULL))
@@ -216,6 +222,13 @@ static void print_entry(FILE *f, const cuplas_manifest_entry *e)
     else
         fputs("null", f);
     key(f, "dtype", 0), cuplas_json_write_str(f, e->dtype[0] ? e->dtype : NULL);
+    /* only where run's eval step or output.preview made them */
+    if (e->preview)
+        key(f, "preview", 0), cuplas_json_write_str(f, e->preview);
+    if (e->eval) {
+        fputs(",\n     ", f);
+        key(f, "eval", 1), cuplas_eval_result_json(f, e->eval);
+    }
     fputs("}", f);
 }
 
@@ -368,8 +381,18 @@ static int read_entry(const cuplas_json *o, cuplas_manifest_entry *e)
         dup_into(&e->dataset, cuplas_json_get_str(o, "dataset", NULL)) ||
         dup_into(&e->output, cuplas_json_get_str(o, "output", NULL)) ||
         dup_into(&e->error, cuplas_json_get_str(o, "error", NULL)) ||
-        dup_into(&e->device, cuplas_json_get_str(o, "device", NULL)))
+        dup_into(&e->device, cuplas_json_get_str(o, "device", NULL)) ||
+        dup_into(&e->preview, cuplas_json_get_str(o, "preview", NULL)))
         return -1;
+    const cuplas_json *ev = cuplas_json_get(o, "eval");
+    if (ev && ev->type == CUPLAS_JSON_OBJECT) {
+        if (!(e->eval = malloc(sizeof *e->eval)))
+            return -1;
+        if (cuplas_eval_result_from_json(ev, e->eval) != 0) {
+            free(e->eval);   /* an eval of another format: left out */
+            e->eval = NULL;
+        }
+    }
     return 0;
 }
 
@@ -448,6 +471,8 @@ void cuplas_manifest_free(cuplas_manifest *m)
         free(e->output);
         free(e->error);
         free(e->device);
+        free(e->eval);
+        free(e->preview);
     }
     free(m->v);
     free(m->path);
