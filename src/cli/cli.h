@@ -84,4 +84,9 @@ void cuplas_cli_catch_signals(volatile int *flag);
  * number of jobs that cannot run. */
 int cuplas_cli_print_plan(FILE *out, const cuplas_config *cfg, const cuplas_jobs *jobs);
 
+/* `cuplas report --html`: the merged manifests as one self-contained
+ * page (report_html.c). */
+struct cuplas_merged;
+void cuplas_report_html(FILE *f, const char *dir, const struct cuplas_merged *mg, int nbad);
+
 #endif
