@@ -312,6 +312,7 @@ int cuplas_eval_result_from_json(const cuplas_json *v, cuplas_eval_result *r)
     cuplas_error e;
 
     memset(r, 0, sizeof *r);
+    cuplas_error_clear(&e);
     if (!v || v->type != CUPLAS_JSON_OBJECT ||
         strcmp(cuplas_json_get_str(v, "format", ""), "cuplas-eval") ||
         !(bytes = cuplas_json_get(v, "bytes")) || bytes->type != CUPLAS_JSON_OBJECT)

@@ -120,9 +120,11 @@ static int read_names(hid_t obj, char ***names, int *n)
         goto oom;
     if (H5Tis_variable_str(tid) > 0) {
         if ((mt = H5Tcopy(H5T_C_S1)) < 0 || H5Tset_size(mt, H5T_VARIABLE) < 0 ||
-            H5Aread(aid, mt, v) < 0)
+            H5Tset_cset(mt, H5Tget_cset(tid)) < 0 || H5Aread(aid, mt, v) < 0)
             goto done;
-        /* HDF5 allocated the strings: copy them into our own memory */
+        /* (the memory type takes the file's character set: HDF5 1.10 converts
+           no vlen string between ASCII and UTF-8) HDF5 allocated the
+           strings: copy them into our own memory */
         for (hssize_t i = 0; i < count; i++) {
             char *s = v[i] ? strdup(v[i]) : strdup("");
             H5free_memory(v[i]);
@@ -139,7 +141,7 @@ static int read_names(hid_t obj, char ***names, int *n)
         if (!buf)
             goto oom;
         if ((mt = H5Tcopy(H5T_C_S1)) < 0 || H5Tset_size(mt, sz + 1) < 0 ||
-            H5Aread(aid, mt, buf) < 0) {
+            H5Tset_cset(mt, H5Tget_cset(tid)) < 0 || H5Aread(aid, mt, buf) < 0) {
             free(buf);
             goto done;
         }
@@ -284,4 +286,30 @@ void cuplas_h5_result_free(cuplas_h5_result *r)
     free(r->index);
     cuplas_h5grid_free(&r->sorted);
     memset(r, 0, sizeof *r);
+}
+
+char *cuplas_h5_output_eval(const char *out_path, const char *dataset)
+{
+    hid_t fid = H5I_INVALID_HID, gid = H5I_INVALID_HID, aid = H5I_INVALID_HID,
+          tid = H5I_INVALID_HID, mt = H5I_INVALID_HID;
+    char *v = NULL, *out = NULL;
+    /* the group is named after the input dataset ("/" for a whole file) */
+    const char *g = dataset && *dataset && strcmp(dataset, "/") ? dataset : "/";
+
+    if ((fid = H5Fopen(out_path, H5F_ACC_RDONLY, H5P_DEFAULT)) < 0 ||
+        H5Lexists(fid, g, H5P_DEFAULT) <= 0 || (gid = H5Gopen2(fid, g, H5P_DEFAULT)) < 0 ||
+        H5Aexists(gid, "eval") <= 0 || (aid = H5Aopen(gid, "eval", H5P_DEFAULT)) < 0 ||
+        (tid = H5Aget_type(aid)) < 0 || H5Tis_variable_str(tid) <= 0 ||
+        (mt = H5Tcopy(H5T_C_S1)) < 0 || H5Tset_size(mt, H5T_VARIABLE) < 0 ||
+        H5Tset_cset(mt, H5Tget_cset(tid)) < 0 || H5Aread(aid, mt, &v) < 0)
+        goto done;
+    out = v ? strdup(v) : NULL;
+    H5free_memory(v);
+done:
+    if (mt >= 0) H5Tclose(mt);
+    if (tid >= 0) H5Tclose(tid);
+    if (aid >= 0) H5Aclose(aid);
+    if (gid >= 0) H5Gclose(gid);
+    if (fid >= 0) H5Fclose(fid);
+    return out;
 }

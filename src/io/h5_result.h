@@ -39,6 +39,10 @@ int cuplas_h5_result_read(const char *file, const char *group, cuplas_h5_result 
 
 void cuplas_h5_result_free(cuplas_h5_result *r);
 
+/* The `eval` attribute (run's eval step, JSON) of out_path's group for
+ * dataset, malloc'd; NULL when there is none or it cannot be read. */
+char *cuplas_h5_output_eval(const char *out_path, const char *dataset);
+
 #ifdef __cplusplus
 }
 #endif

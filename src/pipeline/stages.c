@@ -442,9 +442,7 @@ static int stage_sort(job_ctx *j, cuplas_error *e)
     return 0;
 }
 
-/* "dir/x.h5" -> "dir/x" + suffix (malloc'd): the preview and images
- * folder next to a result. */
-static char *beside(const char *output, const char *suffix)
+char *cuplas_output_beside(const char *output, const char *suffix)
 {
     size_t n = strlen(output);
     char *p = NULL;
@@ -473,6 +471,7 @@ static void eval_options(job_ctx *j, const char *const *names, int C, cuplas_eva
     const cuplas_config *cfg = j->r->cfg;
     cuplas_error e;
 
+    cuplas_error_clear(&e);
     cuplas_eval_opts_default(o);
     o->codecs = 0;
     for (int i = 0; i < cfg->eval.ncodecs; i++) {
@@ -527,7 +526,7 @@ static void stage_eval(job_ctx *j)
         cuplas_eval_result *er = malloc(sizeof *er);
         eval_options(j, names, C, &o);
         if (cfg->eval.images && er) {
-            char *dir = beside(j->job->output, ".eval");
+            char *dir = cuplas_output_beside(j->job->output, ".eval");
             if (dir && asprintf(&j->images_tmp, "%s.tmp.%ld", dir, (long)getpid()) < 0)
                 j->images_tmp = NULL;
             free(dir);
@@ -578,7 +577,7 @@ static void publish_extras(job_ctx *j)
     cuplas_error_clear(&e);
 
     if (j->png.size) {
-        char *path = beside(j->job->output, ".png");
+        char *path = cuplas_output_beside(j->job->output, ".png");
         if (!path)
             cuplas_error_set(&e, CUPLAS_ERR_NOMEM, "out of memory");
         if (path && cuplas_publish_bytes(path, j->png.data, j->png.size, cfg->output.fsync,
@@ -589,7 +588,7 @@ static void publish_extras(job_ctx *j)
         free(path);
     }
     if (j->images_tmp) {
-        char *dir = beside(j->job->output, ".eval");
+        char *dir = cuplas_output_beside(j->job->output, ".eval");
         if (dir)
             cuplas_rm_tree(dir);   /* the previous run's images of this output */
         if (!dir || rename(j->images_tmp, dir) != 0) {
