@@ -55,6 +55,10 @@ static const char eval_help[] =
     "                      range), sog or gsplat (need channels x, y, z, ...)\n"
     "  --dpq-p P           the p of DPQ_p (default 16)\n"
     "  --seed N            seed of the random order (default 0)\n"
+    "  --names LIST        channel names, comma-separated, one per channel, for\n"
+    "                      a result without a channel_names attribute (e.g.\n"
+    "                      x,y,z,f_dc_0,... for sog and gsplat); they replace\n"
+    "                      the file's own\n"
     "  -h, --help          this text\n"
     "\n"
     "Exit codes (eval, preview):\n"
@@ -103,6 +107,25 @@ static int split_spec(const char *spec, char **file, char **group)
         return -1;
     *file = c ? strndup(spec, (size_t)(c - spec)) : strdup(spec);
     return *file ? 0 : -1;
+}
+
+/* "a,b,c" -> malloc'd names; NULL when out of memory. */
+static char **split_names(const char *list, int *n)
+{
+    char **v = calloc(strlen(list) + 1, sizeof *v);
+    const char *s = list;
+    *n = 0;
+    if (!v)
+        return NULL;
+    for (;;) {
+        size_t len = strcspn(s, ",");
+        if (!(v[(*n)++] = strndup(s, len)))
+            return NULL;   /* (a few bytes leak on this path only) */
+        if (!s[len])
+            break;
+        s += len + 1;
+    }
+    return v;
 }
 
 static int load(const char *spec, loaded *l, cuplas_error *err)
@@ -158,14 +181,16 @@ static int cmd_eval(int argc, char **argv)
         {"json", no_argument, NULL, 'j'},       {"images", required_argument, NULL, 'i'},
         {"codecs", required_argument, NULL, 'c'}, {"scheme", required_argument, NULL, 's'},
         {"dpq-p", required_argument, NULL, 'p'},  {"seed", required_argument, NULL, 'S'},
+        {"names", required_argument, NULL, 'n'},
         {"help", no_argument, NULL, 'h'},       {NULL, 0, NULL, 0},
     };
     cuplas_eval_opts o;
     cuplas_eval_result res;
     cuplas_error err;
     loaded l = {0};
-    const char *images = NULL;
-    char *tmpdir = NULL;
+    const char *images = NULL, *names_arg = NULL;
+    char *tmpdir = NULL, **names = NULL;
+    int nnames = 0;
     int json = 0, c, rc = 0, have = 0;
     long long v;
 
@@ -179,6 +204,7 @@ static int cmd_eval(int argc, char **argv)
             return CUPLAS_EXIT_OK;
         case 'j': json = 1; break;
         case 'i': images = optarg; break;
+        case 'n': names_arg = optarg; break;
         case 'c':
             if (cuplas_eval_parse_codecs(optarg, &o.codecs, &err) != 0)
                 return cuplas_cli_usage("eval", "%s", err.msg);
@@ -217,7 +243,15 @@ static int cmd_eval(int argc, char **argv)
     }
     CUPLAS_TRY(load(argv[optind], &l, &err));
     have = 1;
-    if ((rc = cuplas_evaluate(l.items, l.N, (int)l.r.sorted.C, (const char *const *)l.r.names,
+    if (names_arg) {
+        if (!(names = split_names(names_arg, &nnames)))
+            CUPLAS_FAIL(&err, CUPLAS_ERR_NOMEM, "out of memory");
+        if (nnames != (int)l.r.sorted.C)
+            CUPLAS_FAIL(&err, CUPLAS_ERR_USAGE, "--names: %d names for %lld channels", nnames,
+                        (long long)l.r.sorted.C);
+    }
+    if ((rc = cuplas_evaluate(l.items, l.N, (int)l.r.sorted.C,
+                              (const char *const *)(names ? names : l.r.names),
                               l.r.index, l.r.sorted.H, l.r.sorted.W, &o, &res, &err)) != 0) {
         cuplas_error_where(&err, "%s", argv[optind]);
         goto fail;
@@ -238,6 +272,9 @@ fail:
     if (rc && tmpdir)
         cuplas_rm_tree(tmpdir);
     free(tmpdir);
+    for (int i = 0; i < nnames; i++)
+        free(names[i]);
+    free(names);
     if (have)
         loaded_free(&l);
     return rc ? cuplas_cli_fail(&err) : CUPLAS_EXIT_OK;
