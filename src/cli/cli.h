@@ -25,7 +25,8 @@ typedef struct cuplas_cmd {
 
 extern const cuplas_cmd cuplas_cmd_export_def;
 extern const cuplas_cmd cuplas_cmd_run_def, cuplas_cmd_check_def, cuplas_cmd_sort_def,
-    cuplas_cmd_gen_def, cuplas_cmd_report_def;
+    cuplas_cmd_gen_def, cuplas_cmd_report_def, cuplas_cmd_eval_def,
+    cuplas_cmd_preview_def;
 
 /* The exit-code paragraph every help text ends with. */
 #define CUPLAS_HELP_EXIT_CODES                                                    \
@@ -89,5 +90,10 @@ void cuplas_cli_catch_signals(volatile int *flag);
 /* The job plan of `cuplas check` (and `run --dry-run`) on out. Returns the
  * number of jobs that cannot run. */
 int cuplas_cli_print_plan(FILE *out, const cuplas_config *cfg, const cuplas_jobs *jobs);
+
+/* `cuplas report --html`: the merged manifests as one self-contained
+ * page (report_html.c). */
+struct cuplas_merged;
+void cuplas_report_html(FILE *f, const char *dir, const struct cuplas_merged *mg, int nbad);
 
 #endif

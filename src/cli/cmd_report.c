@@ -21,7 +21,7 @@
 #include "pipeline/manifest.h"
 
 static const char report_help[] =
-    "Usage: cuplas report DIR [--json OUT.json] [--csv OUT.csv]\n"
+    "Usage: cuplas report DIR [--json OUT.json] [--csv OUT.csv] [--html OUT.html]\n"
     "\n"
     "Merge every manifest in DIR (cuplas-manifest.json and\n"
     "cuplas-manifest.I-of-N.json, written by `cuplas run`) into one summary:\n"
@@ -37,6 +37,10 @@ static const char report_help[] =
     "Options:\n"
     "  --json FILE  also write the merged summary and every dataset as JSON\n"
     "  --csv FILE   also write one CSV row per dataset\n"
+    "  --html FILE  also write one self-contained HTML page (works offline):\n"
+    "               the table, and per dataset its preview and compressed\n"
+    "               bytes against the baselines, where the run made them\n"
+    "               (output.preview, eval.enabled)\n"
     "  -h, --help   this text\n"
     "\n"
     "Exit codes (report):\n"
@@ -280,15 +284,17 @@ static void write_json(FILE *f, const char *dir, const cuplas_merged *mg, int nb
 
 /* Write with fn to path; 0 or -1 (message printed). */
 static int write_file(const char *path, const char *dir, const cuplas_merged *mg, int nbad,
-                      int rc, int json)
+                      int rc, int what)
 {
     FILE *f = fopen(path, "w");
     if (!f) {
         fprintf(stderr, "cuplas report: cannot write %s: %s\n", path, strerror(errno));
         return -1;
     }
-    if (json)
+    if (what == 1)
         write_json(f, dir, mg, nbad, rc);
+    else if (what == 2)
+        cuplas_report_html(f, dir, mg, nbad);
     else
         write_csv(f, mg);
     int bad = ferror(f);
@@ -304,10 +310,11 @@ static int cmd_report(int argc, char **argv)
     static const struct option opts[] = {
         {"json", required_argument, NULL, 'j'},
         {"csv", required_argument, NULL, 'c'},
+        {"html", required_argument, NULL, 'H'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    const char *json_out = NULL, *csv_out = NULL, *dir;
+    const char *json_out = NULL, *csv_out = NULL, *html_out = NULL, *dir;
     char **paths = NULL;
     cuplas_manifest *ms = NULL;
     cuplas_merged mg;
@@ -326,6 +333,9 @@ static int cmd_report(int argc, char **argv)
             break;
         case 'c':
             csv_out = optarg;
+            break;
+        case 'H':
+            html_out = optarg;
             break;
         default:
             rc = cuplas_cli_usage("report", "bad option");
@@ -366,7 +376,8 @@ static int cmd_report(int argc, char **argv)
         fprintf(stderr, "cuplas report: no cuplas-manifest*.json in %s\n", dir);
     print_table(stdout, dir, &mg, nbad);
     if ((json_out && write_file(json_out, dir, &mg, nbad, rc, 1) != 0) ||
-        (csv_out && write_file(csv_out, dir, &mg, nbad, rc, 0) != 0))
+        (csv_out && write_file(csv_out, dir, &mg, nbad, rc, 0) != 0) ||
+        (html_out && write_file(html_out, dir, &mg, nbad, rc, 2) != 0))
         rc = CUPLAS_EXIT_USAGE;
 done:
     cuplas_merged_free(&mg);

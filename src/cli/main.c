@@ -6,6 +6,8 @@
  *   cuplas sort IN OUT    one-off sort     (cmd_sort.c  -> jobs.c, runner.c)
  *   cuplas gen ...        synthetic inputs (cmd_gen.c   -> gen.c)
  *   cuplas report DIR     merge manifests  (cmd_report.c -> manifest.c)
+ *   cuplas eval FILE      vs baselines     (cmd_eval.c  -> h5_result.c, eval/)
+ *   cuplas preview FILE   PNG side by side (cmd_eval.c  -> eval/preview.c)
  */
 #include "cuplas_build.h"
 
@@ -21,7 +23,7 @@
 
 static const cuplas_cmd *const commands[] = {
     &cuplas_cmd_run_def, &cuplas_cmd_check_def, &cuplas_cmd_sort_def, &cuplas_cmd_gen_def,
-    &cuplas_cmd_report_def, &cuplas_cmd_export_def,
+    &cuplas_cmd_report_def, &cuplas_cmd_export_def, &cuplas_cmd_eval_def, &cuplas_cmd_preview_def,
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
@@ -30,8 +32,8 @@ static void usage(FILE *out)
     fprintf(out, "Usage: cuplas COMMAND [options]   (cuplas help COMMAND for its options)\n"
                  "\nSort HDF5 feature grids with the CUPLAS/PLAS algorithm.\n\nCommands:\n");
     for (size_t i = 0; i < NCOMMANDS; i++)
-        fprintf(out, "  %-7s %s\n", commands[i]->name, commands[i]->summary);
-    fprintf(out, "  help    cuplas help COMMAND, or cuplas help config (every config key)\n"
+        fprintf(out, "  %-8s %s\n", commands[i]->name, commands[i]->summary);
+    fprintf(out, "  help     cuplas help COMMAND, or cuplas help config (every config key)\n"
                  "\nOptions:\n  -h, --help     this text\n  -V, --version  version and "
                  "build features\n\n" CUPLAS_HELP_EXIT_CODES);
 }

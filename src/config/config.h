@@ -67,7 +67,18 @@ typedef struct cuplas_output_opts {
     bool shuffle;              /* output.shuffle: byte shuffle before deflate    */
     bool fsync;                /* output.fsync: fsync each result before rename  */
     bool ply;                  /* output.ply: also a sorted PLY of a scene       */
+    bool preview;              /* output.preview: OUT.png, input | sorted        */
 } cuplas_output_opts;
+
+/* eval: run's eval step (README "Evaluating a result"). */
+typedef struct cuplas_eval_cfg {
+    bool enabled;              /* eval.enabled                                   */
+    char **codecs;             /* eval.codecs: "png", "webp", "jxl"              */
+    int ncodecs;
+    int scheme;                /* eval.scheme: cuplas_scheme (eval/schemes.h)    */
+    bool images;               /* eval.images: OUT.eval/ORDER/NAME.EXT           */
+    int webp_method;           /* eval.webp_method: 0..6                         */
+} cuplas_eval_cfg;
 
 typedef struct cuplas_channel_opts {
     int *use;          /* channels.use: indices into C; NULL = all (or names) */
@@ -104,6 +115,7 @@ typedef struct cuplas_config {
     cuplas_channel_opts channels;
     cuplas_grid_opts grid;
     cuplas_backend_opts backend;
+    cuplas_eval_cfg eval;
     cuplas_log_opts log;
 } cuplas_config;
 

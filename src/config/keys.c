@@ -28,6 +28,7 @@ _Static_assert(sizeof(cuplas_device_kind) == sizeof(int), "enum size");
 _Static_assert(sizeof(cuplas_log_level) == sizeof(int), "enum size");
 _Static_assert(sizeof(cuplas_log_format) == sizeof(int), "enum size");
 _Static_assert(sizeof(cuplas_fit_mode) == sizeof(int), "enum size");
+_Static_assert(sizeof(((cuplas_config *)0)->eval.scheme) == sizeof(int), "enum size");
 
 static const char *const permuter_names[] = { "feistel", "lcg", NULL };
 static const char *const border_names[] = { "circular", "reflect", "replicate", NULL };
@@ -35,6 +36,8 @@ static const char *const overwrite_names[] = { "skip", "overwrite", "error", NUL
 static const char *const norm_names[] = { "none", "standardize", "minmax", NULL };
 static const char *const device_names[] = { "auto", "cpu", "gpu", NULL };
 static const char *const fit_names[] = { "pad", "crop", NULL };
+/* the order of cuplas_scheme (eval/schemes.h) */
+static const char *const scheme_names[] = { "plain", "sog", "gsplat", NULL };
 #define level_names cuplas_log_level_names
 #define format_names cuplas_log_format_names
 
@@ -86,6 +89,9 @@ const struct key cuplas_cfg_keys[] = {
       .doc = "for a PLY or .splat input, also write <output>.ply: the input's vertices "
              "in grid order (row-major, empty cells skipped), every property byte for "
              "byte, the header kept; HDF5 inputs ignore it" },
+    { "output.preview", K_BOOL, AT(output.preview),
+      .doc = "also write a PNG next to each result (its name with .png for .h5): the "
+             "input order and the sorted grid side by side, as `cuplas preview` draws them" },
 
     { "sort.seed", K_U64, AT(sort.seed),
       .doc = "random seed; with the input and the other sort.* keys it fully "
@@ -187,6 +193,23 @@ const struct key cuplas_cfg_keys[] = {
     { "backend.lanes", K_INT, AT(backend.lanes), .min = 1, .max = 16, .flags = F_MIN | F_MAX,
       .doc = "grids in flight per GPU, each with its own stream, pinned buffers and "
              "host thread: one uploads while another sorts and a third writes" },
+
+    { "eval.enabled", K_BOOL, AT(eval.enabled),
+      .doc = "after each sort, measure the result as `cuplas eval` does (AND, VAD, DPQ_16 "
+             "and lossless bytes of the sorted, input, random and Morton orders); stored in "
+             "the output's `eval` attribute, the job_done event, the manifest and `report`" },
+    { "eval.codecs", K_STRLIST, AT(eval.codecs), AT(eval.ncodecs), .flags = F_NONEMPTY,
+      .doc = "lossless codecs measured: png, webp, jxl" },
+    { "eval.scheme", K_ENUM, AT(eval.scheme), .names = scheme_names,
+      .doc = "8-bit quantisation of the channels: plain (each channel over its range), sog "
+             "or gsplat (3DGS channel names needed; else plain is used, with a warning)" },
+    { "eval.images", K_BOOL, AT(eval.images),
+      .doc = "also keep the measured image files, in a folder next to each result (its "
+             "name with .eval for .h5): ORDER/NAME.EXT" },
+    { "eval.webp_method", K_INT, AT(eval.webp_method), .min = 0, .max = 6,
+      .flags = F_MIN | F_MAX,
+      .doc = "WebP effort (method) of the step; `cuplas eval` uses 6, a few per cent smaller "
+             "and several times slower" },
 
     { "logging.level", K_ENUM, AT(log.level), .names = level_names,
       .doc = "least severe message that is printed" },
@@ -376,6 +399,16 @@ void cuplas_config_defaults(cuplas_config *cfg)
     cfg->output.shuffle = true;
     cfg->output.fsync = true;
     cfg->output.ply = false;
+    cfg->output.preview = false;
+    cfg->eval.enabled = false;
+    cfg->eval.ncodecs = 2;
+    if ((cfg->eval.codecs = calloc(2, sizeof *cfg->eval.codecs))) {
+        cfg->eval.codecs[0] = strdup("png");
+        cfg->eval.codecs[1] = strdup("webp");
+    }
+    cfg->eval.scheme = 0;   /* plain */
+    cfg->eval.images = false;
+    cfg->eval.webp_method = 4;
     cuplas_sort_params_default(&cfg->sort);
     cfg->grid.fit = CUPLAS_FIT_PAD;
     cfg->grid.crop_by = strdup("opacity");
@@ -424,6 +457,7 @@ void cuplas_config_free(cuplas_config *cfg)
     cuplas_selectors_free(&cfg->channels.groups);
     free(cfg->grid.crop_by);
     free(cfg->backend.gpus);
+    cuplas_cfg_free_strv(cfg->eval.codecs, cfg->eval.ncodecs);
     free(cfg->log.file);
     memset(cfg, 0, sizeof *cfg);
 }

@@ -11,6 +11,7 @@
  * table is refused in either place with its advice.
  */
 #include "config/loader.h"
+#include "eval/codec.h"
 #include "util/fsutil.h"
 
 #include <errno.h>
@@ -235,6 +236,14 @@ static int check_config(struct loader *ld, const cuplas_config *cfg)
         return cuplas_cfg_fail_at(ld, w, "channels.weights: %d weights for %d channels in "
                                   "channels.use (accepted: one weight per used channel, or [])",
                                   cfg->channels.nweights, cfg->channels.nuse);
+    for (int i = 0; i < cfg->eval.ncodecs; i++) {
+        cuplas_codec c;
+        cuplas_error e;
+        if (cuplas_codec_parse(cfg->eval.codecs[i], &c, &e) != 0)
+            return cuplas_cfg_fail_at(ld, seen_node(ld, "eval.codecs"), "eval.codecs: unknown "
+                                      "codec '%s' (accepted: png, webp, jxl)",
+                                      cfg->eval.codecs[i]);
+    }
     return 0;
 }
 
@@ -526,7 +535,8 @@ int cuplas_config_load(cuplas_config *cfg, const char *path,
         cfg->base_dir = cuplas_path_dir(path);
     }
     if (!cfg->path || !cfg->base_dir || !cfg->output.dir || !cfg->output.name ||
-        !cfg->grid.crop_by)
+        !cfg->grid.crop_by || !cfg->eval.codecs || !cfg->eval.codecs[0] ||
+        !cfg->eval.codecs[1])
         CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
     if (path)
         CUPLAS_TRY(read_document(&ld));

@@ -32,6 +32,7 @@ typedef struct cuplas_result_meta {
     const char *backend;       /* "cpu" or "gpu"                            */
     const char *device_name;   /* CPU model / GPU name                      */
     const char *identity;      /* input identity + config hash (resume key)  */
+    const char *eval_json;     /* run's eval step: the `eval` attribute, or NULL */
 } cuplas_result_meta;
 
 /* The HDF5 part of a result's file, for tmp (an empty file from

@@ -333,3 +333,26 @@ int cuplas_h5_write_raw(const char *tmp, const cuplas_h5_encoded *enc, cuplas_po
                               strerror(bad_errno));
     return rc;
 }
+
+int cuplas_publish_bytes(const char *out_path, const void *data, size_t size, int sync,
+                         cuplas_error *err)
+{
+    char *tmp = cuplas_tmp_create(out_path, err);
+    int rc = 0;
+
+    if (!tmp)
+        return err->code ? (int)err->code : CUPLAS_ERR_OUTPUT;
+    FILE *f = fopen(tmp, "wb");
+    int bad = !f || fwrite(data, 1, size, f) != size;
+    if (f && fclose(f) != 0)
+        bad = 1;
+    if (bad)
+        rc = cuplas_error_set(err, CUPLAS_ERR_OUTPUT, "cannot write %s: %s", out_path,
+                              strerror(errno));
+    else
+        rc = cuplas_tmp_publish(tmp, out_path, sync, err);
+    if (rc)
+        unlink(tmp);
+    free(tmp);
+    return rc;
+}

@@ -55,6 +55,11 @@ int cuplas_tmp_publish_deferred(const char *tmp, const char *out_path, cuplas_di
 int cuplas_dirsync_flush(cuplas_dirsync *ds, double max_age_s, int **bad, int *nbad,
                          cuplas_error *err);
 
+/* A small file (a preview PNG) published like a result: temp file next
+ * to out_path, written, renamed onto it (fsync'd first with sync). */
+int cuplas_publish_bytes(const char *out_path, const void *data, size_t size, int sync,
+                         cuplas_error *err);
+
 /* An output folder that exists, is a folder and is writable, or
  * CUPLAS_ERR_OUTPUT saying which of these it is not. */
 int cuplas_out_dir_check(const char *dir, cuplas_error *err);

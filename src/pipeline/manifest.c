@@ -20,7 +20,9 @@
 #include <unistd.h>
 
 #include "io/h5_read.h"
+#include "io/h5_result.h"
 #include "io/publish.h"
+#include "pipeline/stages.h"
 #include "util/json.h"
 
 #define LINE_LEN 2048
@@ -105,6 +107,34 @@ fail:
     return rc;
 }
 
+/* A skipped job's output: its eval attribute and its preview, if any. */
+static int skipped_extras(const cuplas_job *j, cuplas_manifest_entry *e, cuplas_error *err)
+{
+    char *js = cuplas_h5_output_eval(j->output, j->dataset);
+    char *png = cuplas_output_beside(j->output, ".png");
+    cuplas_json *doc = NULL;
+    cuplas_error perr;
+    struct stat st;
+    int rc = 0;
+
+    cuplas_error_clear(&perr);
+    if (!png)
+        CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
+    if (js && cuplas_json_parse(js, strlen(js), &doc, &perr) == 0) {
+        if (!(e->eval = malloc(sizeof *e->eval)))
+            CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
+        if (cuplas_eval_result_from_json(doc, e->eval) != 0)
+            free(e->eval), e->eval = NULL;
+    }
+    if (stat(png, &st) == 0 && S_ISREG(st.st_mode))
+        e->preview = png, png = NULL;
+fail:
+    cuplas_json_free(doc);
+    free(js);
+    free(png);
+    return rc;
+}
+
 int cuplas_manifest_add_results(cuplas_manifest *m, const cuplas_jobs *jobs,
                                 const cuplas_job_result *results, const cuplas_worker *workers,
                                 cuplas_error *err)
@@ -134,6 +164,7 @@ int cuplas_manifest_add_results(cuplas_manifest *m, const cuplas_jobs *jobs,
             /* the metrics of the output that made this job unnecessary */
             snprintf(e->backend, sizeof e->backend, "%s", backend);
             dev = device;
+            CUPLAS_TRY(skipped_extras(j, e, err));
         }
         if (r->state != CUPLAS_JOB_DONE && r->state != CUPLAS_JOB_SKIPPED &&
             r->state != CUPLAS_JOB_CANCELLED)
@@ -149,7 +180,13 @@ int cuplas_manifest_add_results(cuplas_manifest *m, const cuplas_jobs *jobs,
             e->shape[2] = j->C;
             snprintf(e->dtype, sizeof e->dtype, "%s", j->dtype);
         }
-        if (dup_into(&e->input, j->file) || dup_into(&e->dataset, j->dataset) ||
+        if (r->state == CUPLAS_JOB_DONE && r->eval) {
+            if (!(e->eval = malloc(sizeof *e->eval)))
+                CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
+            *e->eval = *r->eval;
+        }
+        if ((r->state == CUPLAS_JOB_DONE && dup_into(&e->preview, r->preview)) ||
+            dup_into(&e->input, j->file) || dup_into(&e->dataset, j->dataset) ||
             dup_into(&e->output, j->output) || dup_into(&e->device, dev && *dev ? dev : NULL) ||
             dup_into(&e->error, r->state == CUPLAS_JOB_FAILED ||
                                         r->state == CUPLAS_JOB_CANCELLED ? line : NULL))
@@ -216,6 +253,13 @@ static void print_entry(FILE *f, const cuplas_manifest_entry *e)
     else
         fputs("null", f);
     key(f, "dtype", 0), cuplas_json_write_str(f, e->dtype[0] ? e->dtype : NULL);
+    /* only where run's eval step or output.preview made them */
+    if (e->preview)
+        key(f, "preview", 0), cuplas_json_write_str(f, e->preview);
+    if (e->eval) {
+        fputs(",\n     ", f);
+        key(f, "eval", 1), cuplas_eval_result_json(f, e->eval);
+    }
     fputs("}", f);
 }
 
@@ -368,8 +412,18 @@ static int read_entry(const cuplas_json *o, cuplas_manifest_entry *e)
         dup_into(&e->dataset, cuplas_json_get_str(o, "dataset", NULL)) ||
         dup_into(&e->output, cuplas_json_get_str(o, "output", NULL)) ||
         dup_into(&e->error, cuplas_json_get_str(o, "error", NULL)) ||
-        dup_into(&e->device, cuplas_json_get_str(o, "device", NULL)))
+        dup_into(&e->device, cuplas_json_get_str(o, "device", NULL)) ||
+        dup_into(&e->preview, cuplas_json_get_str(o, "preview", NULL)))
         return -1;
+    const cuplas_json *ev = cuplas_json_get(o, "eval");
+    if (ev && ev->type == CUPLAS_JSON_OBJECT) {
+        if (!(e->eval = malloc(sizeof *e->eval)))
+            return -1;
+        if (cuplas_eval_result_from_json(ev, e->eval) != 0) {
+            free(e->eval);   /* an eval of another format: left out */
+            e->eval = NULL;
+        }
+    }
     return 0;
 }
 
@@ -448,6 +502,8 @@ void cuplas_manifest_free(cuplas_manifest *m)
         free(e->output);
         free(e->error);
         free(e->device);
+        free(e->eval);
+        free(e->preview);
     }
     free(m->v);
     free(m->path);

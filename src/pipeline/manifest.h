@@ -15,6 +15,7 @@
 #include <stdio.h>
 
 #include "util/error.h"
+#include "eval/evaluate.h"
 #include "pipeline/jobs.h"
 #include "pipeline/runner.h"
 #include "pipeline/shard.h"
@@ -37,6 +38,8 @@ typedef struct cuplas_manifest_entry {
     char *device;             /* device name or NULL                          */
     int64_t shape[3];         /* H, W, C; all 0 = unknown                     */
     char dtype[16];
+    cuplas_eval_result *eval; /* run's eval step ("eval"), or NULL            */
+    char *preview;            /* the preview PNG (output.preview), or NULL    */
 } cuplas_manifest_entry;
 
 typedef struct cuplas_manifest {

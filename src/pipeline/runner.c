@@ -558,6 +558,10 @@ void cuplas_runner_free(cuplas_runner *r)
 {
     if (!r->jobs)
         return;
+    for (int i = 0; r->results && i < r->jobs->n; i++) {
+        free(r->results[i].eval);
+        free(r->results[i].preview);
+    }
     free(r->results);
     free(r->workers);
     for (int d = 0; r->gates && d < r->ndev; d++)

@@ -25,6 +25,7 @@
 #include "util/log.h"
 #include "util/pool.h"
 #include "core/level.h"
+#include "eval/evaluate.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -51,6 +52,9 @@ typedef struct cuplas_job_result {
     double h5_s;               /* in HDF5 calls on that thread               */
     cuplas_sort_stats stats;   /* stats.levels counts up during a CPU sort */
     volatile int levels_total; /* the sort's levels, once it has started     */
+    double eval_s;             /* eval step and preview (eval.enabled, output.preview) */
+    cuplas_eval_result *eval;  /* malloc'd: the eval step's result, or NULL       */
+    char *preview;             /* malloc'd: the published preview PNG, or NULL    */
 } cuplas_job_result;
 
 typedef struct cuplas_worker {

@@ -5,6 +5,8 @@
  *          lane: pread + inflate the chunks, output folder
  *   prep   lane: channels to double, normalise, AND before
  *   sort   lane (+GPU): admission, sort, CPU fallback
+ *   eval   lane, only with eval.enabled / output.preview: measure and
+ *          draw the result (eval/), warnings only
  *   write  lane: AND after, encode chunks, temp file
  *          HDF5 thread: the output's HDF5 part (small files in memory)
  *          lane: raw data, fsync, rename
@@ -15,6 +17,7 @@
  * (h5_*). A job's result record is written only by the worker running
  * it. Nothing here calls exit(): a failure ends its job.
  */
+#define _GNU_SOURCE /* asprintf */
 #include "cuplas_build.h"
 #include "pipeline/stages.h"
 
@@ -32,6 +35,9 @@
 #include "core/transform.h"
 #include "eval/orders.h"
 #include "eval/quality.h"
+#include "eval/codec.h"
+#include "eval/evaluate.h"
+#include "eval/preview.h"
 #include "io/codec.h"
 #include "io/dtype.h"
 #include "io/grid.h"
@@ -77,6 +83,9 @@ typedef struct job_ctx {
     int rows_in_raw;              /* g.raw holds the scene's rows          */
     int64_t *label, *dropped;     /* fitted: item -> input row; crop's rest */
     uint8_t *empty;               /* pad: empty-cell flags, H*W            */
+    char *eval_json;              /* eval: the `eval` attribute, or NULL    */
+    cuplas_buf png;               /* eval: the preview PNG, size 0 = none   */
+    char *images_tmp;             /* eval: eval.images' folder, not yet published */
 } job_ctx;
 
 /* ------------------------------------------------------------- logging */
@@ -100,10 +109,23 @@ static void log_result(cuplas_runner *r, const cuplas_job *job, const cuplas_job
     const char *dev = res->worker >= 0 ? r->workers[res->worker].name : "";
 
     switch (res->state) {
-    case CUPLAS_JOB_DONE:
+    case CUPLAS_JOB_DONE: {
+        char *ej = res->eval ? cuplas_eval_result_json_str(res->eval) : NULL;
         snprintf(text, sizeof text, "cuplas: done %s:%s -> %s (%s, %.2f s, AND %.6g -> %.6g)",
                  job->file, job->dataset, job->output, res->backend, res->total_s,
                  res->and_before, res->and_after);
+        if (res->eval) {
+            size_t len = strlen(text);
+            double ratio = cuplas_eval_ratio(res->eval, CUPLAS_ORDER_INPUT, CUPLAS_CODEC_PNG);
+            snprintf(text + len, sizeof text - len, "; eval: %s bytes sorted/input %.4f, "
+                     "sorted/morton %.4f",
+                     isfinite(ratio) ? "png" : "webp",
+                     isfinite(ratio) ? ratio
+                                     : cuplas_eval_ratio(res->eval, CUPLAS_ORDER_INPUT,
+                                                         CUPLAS_CODEC_WEBP),
+                     cuplas_eval_ratio(res->eval, CUPLAS_ORDER_MORTON,
+                                       isfinite(ratio) ? CUPLAS_CODEC_PNG : CUPLAS_CODEC_WEBP));
+        }
         cuplas_log_event(r->log, CUPLAS_LOG_INFO, "job_done", text,
                          CUPLAS_LF_S("file", job->file), CUPLAS_LF_S("dataset", job->dataset),
                          CUPLAS_LF_S("output", job->output), CUPLAS_LF_S("backend", res->backend),
@@ -120,8 +142,11 @@ static void log_result(cuplas_runner *r, const cuplas_job *job, const cuplas_job
                          CUPLAS_LF_I("passes", res->stats.passes),
                          CUPLAS_LF_D("gpu_h2d_ms", res->stats.h2d_ms),
                          CUPLAS_LF_D("gpu_sort_ms", res->stats.device_ms),
-                         CUPLAS_LF_D("gpu_d2h_ms", res->stats.d2h_ms), NULL);
+                         CUPLAS_LF_D("gpu_d2h_ms", res->stats.d2h_ms),
+                         CUPLAS_LF_J("eval", ej), NULL);
+        free(ej);
         break;
+    }
     case CUPLAS_JOB_SKIPPED:
         snprintf(text, sizeof text, "cuplas: skipped %s:%s (complete: %s)", job->file,
                  job->dataset, job->output);
@@ -591,6 +616,175 @@ static void sync_due(cuplas_runner *r)
     free(bad);
 }
 
+char *cuplas_output_beside(const char *output, const char *suffix)
+{
+    size_t n = strlen(output);
+    char *p = NULL;
+    if (n > 3 && !strcmp(output + n - 3, ".h5"))
+        n -= 3;
+    if (asprintf(&p, "%.*s%s", (int)n, output, suffix) < 0)
+        return NULL;
+    return p;
+}
+
+static void eval_warn(job_ctx *j, const char *what, const cuplas_error *e)
+{
+    char text[LINE_LEN];
+    snprintf(text, sizeof text, "cuplas: warning: %s:%s: %s: %s%s%s", j->job->file,
+             j->job->dataset, what, e->where[0] ? e->where : "", e->where[0] ? ": " : "",
+             e->msg);
+    cuplas_log_event(j->r->log, CUPLAS_LOG_WARN, "eval_failed", text,
+                     CUPLAS_LF_S("file", j->job->file), CUPLAS_LF_S("dataset", j->job->dataset),
+                     CUPLAS_LF_S("error", e->msg), NULL);
+}
+
+/* The eval step's options from the config; the scheme falls back to
+ * plain (with a warning) where the channels have no 3DGS names. */
+static void eval_options(job_ctx *j, const char *const *names, int C, cuplas_eval_opts *o)
+{
+    const cuplas_config *cfg = j->r->cfg;
+    cuplas_error e;
+
+    cuplas_error_clear(&e);
+    cuplas_eval_opts_default(o);
+    o->codecs = 0;
+    for (int i = 0; i < cfg->eval.ncodecs; i++) {
+        cuplas_codec c;
+        if (cuplas_codec_parse(cfg->eval.codecs[i], &c, &e) == 0)   /* checked at load */
+            o->codecs |= 1u << c;
+    }
+    o->codec.webp_method = cfg->eval.webp_method;
+    o->scheme = (cuplas_scheme)cfg->eval.scheme;
+    if (!cuplas_scheme_applies(o->scheme, names, C)) {
+        cuplas_error_clear(&e);
+        cuplas_error_set(&e, CUPLAS_ERR_USAGE, "scheme %s needs channels named x, y, z; "
+                         "measured with plain", cuplas_scheme_name(o->scheme));
+        eval_warn(j, "eval.scheme", &e);
+        o->scheme = CUPLAS_SCHEME_PLAIN;
+    }
+}
+
+/* eval (eval.enabled, output.preview): the result measured and drawn on
+ * the lane, before the write, so that the `eval` attribute is part of the
+ * published file. A failure here is a warning, never the job's: the
+ * result is written without it. */
+static void stage_eval(job_ctx *j)
+{
+    const cuplas_config *cfg = j->r->cfg;
+    const cuplas_h5grid *g = &j->g;
+    cuplas_job_result *res = j->res;
+    int64_t N = g->H * g->W;
+    int C = (int)g->C, *use = NULL;
+    double *items = NULL, t = cuplas_now_s();
+    /* channel names: scene inputs will bring them; HDF5 inputs have none */
+    const char *const *names = NULL;
+    cuplas_error e;
+
+    if (!cfg->eval.enabled && !cfg->output.preview)
+        return;
+    cuplas_error_clear(&e);
+    if (j->label || j->empty || j->job->scene) {
+        /* a fitted grid's cells are not the input's rows one to one: the
+           lane's step does not cover it yet; `cuplas eval` on the output does */
+        cuplas_error_set(&e, CUPLAS_ERR_USAGE, "not run for padded, cropped or scene grids "
+                         "(run `cuplas eval %s` on the result)", j->job->output);
+        eval_warn(j, "eval", &e);
+        return;
+    }
+    if (!(use = malloc((size_t)C * sizeof *use)) ||
+        !(items = malloc((size_t)N * (size_t)C * sizeof *items))) {
+        cuplas_error_set(&e, CUPLAS_ERR_NOMEM, "out of memory");
+        eval_warn(j, "eval", &e);
+        goto done;
+    }
+    for (int c = 0; c < C; c++)
+        use[c] = c;
+    if (cuplas_h5grid_to_double(g, use, C, items, j->pool, &e) != 0) {
+        eval_warn(j, "eval", &e);
+        goto done;
+    }
+    if (cfg->eval.enabled) {
+        cuplas_eval_opts o;
+        cuplas_eval_result *er = malloc(sizeof *er);
+        eval_options(j, names, C, &o);
+        if (cfg->eval.images && er) {
+            char *dir = cuplas_output_beside(j->job->output, ".eval");
+            if (dir && asprintf(&j->images_tmp, "%s.tmp.%ld", dir, (long)getpid()) < 0)
+                j->images_tmp = NULL;
+            free(dir);
+            if (j->images_tmp)
+                cuplas_rm_tree(j->images_tmp);   /* a leftover of a killed run */
+            o.images_dir = j->images_tmp;
+        }
+        if (!er || (cfg->eval.images && !j->images_tmp)) {
+            cuplas_error_set(&e, CUPLAS_ERR_NOMEM, "out of memory");
+            eval_warn(j, "eval", &e);
+            free(er);
+        } else if (cuplas_evaluate(items, N, C, names, j->index, g->H, g->W, &o, er, &e) != 0) {
+            eval_warn(j, "eval", &e);
+            free(er);
+        } else {
+            res->eval = er;
+            j->eval_json = cuplas_eval_result_json_str(er);
+        }
+        if (!res->eval && j->images_tmp) {
+            cuplas_rm_tree(j->images_tmp);
+            free(j->images_tmp);
+            j->images_tmp = NULL;
+        }
+    }
+    if (cfg->output.preview) {
+        cuplas_preview_opts po;
+        cuplas_eval_image img = {0};
+        cuplas_preview_opts_default(&po);
+        if (cuplas_preview_build(items, N, C, j->index, g->H, g->W, &po, &img, &e) != 0 ||
+            cuplas_image_encode(CUPLAS_CODEC_PNG, &img, NULL, &j->png, &e) != 0) {
+            eval_warn(j, "preview", &e);
+            j->png.size = 0;
+        }
+        free(img.px);
+    }
+done:
+    free(use);
+    free(items);
+    res->eval_s = cuplas_now_s() - t;
+}
+
+/* After the result is published: its preview (by rename, like the
+ * result) and the eval images folder (a folder renamed onto its name). */
+static void publish_extras(job_ctx *j)
+{
+    const cuplas_config *cfg = j->r->cfg;
+    cuplas_error e;
+    cuplas_error_clear(&e);
+
+    if (j->png.size) {
+        char *path = cuplas_output_beside(j->job->output, ".png");
+        if (!path)
+            cuplas_error_set(&e, CUPLAS_ERR_NOMEM, "out of memory");
+        if (path && cuplas_publish_bytes(path, j->png.data, j->png.size, cfg->output.fsync,
+                                         &e) == 0)
+            j->res->preview = path, path = NULL;
+        else
+            eval_warn(j, "preview", &e);
+        free(path);
+    }
+    if (j->images_tmp) {
+        char *dir = cuplas_output_beside(j->job->output, ".eval");
+        if (dir)
+            cuplas_rm_tree(dir);   /* the previous run's images of this output */
+        if (!dir || rename(j->images_tmp, dir) != 0) {
+            cuplas_error_set(&e, CUPLAS_ERR_OUTPUT, "cannot rename %s to %s: %s", j->images_tmp,
+                             dir ? dir : "?", strerror(errno));
+            eval_warn(j, "eval.images", &e);
+            cuplas_rm_tree(j->images_tmp);
+        }
+        free(dir);
+        free(j->images_tmp);
+        j->images_tmp = NULL;
+    }
+}
+
 /* write: the output file, published atomically under its name. */
 static int stage_write(job_ctx *j, cuplas_error *e)
 {
@@ -623,6 +817,7 @@ static int stage_write(job_ctx *j, cuplas_error *e)
         .backend = res->backend,
         .device_name = device,
         .identity = job->identity,
+        .eval_json = j->eval_json,
     };
     /* gather, shuffle and deflate here; on the HDF5 thread, the file's
        metadata and (compressed) chunks; uncompressed data, fsync and
@@ -719,7 +914,9 @@ static int run_stages(job_ctx *j, cuplas_error *e)
     }
     CUPLAS_TRY(stage_prep(j, e));
     CUPLAS_TRY(stage_sort(j, e));
+    stage_eval(j);
     CUPLAS_TRY(stage_write(j, e));
+    publish_extras(j);
     j->res->state = CUPLAS_JOB_DONE;
 fail:
     return rc;
@@ -749,6 +946,12 @@ void cuplas_job_run(cuplas_runner *r, int wi, struct cuplas_gpu_ctx *gpu, int i)
     free(j.dropped);
     free(j.empty);
     cuplas_ply_close(&j.ply);
+    free(j.eval_json);
+    free(j.png.data);
+    if (j.images_tmp) {   /* the job failed after its eval */
+        cuplas_rm_tree(j.images_tmp);
+        free(j.images_tmp);
+    }
     cuplas_h5grid_free(&j.g);   /* no HDF5 call: the grid holds none */
     res->total_s = cuplas_now_s() - t0;
     w->jobs++;

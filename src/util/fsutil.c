@@ -1,6 +1,9 @@
-/* fsutil.c - folder of a path, mkdir -p, lock file. */
+/* fsutil.c - folder of a path, mkdir -p, rm -r, lock file. */
+#define _GNU_SOURCE /* nftw */
 #include "util/fsutil.h"
 
+#include <ftw.h>
+#include <unistd.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -72,4 +75,15 @@ int cuplas_lock_path(const char *path, int *fd, long *pid, cuplas_error *err)
         /* the pid is only a courtesy for the other run's message */
     }
     return 0;
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st, (void)ftw;
+    return flag == FTW_DP ? rmdir(path) : unlink(path);
+}
+
+int cuplas_rm_tree(const char *path)
+{
+    return nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }

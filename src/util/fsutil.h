@@ -1,6 +1,6 @@
 /*
  * fsutil.h - the few filesystem helpers several stages share: the folder
- * of a path, mkdir -p, and a lock file. POSIX only; no HDF5.
+ * of a path, mkdir -p, rm -r and a lock file. POSIX only; no HDF5.
  */
 #ifndef CUPLAS_FSUTIL_H
 #define CUPLAS_FSUTIL_H
@@ -24,6 +24,10 @@ int cuplas_mkdir_p(const char *dir, cuplas_error *err);
  * unknown); -1 the file cannot be made (err, CUPLAS_ERR_OUTPUT). A file
  * system without locks (ENOLCK, EOPNOTSUPP) counts as held. */
 int cuplas_lock_path(const char *path, int *fd, long *pid, cuplas_error *err);
+
+/* rm -r path (files, folders, links as links); 0, or -1 with errno. For
+ * temporary folders this program made itself. */
+int cuplas_rm_tree(const char *path);
 
 #ifdef __cplusplus
 }

@@ -148,6 +148,16 @@ static void json_fields(FILE *f, va_list ap)
     const char *key;
     while ((key = va_arg(ap, const char *))) {
         int type = va_arg(ap, int);
+        if (type == 'j') {   /* raw JSON, left out when NULL */
+            const char *raw = va_arg(ap, const char *);
+            if (raw) {
+                fputc(',', f);
+                cuplas_json_string(f, key);
+                fputc(':', f);
+                fputs(raw, f);
+            }
+            continue;
+        }
         fputc(',', f);
         cuplas_json_string(f, key);
         fputc(':', f);

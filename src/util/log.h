@@ -77,6 +77,8 @@ void cuplas_log_event(cuplas_log *lg, cuplas_log_level level, const char *event,
 #define CUPLAS_LF_S(k, v) (k), 's', (const char *)(v)
 #define CUPLAS_LF_D(k, v) (k), 'd', (double)(v)
 #define CUPLAS_LF_I(k, v) (k), 'i', (long long)(v)
+/* a JSON value written as it is (JSON mode); NULL leaves the field out */
+#define CUPLAS_LF_J(k, v) (k), 'j', (const char *)(v)
 
 /* JSON string escaping (quotes included) into f; shared with plan output. */
 void cuplas_json_string(FILE *f, const char *s);

@@ -1,0 +1,236 @@
+/*
+ * report_html.c - `cuplas report DIR --html FILE`: the merged run as one
+ * self-contained HTML page (cmd_report.c merges, this draws).
+ *
+ * Design facts: the page needs nothing but itself: styles inline, every
+ * preview PNG embedded as a base64 data: URI, bars drawn with CSS widths,
+ * no script; it opens offline and in a mail attachment alike. What it
+ * shows comes from the manifests (the eval step's numbers and the
+ * preview's path), never from the HDF5 outputs, like the rest of report.
+ */
+#include "cli/cli.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "eval/codec.h"
+#include "eval/evaluate.h"
+#include "eval/orders.h"
+#include "pipeline/manifest.h"
+
+/* previews larger than this are linked, not embedded */
+#define MAX_EMBED_BYTES (8u << 20)
+
+static void esc(FILE *f, const char *s)
+{
+    for (; s && *s; s++) {
+        switch (*s) {
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '&': fputs("&amp;", f); break;
+        case '"': fputs("&quot;", f); break;
+        default: fputc(*s, f);
+        }
+    }
+}
+
+static void base64(FILE *f, const unsigned char *p, size_t n)
+{
+    static const char t[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    for (size_t i = 0; i < n; i += 3) {
+        unsigned v = (unsigned)p[i] << 16 | (i + 1 < n ? (unsigned)p[i + 1] << 8 : 0) |
+                     (i + 2 < n ? p[i + 2] : 0);
+        fputc(t[v >> 18 & 63], f);
+        fputc(t[v >> 12 & 63], f);
+        fputc(i + 1 < n ? t[v >> 6 & 63] : '=', f);
+        fputc(i + 2 < n ? t[v & 63] : '=', f);
+    }
+}
+
+/* The file at path embedded as a data: URI image; 0, or -1 when it
+ * cannot be read (or is too big). */
+static int embed_png(FILE *f, const char *path, const char *alt)
+{
+    struct stat st;
+    FILE *in;
+    unsigned char *buf;
+    int rc = -1;
+
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
+        (size_t)st.st_size > MAX_EMBED_BYTES || !(in = fopen(path, "rb")))
+        return -1;
+    if ((buf = malloc((size_t)st.st_size)) &&
+        fread(buf, 1, (size_t)st.st_size, in) == (size_t)st.st_size) {
+        fputs("<img class=\"preview\" alt=\"", f);
+        esc(f, alt);
+        fputs("\" src=\"data:image/png;base64,", f);
+        base64(f, buf, (size_t)st.st_size);
+        fputs("\">", f);
+        rc = 0;
+    }
+    free(buf);
+    fclose(in);
+    return rc;
+}
+
+static void num(FILE *f, const char *fmt, double v)
+{
+    if (isfinite(v))
+        fprintf(f, fmt, v);
+    else
+        fputs("&ndash;", f);
+}
+
+static const char style[] =
+    "body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222;max-width:1200px}"
+    "h1{font-size:22px}h2{font-size:18px;margin-top:32px}h3{font-size:15px;margin:24px 0 8px}"
+    "table{border-collapse:collapse;margin:8px 0}td,th{border:1px solid #ccc;padding:3px 8px;"
+    "text-align:right}th{background:#f0f0f0}td.l,th.l{text-align:left}"
+    ".done{color:#070}.failed,.cancelled,.pending{color:#b00}.skipped{color:#555}"
+    ".bar{display:inline-block;height:10px;background:#4a7fd4;vertical-align:middle}"
+    ".bar.sorted{background:#2a9d4a}.win{color:#070;font-weight:600}.lose{color:#b00;"
+    "font-weight:600}img.preview{max-width:100%;image-rendering:pixelated;border:1px solid #ccc}"
+    ".note{color:#555;font-size:12px}";
+
+/* One dataset's compression figures: bytes per item by order and codec,
+ * a bar per order, the sorted/baseline ratio. */
+static void eval_table(FILE *f, const cuplas_eval_result *r)
+{
+    double maxb = 0;
+    for (int k = 0; k < CUPLAS_ORDER_COUNT; k++)
+        for (int c = 0; c < CUPLAS_CODEC_COUNT; c++)
+            if (r->order[k].bytes[c] > 0 && (double)r->order[k].bytes[c] / r->N > maxb)
+                maxb = (double)r->order[k].bytes[c] / r->N;
+    fprintf(f, "<p class=\"note\">%lld items on a %lldx%lld grid, %d channels; scheme %s, %d "
+            "images per order; empty cells coded 0; Morton of %s. Ratio = sorted bytes / that "
+            "order's bytes (below 1: sorting wins).</p>\n", (long long)r->N, (long long)r->H,
+            (long long)r->W, r->C, cuplas_scheme_name(r->scheme), r->nimages,
+            !strcmp(r->morton_keys, "xyz") ? "x, y, z" : "3 principal components");
+    fputs("<table><tr><th class=\"l\">order</th><th>AND</th><th>VAD</th><th>DPQ</th>", f);
+    for (int c = 0; c < CUPLAS_CODEC_COUNT; c++)
+        if (r->codecs & 1u << c)
+            fprintf(f, "<th>%s bytes/item</th><th class=\"l\"></th><th>ratio</th>",
+                    cuplas_codec_name((cuplas_codec)c));
+    fputs("</tr>\n", f);
+    for (int k = 0; k < CUPLAS_ORDER_COUNT; k++) {
+        const cuplas_eval_order_stats *s = &r->order[k];
+        fprintf(f, "<tr><td class=\"l\">%s</td><td>", cuplas_order_name((cuplas_order_kind)k));
+        num(f, "%.4g", s->and_);
+        fputs("</td><td>", f);
+        num(f, "%.4g", s->vad);
+        fputs("</td><td>", f);
+        num(f, "%.4f", s->dpq);
+        fputs("</td>", f);
+        for (int c = 0; c < CUPLAS_CODEC_COUNT; c++) {
+            if (!(r->codecs & 1u << c))
+                continue;
+            double b = s->bytes[c] >= 0 ? (double)s->bytes[c] / r->N : NAN;
+            fputs("<td>", f);
+            num(f, "%.4f", b);
+            fprintf(f, "</td><td class=\"l\"><span class=\"bar%s\" style=\"width:%.0fpx\"></span>"
+                    "</td><td>", k == CUPLAS_ORDER_SORTED ? " sorted" : "",
+                    maxb > 0 && isfinite(b) ? 120.0 * b / maxb : 0.0);
+            if (k != CUPLAS_ORDER_SORTED) {
+                double q = cuplas_eval_ratio(r, (cuplas_order_kind)k, (cuplas_codec)c);
+                fprintf(f, "<span class=\"%s\">", q < 1 ? "win" : "lose");
+                num(f, "%.4f", q);
+                fputs("</span>", f);
+            }
+            fputs("</td>", f);
+        }
+        fputs("</tr>\n", f);
+    }
+    fputs("</table>\n", f);
+}
+
+void cuplas_report_html(FILE *f, const char *dir, const cuplas_merged *mg, int nbad)
+{
+    int neval = 0;
+
+    fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+          "<title>cuplas report: ", f);
+    esc(f, dir);
+    fprintf(f, "</title><style>%s</style></head><body>\n<h1>cuplas report: ", style);
+    esc(f, dir);
+    fprintf(f, "</h1>\n<p>%d manifest%s, %d dataset%s: %d done, %d skipped, %d failed, "
+            "%d cancelled, %d pending%s.", mg->nused, mg->nused == 1 ? "" : "s", mg->n,
+            mg->n == 1 ? "" : "s", mg->done, mg->skipped, mg->failed, mg->cancelled, mg->pending,
+            nbad ? "; some manifests could not be read" : "");
+    if (mg->and_count)
+        fprintf(f, " Mean AND of %d: before %.6g, after %.6g.", mg->and_count,
+                mg->and_before_mean, mg->and_after_mean);
+    fprintf(f, " Sort time %.3f s in total.</p>\n", mg->sort_s);
+    if (mg->nmissing)
+        fprintf(f, "<p class=\"failed\">%d shard%s without a manifest.</p>\n", mg->nmissing,
+                mg->nmissing == 1 ? "" : "s");
+
+    fputs("<h2>Datasets</h2>\n<table><tr><th class=\"l\">input</th><th class=\"l\">dataset"
+          "</th><th class=\"l\">status</th><th>shape</th><th>AND before</th><th>AND after"
+          "</th><th>sort s</th><th>PNG sorted/input</th><th>PNG sorted/morton</th>"
+          "<th>WebP sorted/input</th><th>WebP sorted/morton</th></tr>\n", f);
+    for (int i = 0; i < mg->n; i++) {
+        const cuplas_manifest_entry *e = mg->v[i].e;
+        fputs("<tr><td class=\"l\">", f);
+        esc(f, e->input);
+        fputs("</td><td class=\"l\">", f);
+        esc(f, e->dataset);
+        fprintf(f, "</td><td class=\"l %s\">%s</td><td>", e->status, e->status);
+        if (e->shape[0] > 0)
+            fprintf(f, "%lldx%lldx%lld", (long long)e->shape[0], (long long)e->shape[1],
+                    (long long)e->shape[2]);
+        fputs("</td><td>", f);
+        num(f, "%.6g", e->and_before);
+        fputs("</td><td>", f);
+        num(f, "%.6g", e->and_after);
+        fputs("</td><td>", f);
+        num(f, "%.3f", e->sort_s);
+        fputs("</td>", f);
+        for (int c = CUPLAS_CODEC_PNG; c <= CUPLAS_CODEC_WEBP; c++)
+            for (int k = CUPLAS_ORDER_INPUT; k <= CUPLAS_ORDER_MORTON; k += 2) {
+                double q = e->eval ? cuplas_eval_ratio(e->eval, (cuplas_order_kind)k,
+                                                       (cuplas_codec)c) : NAN;
+                fprintf(f, "<td class=\"%s\">", !isfinite(q) ? "" : q < 1 ? "win" : "lose");
+                num(f, "%.4f", q);
+                fputs("</td>", f);
+            }
+        fputs("</tr>\n", f);
+        if (e->error) {
+            fputs("<tr><td class=\"l failed\" colspan=\"11\">", f);
+            esc(f, e->error);
+            fputs("</td></tr>\n", f);
+        }
+        neval += e->eval || e->preview;
+    }
+    fputs("</table>\n", f);
+    if (!neval)
+        fputs("<p class=\"note\">No eval results or previews in these manifests: run with "
+              "<code>eval: {enabled: true}</code> and <code>output: {preview: true}</code>.</p>\n",
+              f);
+
+    for (int i = 0; i < mg->n; i++) {
+        const cuplas_manifest_entry *e = mg->v[i].e;
+        if (!e->eval && !e->preview)
+            continue;
+        fputs("<h3>", f);
+        esc(f, e->input);
+        fputs(" : ", f);
+        esc(f, e->dataset);
+        fputs("</h3>\n", f);
+        if (e->preview) {
+            fputs("<p class=\"note\">input order (left) and sorted (right): ", f);
+            esc(f, e->preview);
+            fputs("</p>\n", f);
+            if (embed_png(f, e->preview, e->dataset ? e->dataset : "preview") != 0) {
+                fputs("<p class=\"failed\">preview not readable: ", f);
+                esc(f, e->preview);
+                fputs("</p>\n", f);
+            }
+        }
+        if (e->eval)
+            eval_table(f, e->eval);
+    }
+    fputs("<p class=\"note\">Written by cuplas report. Bytes are the lossless files "
+          "`cuplas eval` measures (README \"Evaluating a result\").</p>\n</body></html>\n", f);
+}

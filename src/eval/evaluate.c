@@ -1,0 +1,398 @@
+/*
+ * evaluate.c - a result against its baselines (evaluate.h).
+ *
+ * Design facts: the four orders are measured one after another (one grid
+ * of doubles alive at a time: 10,000 x 384 is 30 MiB), but their images
+ * are kept and encoded together afterwards, one (order, codec) pair per
+ * OpenMP task, since encoding (WebP at method 6 above all) is where the
+ * time goes. Each pair's bytes come from one thread, so the totals are
+ * the same on any thread count.
+ */
+#define _GNU_SOURCE /* open_memstream */
+#include "eval/evaluate.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "eval/quality.h"
+#include "util/clock.h"
+#include "util/fsutil.h"
+
+void cuplas_eval_opts_default(cuplas_eval_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->codecs = 1u << CUPLAS_CODEC_PNG | 1u << CUPLAS_CODEC_WEBP;
+    o->scheme = CUPLAS_SCHEME_PLAIN;
+    o->dpq_p = CUPLAS_DPQ_P;
+    cuplas_codec_opts_default(&o->codec);
+}
+
+int cuplas_eval_parse_codecs(const char *list, unsigned *mask, cuplas_error *err)
+{
+    char name[16];
+    *mask = 0;
+    for (const char *s = list; *s;) {
+        size_t len = strcspn(s, ",");
+        cuplas_codec c;
+        if (len == 0 || len >= sizeof name)
+            return cuplas_error_set(err, CUPLAS_ERR_USAGE, "bad codec list '%s' (accepted: png, "
+                                    "webp, jxl, comma-separated)", list);
+        memcpy(name, s, len);
+        name[len] = '\0';
+        if (cuplas_codec_parse(name, &c, err) != 0)
+            return (int)err->code;
+        *mask |= 1u << c;
+        s += len + (s[len] == ',');
+    }
+    if (!*mask)
+        return cuplas_error_set(err, CUPLAS_ERR_USAGE, "no codec given (accepted: png, webp, jxl)");
+    return 0;
+}
+
+int cuplas_eval_unsort(const double *grid, const int64_t *index, int64_t cells, int C,
+                       double *items, int64_t *N, cuplas_error *err)
+{
+    int64_t n = 0;
+    uint8_t *seen = NULL;
+    int rc = 0;
+
+    for (int64_t k = 0; k < cells; k++)
+        n += index[k] >= 0;
+    if (!(seen = calloc((size_t)(n ? n : 1), 1)))
+        CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
+    for (int64_t k = 0; k < cells; k++) {
+        int64_t i = index[k];
+        if (i < -1 || i >= n || (i >= 0 && seen[i]))
+            CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "index is not a permutation: cell %lld holds %lld "
+                        "(%lld items)", (long long)k, (long long)i, (long long)n);
+        if (i < 0)
+            continue;
+        seen[i] = 1;
+        memcpy(items + i * C, grid + k * C, (size_t)C * sizeof *items);
+    }
+    if (n == 0)
+        CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "index holds no item");
+    *N = n;
+fail:
+    free(seen);
+    return rc;
+}
+
+/* sorted must place each of the N items exactly once. */
+static int check_map(const int64_t *map, int64_t cells, int64_t N, cuplas_error *err)
+{
+    uint8_t *seen = calloc((size_t)N, 1);
+    int64_t placed = 0;
+    int rc = 0;
+    if (!seen)
+        CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
+    for (int64_t k = 0; k < cells; k++) {
+        if (map[k] < -1 || map[k] >= N || (map[k] >= 0 && seen[map[k]]))
+            CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "index is not a permutation: cell %lld holds %lld",
+                        (long long)k, (long long)map[k]);
+        if (map[k] >= 0)
+            seen[map[k]] = 1, placed++;
+    }
+    if (placed != N)
+        CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "index places %lld of %lld items", (long long)placed,
+                    (long long)N);
+fail:
+    free(seen);
+    return rc;
+}
+
+int cuplas_evaluate(const double *items, int64_t N, int C, const char *const *names,
+                    const int64_t *sorted, int64_t H, int64_t W, const cuplas_eval_opts *o,
+                    cuplas_eval_result *res, cuplas_error *err)
+{
+    const int64_t cells = H * W;
+    double t0 = cuplas_now_s();
+    int64_t *maps[CUPLAS_ORDER_COUNT] = {NULL};
+    cuplas_eval_images imgs[CUPLAS_ORDER_COUNT];
+    char *dirs[CUPLAS_ORDER_COUNT] = {NULL};
+    double *grid = NULL;
+    uint8_t *empty = NULL;
+    const char *used = "pca";
+    int rc = 0;
+
+    memset(imgs, 0, sizeof imgs);
+    memset(res, 0, sizeof *res);
+    res->N = N, res->H = H, res->W = W, res->C = C;
+    res->scheme = o->scheme, res->codecs = o->codecs, res->dpq_p = o->dpq_p, res->seed = o->seed;
+    res->codec = o->codec;
+    for (int k = 0; k < CUPLAS_ORDER_COUNT; k++)
+        for (int c = 0; c < CUPLAS_CODEC_COUNT; c++)
+            res->order[k].bytes[c] = -1;
+    if (N < 1 || C < 1 || cells < N)
+        CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "%lld items do not fit a %lldx%lld grid", (long long)N,
+                    (long long)H, (long long)W);
+    if (!cuplas_scheme_applies(o->scheme, names, C))
+        CUPLAS_FAIL(err, CUPLAS_ERR_USAGE, "scheme %s needs channels named x, y, z (%s)",
+                    cuplas_scheme_name(o->scheme),
+                    names ? "this result's names have no x, y, z" : "this result has no "
+                    "channel_names attribute; use --scheme plain");
+    CUPLAS_TRY(check_map(sorted, cells, N, err));
+    for (int k = 1; k < CUPLAS_ORDER_COUNT; k++)
+        if (!(maps[k] = malloc((size_t)cells * sizeof *maps[k])))
+            CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
+    maps[CUPLAS_ORDER_SORTED] = (int64_t *)sorted;   /* read only */
+    cuplas_order_input(N, cells, maps[CUPLAS_ORDER_INPUT]);
+    cuplas_order_random(N, cells, o->seed, maps[CUPLAS_ORDER_RANDOM]);
+    CUPLAS_TRY(cuplas_order_morton(items, N, C, names, cells, maps[CUPLAS_ORDER_MORTON], &used,
+                                   err));
+    snprintf(res->morton_keys, sizeof res->morton_keys, "%s", used);
+
+    if (!(grid = malloc((size_t)cells * (size_t)C * sizeof *grid)) || !(empty = malloc((size_t)cells)))
+        CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory for a %lldx%lldx%d grid", (long long)H,
+                    (long long)W, C);
+    for (int k = 0; k < CUPLAS_ORDER_COUNT; k++) {
+        cuplas_eval_order_stats *s = &res->order[k];
+        int64_t nempty = cuplas_eval_gather(items, C, maps[k], cells, grid, empty);
+        const uint8_t *e = nempty ? empty : NULL;
+        s->and_ = cuplas_eval_and(grid, H, W, C, e);
+        s->vad = cuplas_eval_vad(grid, H, W, C, e);
+        s->dpq = NAN;
+        if (o->dpq_max_n >= 0)
+            CUPLAS_TRY(cuplas_eval_dpq(grid, H, W, C, e, o->dpq_p, o->dpq_max_n, &s->dpq, err));
+        CUPLAS_TRY(cuplas_scheme_encode(o->scheme, grid, H, W, C, names, e, &imgs[k], err));
+        if (o->images_dir) {
+            if (asprintf(&dirs[k], "%s/%s", o->images_dir, cuplas_order_name((cuplas_order_kind)k)) < 0) {
+                dirs[k] = NULL;
+                CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
+            }
+            CUPLAS_TRY(cuplas_mkdir_p(dirs[k], err));
+        }
+    }
+    res->nimages = imgs[0].n;
+    free(grid), grid = NULL;
+
+    /* the encodes: one (order, codec) pair per task */
+    {
+        int ntask = CUPLAS_ORDER_COUNT * CUPLAS_CODEC_COUNT, failed = -1;
+        cuplas_error terr[CUPLAS_ORDER_COUNT * CUPLAS_CODEC_COUNT];
+#pragma omp parallel for schedule(dynamic, 1)
+        for (int t = 0; t < ntask; t++) {
+            int k = t / CUPLAS_CODEC_COUNT, c = t % CUPLAS_CODEC_COUNT;
+            cuplas_error_clear(&terr[t]);
+            if (!(o->codecs & 1u << c))
+                continue;
+            int64_t total = 0;
+            if (cuplas_images_bytes(&imgs[k], (cuplas_codec)c, &o->codec, dirs[k], &total, NULL,
+                                    &terr[t]) == 0)
+                res->order[k].bytes[c] = total;
+        }
+        for (int t = 0; t < ntask && failed < 0; t++)
+            if (terr[t].code)
+                failed = t;
+        if (failed >= 0) {
+            *err = terr[failed];
+            rc = (int)err->code;
+            goto fail;
+        }
+    }
+    res->seconds = cuplas_now_s() - t0;
+fail:
+    for (int k = 0; k < CUPLAS_ORDER_COUNT; k++) {
+        if (k != CUPLAS_ORDER_SORTED)
+            free(maps[k]);
+        cuplas_eval_images_free(&imgs[k]);
+        free(dirs[k]);
+    }
+    free(grid);
+    free(empty);
+    return rc;
+}
+
+double cuplas_eval_ratio(const cuplas_eval_result *r, cuplas_order_kind baseline, cuplas_codec c)
+{
+    int64_t s = r->order[CUPLAS_ORDER_SORTED].bytes[c], b = r->order[baseline].bytes[c];
+    return s >= 0 && b > 0 ? (double)s / (double)b : NAN;
+}
+
+/* ------------------------------------------------------------- JSON */
+
+static void json_codecs(FILE *f, const cuplas_eval_result *r, int what)
+{
+    /* what: 0 bytes, 1 bytes per item, 2 ratios (baselines only) */
+    int first_order = 1;
+    fputc('{', f);
+    for (int k = 0; k < CUPLAS_ORDER_COUNT; k++) {
+        if (what == 2 && k == CUPLAS_ORDER_SORTED)
+            continue;
+        fprintf(f, "%s\"%s\": {", first_order ? "" : ", ", cuplas_order_name((cuplas_order_kind)k));
+        first_order = 0;
+        int first = 1;
+        for (int c = 0; c < CUPLAS_CODEC_COUNT; c++) {
+            int64_t b = r->order[k].bytes[c];
+            if (b < 0)
+                continue;
+            fprintf(f, "%s\"%s\": ", first ? "" : ", ", cuplas_codec_name((cuplas_codec)c));
+            first = 0;
+            if (what == 0)
+                fprintf(f, "%lld", (long long)b);
+            else if (what == 1)
+                cuplas_json_write_num(f, (double)b / (double)r->N);
+            else
+                cuplas_json_write_num(f, cuplas_eval_ratio(r, (cuplas_order_kind)k,
+                                                           (cuplas_codec)c));
+        }
+        fputc('}', f);
+    }
+    fputc('}', f);
+}
+
+void cuplas_eval_result_json(FILE *f, const cuplas_eval_result *r)
+{
+    const cuplas_eval_order_stats *s = &r->order[CUPLAS_ORDER_SORTED];
+    fputs("{\"format\": \"cuplas-eval\", \"format_version\": 1, \"and\": ", f);
+    cuplas_json_write_num(f, s->and_);
+    fputs(", \"vad\": ", f);
+    cuplas_json_write_num(f, s->vad);
+    fputs(", \"dpq16\": ", f);
+    cuplas_json_write_num(f, r->dpq_p == 16 ? s->dpq : NAN);
+    fputs(", \"dpq\": ", f);
+    cuplas_json_write_num(f, s->dpq);
+    fputs(", \"dpq_p\": ", f);
+    cuplas_json_write_num(f, r->dpq_p);
+    fprintf(f, ", \"N\": %lld, \"H\": %lld, \"W\": %lld, \"C\": %d, \"scheme\": \"%s\", "
+            "\"images\": %d, \"fill\": 0, \"morton_keys\": \"%s\", \"seed\": %llu, \"codecs\": [",
+            (long long)r->N, (long long)r->H, (long long)r->W, r->C, cuplas_scheme_name(r->scheme),
+            r->nimages, r->morton_keys, (unsigned long long)r->seed);
+    for (int c = 0, first = 1; c < CUPLAS_CODEC_COUNT; c++)
+        if (r->codecs & 1u << c) {
+            fprintf(f, "%s\"%s\"", first ? "" : ", ", cuplas_codec_name((cuplas_codec)c));
+            first = 0;
+        }
+    fprintf(f, "], \"codec_opts\": {\"png_level\": %d, \"webp_method\": %d, \"webp_quality\": %d, "
+            "\"jxl_effort\": %d}", r->codec.png_level, r->codec.webp_method, r->codec.webp_quality,
+            r->codec.jxl_effort);
+    fputs(", \"bytes\": ", f);
+    json_codecs(f, r, 0);
+    fputs(", \"bytes_per_item\": ", f);
+    json_codecs(f, r, 1);
+    fputs(", \"ratios\": ", f);
+    json_codecs(f, r, 2);
+    fputs(", \"orders\": {", f);
+    for (int k = 0; k < CUPLAS_ORDER_COUNT; k++) {
+        fprintf(f, "%s\"%s\": {\"and\": ", k ? ", " : "", cuplas_order_name((cuplas_order_kind)k));
+        cuplas_json_write_num(f, r->order[k].and_);
+        fputs(", \"vad\": ", f);
+        cuplas_json_write_num(f, r->order[k].vad);
+        fputs(", \"dpq\": ", f);
+        cuplas_json_write_num(f, r->order[k].dpq);
+        fputc('}', f);
+    }
+    fputs("}, \"seconds\": ", f);
+    cuplas_json_write_num(f, r->seconds);
+    fputc('}', f);
+}
+
+char *cuplas_eval_result_json_str(const cuplas_eval_result *r)
+{
+    char *s = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&s, &n);
+    if (!f)
+        return NULL;
+    cuplas_eval_result_json(f, r);
+    if (fclose(f) != 0) {
+        free(s);
+        return NULL;
+    }
+    return s;
+}
+
+int cuplas_eval_result_from_json(const cuplas_json *v, cuplas_eval_result *r)
+{
+    const cuplas_json *bytes, *orders;
+    cuplas_scheme sch;
+    cuplas_error e;
+
+    memset(r, 0, sizeof *r);
+    cuplas_error_clear(&e);
+    if (!v || v->type != CUPLAS_JSON_OBJECT ||
+        strcmp(cuplas_json_get_str(v, "format", ""), "cuplas-eval") ||
+        !(bytes = cuplas_json_get(v, "bytes")) || bytes->type != CUPLAS_JSON_OBJECT)
+        return -1;
+    r->N = (int64_t)cuplas_json_get_num(v, "N", 0);
+    r->H = (int64_t)cuplas_json_get_num(v, "H", 0);
+    r->W = (int64_t)cuplas_json_get_num(v, "W", 0);
+    r->C = (int)cuplas_json_get_num(v, "C", 0);
+    r->nimages = (int)cuplas_json_get_num(v, "images", 0);
+    r->dpq_p = cuplas_json_get_num(v, "dpq_p", CUPLAS_DPQ_P);
+    r->seed = (uint64_t)cuplas_json_get_num(v, "seed", 0);
+    r->seconds = cuplas_json_get_num(v, "seconds", NAN);
+    r->scheme = cuplas_scheme_parse(cuplas_json_get_str(v, "scheme", "plain"), &sch, &e) == 0
+                    ? sch : CUPLAS_SCHEME_PLAIN;
+    snprintf(r->morton_keys, sizeof r->morton_keys, "%s", cuplas_json_get_str(v, "morton_keys", ""));
+    const cuplas_json *co = cuplas_json_get(v, "codec_opts");
+    cuplas_codec_opts_default(&r->codec);
+    if (co) {
+        r->codec.png_level = (int)cuplas_json_get_num(co, "png_level", r->codec.png_level);
+        r->codec.webp_method = (int)cuplas_json_get_num(co, "webp_method", r->codec.webp_method);
+        r->codec.webp_quality = (int)cuplas_json_get_num(co, "webp_quality", r->codec.webp_quality);
+        r->codec.jxl_effort = (int)cuplas_json_get_num(co, "jxl_effort", r->codec.jxl_effort);
+    }
+    orders = cuplas_json_get(v, "orders");
+    for (int k = 0; k < CUPLAS_ORDER_COUNT; k++) {
+        const char *name = cuplas_order_name((cuplas_order_kind)k);
+        const cuplas_json *o = orders ? cuplas_json_get(orders, name) : NULL;
+        const cuplas_json *b = cuplas_json_get(bytes, name);
+        r->order[k].and_ = o ? cuplas_json_get_num(o, "and", NAN) : NAN;
+        r->order[k].vad = o ? cuplas_json_get_num(o, "vad", NAN) : NAN;
+        r->order[k].dpq = o ? cuplas_json_get_num(o, "dpq", NAN) : NAN;
+        for (int c = 0; c < CUPLAS_CODEC_COUNT; c++) {
+            double x = b ? cuplas_json_get_num(b, cuplas_codec_name((cuplas_codec)c), -1) : -1;
+            r->order[k].bytes[c] = (int64_t)x;
+            if (x >= 0)
+                r->codecs |= 1u << c;
+        }
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------- text */
+
+static void num(FILE *f, const char *fmt, double v)
+{
+    if (isfinite(v))
+        fprintf(f, fmt, v);
+    else
+        fprintf(f, "%12s", "-");
+}
+
+void cuplas_eval_result_print(FILE *f, const cuplas_eval_result *r)
+{
+    fprintf(f, "%lld items on a %lldx%lld grid, %d channels; scheme %s (%d images per order, "
+            "empty cells coded 0); Morton of %s\n\n", (long long)r->N, (long long)r->H,
+            (long long)r->W, r->C, cuplas_scheme_name(r->scheme), r->nimages,
+            !strcmp(r->morton_keys, "xyz") ? "x, y, z" : "the first 3 principal components");
+    fprintf(f, "%-8s %12s %12s %12s", "order", "AND", "VAD", "DPQ");
+    for (int c = 0; c < CUPLAS_CODEC_COUNT; c++)
+        if (r->codecs & 1u << c)
+            fprintf(f, " %10s/item %9s", cuplas_codec_name((cuplas_codec)c), "sorted/x");
+    fputc('\n', f);
+    for (int k = 0; k < CUPLAS_ORDER_COUNT; k++) {
+        const cuplas_eval_order_stats *s = &r->order[k];
+        fprintf(f, "%-8s", cuplas_order_name((cuplas_order_kind)k));
+        num(f, " %12.6g", s->and_);
+        num(f, " %12.6g", s->vad);
+        num(f, " %12.6f", s->dpq);
+        for (int c = 0; c < CUPLAS_CODEC_COUNT; c++) {
+            if (!(r->codecs & 1u << c))
+                continue;
+            fprintf(f, " %15.4f", (double)s->bytes[c] / (double)r->N);
+            if (k == CUPLAS_ORDER_SORTED)
+                fprintf(f, " %9s", "");
+            else
+                fprintf(f, " %9.4f", cuplas_eval_ratio(r, (cuplas_order_kind)k, (cuplas_codec)c));
+        }
+        fputc('\n', f);
+    }
+    fprintf(f, "\nDPQ_%g: %s. sorted/x: the sorted grid's bytes over that order's (below 1: "
+            "sorting wins).\n", r->dpq_p, isfinite(r->order[0].dpq) ? "exact" :
+            "not computed (over 4096 items)");
+}

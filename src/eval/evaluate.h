@@ -1,0 +1,107 @@
+/*
+ * evaluate.h - one result measured against its baselines: what `cuplas
+ * eval` prints and `run`'s eval step stores.
+ *
+ * The items (N x C, input order) and the sorter's gather map are laid on
+ * the H x W grid in four orders (orders.h): sorted, input, random and
+ * Morton. Each grid gets AND, VAD and DPQ_p (quality.h), is quantised by
+ * one scheme into 8-bit images (schemes.h) and those images are encoded
+ * losslessly by each chosen codec (codec.h); bytes are the encoded sizes,
+ * which are the file sizes when the images are written.
+ *
+ * Empty cells (a padded grid) are the fill value 0 in every plane, the
+ * zero texel a GPU texture is padded with (schemes.h), and are left out
+ * of every metric.
+ *
+ * The JSON form (cuplas_eval_result_json) is the documented contract of
+ * `cuplas eval --json` (README "Evaluating a result"); the same object is
+ * the output's `eval` attribute and the manifest entry's "eval".
+ */
+#ifndef CUPLAS_EVAL_EVALUATE_H
+#define CUPLAS_EVAL_EVALUATE_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "util/error.h"
+#include "util/json.h"
+#include "eval/codec.h"
+#include "eval/orders.h"
+#include "eval/schemes.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct cuplas_eval_opts {
+    unsigned codecs;           /* bit 1 << cuplas_codec per codec (png|webp) */
+    cuplas_scheme scheme;      /* plain                                    */
+    double dpq_p;              /* 16                                       */
+    int64_t dpq_max_n;         /* 0: CUPLAS_DPQ_MAX_N; < 0: never            */
+    uint64_t seed;             /* of the random order (0)                  */
+    cuplas_codec_opts codec;   /* cuplas_codec_opts_default                */
+    const char *images_dir;    /* NULL, or write DIR/ORDER/NAME.EXT: the
+                                  measured files (DIR/ORDER created)       */
+} cuplas_eval_opts;
+
+void cuplas_eval_opts_default(cuplas_eval_opts *o);
+
+/* Parse "png,webp,jxl" into a codec mask. 0 or CUPLAS_ERR_USAGE. */
+int cuplas_eval_parse_codecs(const char *list, unsigned *mask, cuplas_error *err);
+
+typedef struct cuplas_eval_order_stats {
+    double and_, vad, dpq;               /* dpq NaN: not computed           */
+    int64_t bytes[CUPLAS_CODEC_COUNT];   /* -1: codec not measured          */
+} cuplas_eval_order_stats;
+
+typedef struct cuplas_eval_result {
+    int64_t N, H, W;
+    int C;
+    cuplas_scheme scheme;
+    int nimages;                         /* images per order                 */
+    unsigned codecs;
+    double dpq_p;
+    uint64_t seed;
+    char morton_keys[4];                 /* "xyz" or "pca"                   */
+    cuplas_codec_opts codec;             /* the codec settings measured with */
+    double seconds;                      /* wall time of the evaluation      */
+    cuplas_eval_order_stats order[CUPLAS_ORDER_COUNT];
+} cuplas_eval_result;
+
+/* Measure: items (N x C doubles, input order), names (C names or NULL),
+ * sorted (H*W cells: the item in each cell, -1 = empty; each item exactly
+ * once). Errors: CUPLAS_ERR_INPUT (sorted is not such a map),
+ * CUPLAS_ERR_USAGE (the scheme does not apply to these channels, a grid
+ * a codec cannot take), CUPLAS_ERR_OUTPUT (images_dir), NOMEM. Encodes
+ * run on OpenMP, one order and codec per task; the bytes never depend on
+ * the thread count. */
+int cuplas_evaluate(const double *items, int64_t N, int C, const char *const *names,
+                    const int64_t *sorted, int64_t H, int64_t W, const cuplas_eval_opts *o,
+                    cuplas_eval_result *res, cuplas_error *err);
+
+/* From a result's grid back to the input order: items[index[cell]] =
+ * grid[cell] for every cell with index >= 0. items has room for cells x
+ * C; *N = the number of items. CUPLAS_ERR_INPUT when index is not a
+ * permutation of 0..N-1 with -1 for empty cells. */
+int cuplas_eval_unsort(const double *grid, const int64_t *index, int64_t cells, int C,
+                       double *items, int64_t *N, cuplas_error *err);
+
+/* bytes[sorted] / bytes[baseline] for a codec; NaN when not measured. */
+double cuplas_eval_ratio(const cuplas_eval_result *r, cuplas_order_kind baseline,
+                         cuplas_codec c);
+
+/* The result as one JSON object on one line (no newline). */
+void cuplas_eval_result_json(FILE *f, const cuplas_eval_result *r);
+/* The same into a malloc'd string; NULL when out of memory. */
+char *cuplas_eval_result_json_str(const cuplas_eval_result *r);
+/* Back from a parsed object (the manifest's "eval"). 0, or -1 when v is
+ * not such an object. */
+int cuplas_eval_result_from_json(const cuplas_json *v, cuplas_eval_result *r);
+
+/* The text table of `cuplas eval`. */
+void cuplas_eval_result_print(FILE *f, const cuplas_eval_result *r);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,315 @@
+#define _GNU_SOURCE /* asprintf, strndup */
+/*
+ * h5_result.c - a finished result read back (h5_result.h).
+ *
+ * Design fact: `sorted` is read by the input reader (h5_read.c), so every
+ * type and layout an output can have (float16, big-endian, chunked or
+ * contiguous) reads the same way an input does; only `index` and the
+ * names attribute are read here.
+ */
+#include "io/h5_result.h"
+
+#include <errno.h>
+#include <hdf5.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "io/h5_lib.h"
+#include "io/h5_read.h"
+
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && !strcmp(s + n - m, suffix);
+}
+
+/* The group of the file's only index + sorted pair (malloc'd), or an error. */
+static int find_group(const char *file, char **group, cuplas_error *err)
+{
+    char **names = NULL;
+    int n = 0, found = 0, rc = 0;
+
+    CUPLAS_TRY(cuplas_h5_list_datasets(file, &names, &n, err));
+    for (int i = 0; i < n; i++) {
+        if (!ends_with(names[i], "/sorted"))
+            continue;
+        size_t len = strlen(names[i]) - strlen("sorted");
+        int has_index = 0;
+        for (int k = 0; k < n && !has_index; k++)
+            has_index = strlen(names[k]) == len + 5 && !strncmp(names[k], names[i], len) &&
+                        !strcmp(names[k] + len, "index");
+        if (!has_index)
+            continue;
+        if (found++) {
+            free(*group);
+            *group = NULL;
+            CUPLAS_FAIL(err, CUPLAS_ERR_USAGE, "holds several results: name one as FILE:/GROUP");
+        }
+        /* "/grid/sorted" -> "/grid"; "/sorted" -> "/" */
+        if (!(*group = strndup(names[i], len > 1 ? len - 1 : 1)))
+            CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
+    }
+    if (!found)
+        CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "not a cuplas result (no group with index and "
+                                           "sorted datasets)");
+fail:
+    cuplas_h5_free_names(names, n);
+    return rc;
+}
+
+static void free_strv(char **v, int n)
+{
+    if (!v)
+        return;
+    for (int i = 0; i < n; i++)
+        free(v[i]);
+    free(v);
+}
+
+/* Split one string of names at commas and white space. */
+static char **split_names(const char *s, int *n)
+{
+    char **v = NULL;
+    int cap = 0;
+    *n = 0;
+    while (*s) {
+        size_t skip = strspn(s, ", \t\r\n"), len;
+        s += skip;
+        if (!*s)
+            break;
+        len = strcspn(s, ", \t\r\n");
+        if (*n == cap) {
+            char **p = realloc(v, (size_t)(cap = cap ? 2 * cap : 16) * sizeof *p);
+            if (!p)
+                goto oom;
+            v = p;
+        }
+        if (!(v[*n] = strndup(s, len)))
+            goto oom;
+        (*n)++;
+        s += len;
+    }
+    return v;
+oom:
+    free_strv(v, *n);
+    *n = -1;
+    return NULL;
+}
+
+/* The channel_names attribute of obj: *names (count *n), or NULL when
+ * absent or unusable. -1 only when out of memory. */
+static int read_names(hid_t obj, char ***names, int *n)
+{
+    hid_t aid = H5I_INVALID_HID, tid = H5I_INVALID_HID, sid = H5I_INVALID_HID,
+          mt = H5I_INVALID_HID;
+    hssize_t count;
+    char **v = NULL;
+    int rc = 0;
+
+    *names = NULL;
+    *n = 0;
+    if (H5Aexists(obj, "channel_names") <= 0)
+        return 0;
+    if ((aid = H5Aopen(obj, "channel_names", H5P_DEFAULT)) < 0 || (tid = H5Aget_type(aid)) < 0 ||
+        H5Tget_class(tid) != H5T_STRING || (sid = H5Aget_space(aid)) < 0 ||
+        (count = H5Sget_simple_extent_npoints(sid)) < 1 || count > CUPLAS_MAX_CHANNELS)
+        goto done;
+    if (!(v = calloc((size_t)count, sizeof *v)))
+        goto oom;
+    if (H5Tis_variable_str(tid) > 0) {
+        if ((mt = H5Tcopy(H5T_C_S1)) < 0 || H5Tset_size(mt, H5T_VARIABLE) < 0 ||
+            H5Tset_cset(mt, H5Tget_cset(tid)) < 0 || H5Aread(aid, mt, v) < 0)
+            goto done;
+        /* (the memory type takes the file's character set: HDF5 1.10 converts
+           no vlen string between ASCII and UTF-8) HDF5 allocated the
+           strings: copy them into our own memory */
+        for (hssize_t i = 0; i < count; i++) {
+            char *s = v[i] ? strdup(v[i]) : strdup("");
+            H5free_memory(v[i]);
+            v[i] = s;
+            if (!s) {
+                for (hssize_t k = i + 1; k < count; k++)
+                    H5free_memory(v[k]), v[k] = NULL;
+                goto oom;
+            }
+        }
+    } else {
+        size_t sz = H5Tget_size(tid);
+        char *buf = sz ? calloc((size_t)count, sz + 1) : NULL;
+        if (!buf)
+            goto oom;
+        if ((mt = H5Tcopy(H5T_C_S1)) < 0 || H5Tset_size(mt, sz + 1) < 0 ||
+            H5Tset_cset(mt, H5Tget_cset(tid)) < 0 || H5Aread(aid, mt, buf) < 0) {
+            free(buf);
+            goto done;
+        }
+        for (hssize_t i = 0; i < count; i++)
+            if (!(v[i] = strndup(buf + (size_t)i * (sz + 1), sz))) {
+                free(buf);
+                goto oom;
+            }
+        free(buf);
+    }
+    if (count == 1) {   /* one string: names separated by commas or blanks */
+        int k;
+        char **w = split_names(v[0], &k);
+        if (k < 0)
+            goto oom;
+        free_strv(v, 1);
+        v = w;
+        count = k;
+    }
+    *names = v;
+    *n = (int)count;
+    v = NULL;
+    goto done;
+oom:
+    rc = -1;
+done:
+    if (v)
+        free_strv(v, (int)count);
+    if (mt >= 0) H5Tclose(mt);
+    if (sid >= 0) H5Sclose(sid);
+    if (tid >= 0) H5Tclose(tid);
+    if (aid >= 0) H5Aclose(aid);
+    return rc;
+}
+
+/* index (H, W) of group gid, and the names; the file stays open here. */
+static int read_index_names(hid_t fid, const char *group, cuplas_h5_result *r, int64_t dims[2],
+                            char ***names, int *nnames, cuplas_error *err)
+{
+    hid_t gid = H5I_INVALID_HID, did = H5I_INVALID_HID, sid = H5I_INVALID_HID,
+          tid = H5I_INVALID_HID;
+    hsize_t d[2];
+    char cause[CUPLAS_H5_CAUSE_LEN];
+    int rc = 0;
+
+    if (H5Lexists(fid, group, H5P_DEFAULT) <= 0 ||
+        (gid = H5Gopen2(fid, group, H5P_DEFAULT)) < 0)
+        CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "no such group");
+    if (H5Lexists(gid, "index", H5P_DEFAULT) <= 0 || H5Lexists(gid, "sorted", H5P_DEFAULT) <= 0)
+        CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "not a cuplas result (no index and sorted datasets)");
+    if ((did = H5Dopen2(gid, "index", H5P_DEFAULT)) < 0 || (sid = H5Dget_space(did)) < 0 ||
+        (tid = H5Dget_type(did)) < 0)
+        CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "cannot open index (%s)", cuplas_h5_cause(cause));
+    if (H5Sget_simple_extent_ndims(sid) != 2 || H5Tget_class(tid) != H5T_INTEGER)
+        CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "index is not a 2-D integer dataset");
+    H5Sget_simple_extent_dims(sid, d, NULL);
+    if (d[0] < 1 || d[1] < 1 || d[0] * d[1] > ((hsize_t)1 << 40))
+        CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "index has a bad shape");
+    dims[0] = (int64_t)d[0];
+    dims[1] = (int64_t)d[1];
+    if (!(r->index = malloc((size_t)(d[0] * d[1]) * sizeof *r->index)))
+        CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory for the index");
+    if (H5Dread(did, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, r->index) < 0)
+        CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "cannot read index (%s)", cuplas_h5_cause(cause));
+    if (read_names(gid, names, nnames) != 0)
+        CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
+    if (!*names) {
+        hid_t sd = H5Dopen2(gid, "sorted", H5P_DEFAULT);
+        int orc = sd >= 0 ? read_names(sd, names, nnames) : 0;
+        if (sd >= 0)
+            H5Dclose(sd);
+        if (orc != 0)
+            CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
+    }
+fail:
+    if (tid >= 0) H5Tclose(tid);
+    if (sid >= 0) H5Sclose(sid);
+    if (did >= 0) H5Dclose(did);
+    if (gid >= 0) H5Gclose(gid);
+    return rc;
+}
+
+int cuplas_h5_result_read(const char *file, const char *group, cuplas_h5_result *r,
+                          cuplas_error *err)
+{
+    hid_t fid = H5I_INVALID_HID;
+    struct stat st;
+    char cause[CUPLAS_H5_CAUSE_LEN], *path = NULL, **names = NULL;
+    int64_t dims[2] = {0, 0};
+    int nnames = 0, rc = 0;
+
+    memset(r, 0, sizeof *r);
+    if (stat(file, &st) != 0 || S_ISDIR(st.st_mode) || access(file, R_OK) != 0)
+        CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "cannot open: %s",
+                    S_ISDIR(st.st_mode) ? "is a directory" : strerror(errno));
+    if (group && *group) {
+        if (!(r->group = strdup(group)))
+            CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
+    } else {
+        CUPLAS_TRY(find_group(file, &r->group, err));
+    }
+    if ((fid = H5Fopen(file, H5F_ACC_RDONLY, H5P_DEFAULT)) < 0)
+        CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "not an HDF5 file or corrupt (%s)",
+                    cuplas_h5_cause(cause));
+    CUPLAS_TRY(read_index_names(fid, r->group, r, dims, &names, &nnames, err));
+    H5Fclose(fid);
+    fid = H5I_INVALID_HID;
+    if (asprintf(&path, "%s/sorted", strcmp(r->group, "/") ? r->group : "") < 0) {
+        path = NULL;
+        CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
+    }
+    if (cuplas_h5_read_grid(file, path, 0, 0, &r->sorted, err) != 0) {
+        rc = (int)err->code;
+        goto out;   /* that error names file:dataset already */
+    }
+    if (r->sorted.in_rank != 3 || r->sorted.H != dims[0] || r->sorted.W != dims[1])
+        CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "sorted is not (H, W, C) with index's (H, W) = "
+                                           "(%lld, %lld)", (long long)dims[0], (long long)dims[1]);
+    if (names && nnames == r->sorted.C) {
+        r->names = names;
+        names = NULL;
+    }
+fail:
+    if (rc && r->group)
+        cuplas_error_where(err, "%s:%s", file, r->group);
+    else if (rc)
+        cuplas_error_where(err, "%s", file);
+out:
+    free_strv(names, nnames);
+    free(path);
+    if (fid >= 0) H5Fclose(fid);
+    if (rc)
+        cuplas_h5_result_free(r);
+    return rc;
+}
+
+void cuplas_h5_result_free(cuplas_h5_result *r)
+{
+    if (r->names)
+        free_strv(r->names, (int)r->sorted.C);
+    free(r->group);
+    free(r->index);
+    cuplas_h5grid_free(&r->sorted);
+    memset(r, 0, sizeof *r);
+}
+
+char *cuplas_h5_output_eval(const char *out_path, const char *dataset)
+{
+    hid_t fid = H5I_INVALID_HID, gid = H5I_INVALID_HID, aid = H5I_INVALID_HID,
+          tid = H5I_INVALID_HID, mt = H5I_INVALID_HID;
+    char *v = NULL, *out = NULL;
+    /* the group is named after the input dataset ("/" for a whole file) */
+    const char *g = dataset && *dataset && strcmp(dataset, "/") ? dataset : "/";
+
+    if ((fid = H5Fopen(out_path, H5F_ACC_RDONLY, H5P_DEFAULT)) < 0 ||
+        H5Lexists(fid, g, H5P_DEFAULT) <= 0 || (gid = H5Gopen2(fid, g, H5P_DEFAULT)) < 0 ||
+        H5Aexists(gid, "eval") <= 0 || (aid = H5Aopen(gid, "eval", H5P_DEFAULT)) < 0 ||
+        (tid = H5Aget_type(aid)) < 0 || H5Tis_variable_str(tid) <= 0 ||
+        (mt = H5Tcopy(H5T_C_S1)) < 0 || H5Tset_size(mt, H5T_VARIABLE) < 0 ||
+        H5Tset_cset(mt, H5Tget_cset(tid)) < 0 || H5Aread(aid, mt, &v) < 0)
+        goto done;
+    out = v ? strdup(v) : NULL;
+    H5free_memory(v);
+done:
+    if (mt >= 0) H5Tclose(mt);
+    if (tid >= 0) H5Tclose(tid);
+    if (aid >= 0) H5Aclose(aid);
+    if (gid >= 0) H5Gclose(gid);
+    if (fid >= 0) H5Fclose(fid);
+    return out;
+}

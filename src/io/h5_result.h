@@ -1,0 +1,49 @@
+/*
+ * h5_result.h - read a finished result back: its `index` and `sorted`
+ * datasets and the channel names, for `cuplas eval` and `cuplas preview`.
+ * HDF5 calls: a one-thread tool (the pipeline's eval step works on the
+ * grid it holds and never reads a result back).
+ *
+ * What is returned holds no HDF5 identifier: `sorted` as a grid in its
+ * file type (convert with cuplas_h5grid_to_double, any thread), `index`
+ * as int64, the names as C strings.
+ */
+#ifndef CUPLAS_H5_RESULT_H
+#define CUPLAS_H5_RESULT_H
+
+#include <stdint.h>
+
+#include "io/grid.h"
+#include "util/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct cuplas_h5_result {
+    char *group;        /* "/grid": the group that holds index and sorted   */
+    cuplas_h5grid sorted; /* (H, W, C) in the file's type                   */
+    int64_t *index;     /* H*W: sorted[cell] = input item index[cell], -1 = empty */
+    char **names;       /* C channel names, or NULL when the file has none   */
+} cuplas_h5_result;
+
+/* Read the result in `file`'s group `group` ("/a/b"; NULL or "": the only
+ * group of the file that holds both `index` and `sorted`). Channel names
+ * come from a `channel_names` attribute of the group or of `sorted`: an
+ * array of C strings, or one string of names separated by commas or
+ * white space; ignored unless there are exactly C of them. Errors
+ * (CUPLAS_ERR_INPUT, CUPLAS_ERR_NOMEM) name file:group. r is always
+ * initialised: free it with cuplas_h5_result_free. */
+int cuplas_h5_result_read(const char *file, const char *group, cuplas_h5_result *r,
+                          cuplas_error *err);
+
+void cuplas_h5_result_free(cuplas_h5_result *r);
+
+/* The `eval` attribute (run's eval step, JSON) of out_path's group for
+ * dataset, malloc'd; NULL when there is none or it cannot be read. */
+char *cuplas_h5_output_eval(const char *out_path, const char *dataset);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

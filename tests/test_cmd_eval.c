@@ -1,0 +1,290 @@
+/*
+ * test_cmd_eval.c - `cuplas eval`, `cuplas preview`, run's eval step and
+ * `report --html`, through the real binary (cli/cmd_eval.c,
+ * cli/report_html.c, the eval stage of pipeline/stages.c).
+ *
+ * The binary's JSON is parsed and checked against the files it wrote:
+ * bytes[ORDER][CODEC] is the sum of the DIR/ORDER/NAME.CODEC sizes, and each
+ * sorted image decodes to the plain scheme's codes of the result's own
+ * sorted grid (read here through io/h5_result, not through the binary).
+ */
+#define _GNU_SOURCE /* nftw, asprintf, vasprintf */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <hdf5.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include "eval/codec.h"
+#include "eval/evaluate.h"
+#include "eval/schemes.h"
+#include "io/dtype.h"
+#include "io/h5_result.h"
+#include "tmpdir.h"
+#include "util/json.h"
+
+static int setup(void **state)
+{
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    return tu_fixture_new(state, CUPLAS_BUILDDIR "/tests/test_cmd_eval.XXXXXX");
+}
+
+static int teardown(void **state)
+{
+    tu_fixture_free(state);
+    return 0;
+}
+
+/* Run a command in the fixture folder (out.txt, err.txt); exit status. */
+static int sh(const fixture *f, const char *fmt, ...)
+{
+    char *cmd = NULL, *full = NULL;
+    va_list ap;
+    va_start(ap, fmt);
+    assert_true(vasprintf(&cmd, fmt, ap) >= 0);
+    va_end(ap);
+    assert_true(asprintf(&full, "cd '%s' && B='%s/cuplas' && { %s ; } >out.txt 2>err.txt",
+                         f->dir, CUPLAS_BUILDDIR, cmd) >= 0);
+    int st = system(full);
+    free(cmd);
+    free(full);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static char *slurp(const char *path, size_t *n)
+{
+    FILE *fp = fopen(path, "rb");
+    if (!fp)
+        return NULL;
+    fseek(fp, 0, SEEK_END);
+    long size = ftell(fp);
+    fseek(fp, 0, SEEK_SET);
+    char *buf = malloc((size_t)size + 1);
+    assert_int_equal(fread(buf, 1, (size_t)size, fp), (size_t)size);
+    buf[size] = '\0';
+    fclose(fp);
+    if (n)
+        *n = (size_t)size;
+    return buf;
+}
+
+static char *fslurp(const fixture *f, const char *name, size_t *n)
+{
+    char path[PATH_MAX];
+    tu_path(f->dir, name, path);
+    return slurp(path, n);
+}
+
+/* Sum of the sizes of dir's files NAME.ext. */
+static int64_t dir_bytes(const char *dir, const char *ext, int *count)
+{
+    DIR *d = opendir(dir);
+    struct dirent *de;
+    int64_t sum = 0;
+    *count = 0;
+    assert_non_null(d);
+    while ((de = readdir(d))) {
+        size_t n = strlen(de->d_name), m = strlen(ext);
+        if (n > m + 1 && de->d_name[n - m - 1] == '.' && !strcmp(de->d_name + n - m, ext)) {
+            char path[PATH_MAX + 256];
+            struct stat st;
+            snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+            assert_int_equal(stat(path, &st), 0);
+            sum += st.st_size;
+            (*count)++;
+        }
+    }
+    closedir(d);
+    return sum;
+}
+
+static void test_eval_json_and_images(void **state)
+{
+    fixture *f = *state;
+    char *js;
+    cuplas_json *doc = NULL;
+    cuplas_error e;
+
+    cuplas_error_clear(&e);
+    /* 7 channels: plain makes RGB, RGB, gray: every image kind */
+    assert_int_equal(sh(f, "\"$B\" gen --kind normal --channels 7 --size 16x12 in.h5 && "
+                           "\"$B\" sort in.h5 out.h5 --backend cpu"), 0);
+    assert_int_equal(sh(f, "\"$B\" eval out.h5:/grid --json --images imgs "
+                           "--codecs png,webp,jxl"), 0);
+    assert_non_null(js = fslurp(f, "out.txt", NULL));
+    assert_int_equal(cuplas_json_parse(js, strlen(js), &doc, &e), 0);
+    assert_true(cuplas_json_get_num(doc, "and", NAN) > 0);
+    assert_true(cuplas_json_get_num(doc, "vad", NAN) > 0);
+    assert_true(cuplas_json_get_num(doc, "dpq16", NAN) > 0);   /* 192 items: exact */
+    assert_int_equal((int)cuplas_json_get_num(doc, "N", 0), 192);
+    assert_int_equal((int)cuplas_json_get_num(doc, "images", 0), 3);
+    const cuplas_json *bytes = cuplas_json_get(doc, "bytes");
+    assert_non_null(bytes);
+    for (int k = 0; k < CUPLAS_ORDER_COUNT; k++)
+        for (int c = 0; c < CUPLAS_CODEC_COUNT; c++) {
+            const char *order = cuplas_order_name((cuplas_order_kind)k);
+            const char *codec = cuplas_codec_name((cuplas_codec)c);
+            char dir[PATH_MAX + 64];
+            int count;
+            snprintf(dir, sizeof dir, "%s/imgs/%s", f->dir, order);
+            int64_t sum = dir_bytes(dir, codec, &count);
+            assert_int_equal(count, 3);
+            assert_int_equal((int64_t)cuplas_json_get_num(cuplas_json_get(bytes, order), codec, -1),
+                             sum);
+        }
+    /* the sorted images are the plain codes of the result's sorted grid */
+    char path[PATH_MAX + 128];
+    cuplas_h5_result r;
+    tu_path(f->dir, "out.h5", path);
+    assert_int_equal(cuplas_h5_result_read(path, NULL, &r, &e), 0);
+    assert_string_equal(r.group, "/grid");
+    int64_t cells = r.sorted.H * r.sorted.W;
+    int C = (int)r.sorted.C, use[7];
+    double *grid = malloc((size_t)cells * C * sizeof *grid);
+    for (int c = 0; c < C; c++)
+        use[c] = c;
+    assert_int_equal(cuplas_h5grid_to_double(&r.sorted, use, C, grid, NULL, &e), 0);
+    cuplas_eval_images imgs = {0};
+    assert_int_equal(cuplas_scheme_encode(CUPLAS_SCHEME_PLAIN, grid, r.sorted.H, r.sorted.W, C,
+                                          NULL, NULL, &imgs, &e), 0);
+    for (int i = 0; i < imgs.n; i++)
+        for (int c = 0; c < CUPLAS_CODEC_COUNT; c++) {
+            size_t n;
+            char *data;
+            cuplas_eval_image dec;
+            snprintf(path, sizeof path, "%s/imgs/sorted/%s.%s", f->dir, imgs.img[i].name,
+                     cuplas_codec_name((cuplas_codec)c));
+            assert_non_null(data = slurp(path, &n));
+            assert_int_equal(cuplas_image_decode((cuplas_codec)c, (uint8_t *)data, n,
+                                                 imgs.img[i].channels, &dec, &e), 0);
+            assert_memory_equal(dec.px, imgs.img[i].px,
+                                (size_t)(cells * imgs.img[i].channels));
+            free(dec.px);
+            free(data);
+        }
+    cuplas_eval_images_free(&imgs);
+    free(grid);
+    cuplas_h5_result_free(&r);
+    cuplas_json_free(doc);
+    free(js);
+
+    /* the text table, and the errors */
+    assert_int_equal(sh(f, "\"$B\" eval out.h5"), 0);
+    assert_non_null(js = fslurp(f, "out.txt", NULL));
+    assert_non_null(strstr(js, "morton"));
+    free(js);
+    assert_int_equal(sh(f, "\"$B\" eval out.h5 --images imgs"), 2);   /* not empty */
+    assert_int_equal(sh(f, "\"$B\" eval out.h5 --scheme sog"), 2);    /* no names */
+    assert_int_equal(sh(f, "\"$B\" eval out.h5 --codecs gif"), 2);
+    assert_int_equal(sh(f, "\"$B\" eval in.h5"), 1);                  /* not a result */
+    assert_non_null(js = fslurp(f, "err.txt", NULL));
+    assert_non_null(strstr(js, "in.h5: not a cuplas result"));
+    free(js);
+    assert_int_equal(sh(f, "\"$B\" eval nothere.h5 --images imgs2"), 1);
+    struct stat st;
+    tu_path(f->dir, "imgs2", path);
+    assert_int_not_equal(stat(path, &st), 0);   /* nothing partial */
+}
+
+static void test_preview_cli(void **state)
+{
+    fixture *f = *state;
+    size_t n;
+    char *data;
+    cuplas_eval_image dec;
+    cuplas_error e;
+
+    cuplas_error_clear(&e);
+    assert_int_equal(sh(f, "\"$B\" gen --size 40x30 in.h5 && \"$B\" sort in.h5 out.h5 "
+                           "--backend cpu && \"$B\" preview out.h5 p.png --max-side 100"), 0);
+    assert_non_null(data = fslurp(f, "p.png", &n));
+    assert_int_equal(cuplas_image_decode(CUPLAS_CODEC_PNG, (uint8_t *)data, n, 0, &dec, &e), 0);
+    /* 30 columns a panel: factor 1 fits 2*30 + 8 <= 100, 40 rows <= 100 */
+    assert_int_equal(dec.W, 68);
+    assert_int_equal(dec.H, 40);
+    free(dec.px);
+    free(data);
+    assert_int_equal(sh(f, "\"$B\" preview out.h5 q.png --channels 5"), 2);
+    assert_int_equal(sh(f, "\"$B\" preview in.h5 q.png"), 1);
+    assert_int_equal(sh(f, "ls -a | grep -c tmp || true"), 0);
+    assert_non_null(data = fslurp(f, "out.txt", NULL));
+    assert_int_equal(atoi(data), 0);   /* no temporary file left */
+    free(data);
+}
+
+/* run with eval.enabled + output.preview: attribute, manifest, report. */
+static void test_run_eval_report(void **state)
+{
+    fixture *f = *state;
+    FILE *fp;
+    char path[PATH_MAX], *text;
+    cuplas_error e;
+
+    cuplas_error_clear(&e);
+    assert_int_equal(sh(f, "\"$B\" gen --size 16x16 --count 2 in.h5"), 0);
+    tu_path(f->dir, "c.yaml", path);
+    assert_non_null(fp = fopen(path, "w"));
+    fputs("inputs: [{files: in.h5}]\noutput: {dir: out, preview: true}\n"
+          "eval: {enabled: true, codecs: [png], images: true}\nbackend: {device: cpu}\n", fp);
+    fclose(fp);
+    assert_int_equal(sh(f, "\"$B\" run c.yaml --log-format json"), 0);
+    assert_non_null(text = fslurp(f, "err.txt", NULL));
+    assert_non_null(strstr(text, "\"eval\":{\"format\": \"cuplas-eval\""));
+    free(text);
+    /* the attribute is the JSON `cuplas eval` would print (webp aside) */
+    tu_path(f->dir, "out/in.grid_000.h5", path);
+    char *attr = cuplas_h5_output_eval(path, "/grid_000");
+    cuplas_json *doc = NULL;
+    cuplas_eval_result er;
+    assert_non_null(attr);
+    assert_int_equal(cuplas_json_parse(attr, strlen(attr), &doc, &e), 0);
+    assert_int_equal(cuplas_eval_result_from_json(doc, &er), 0);
+    assert_int_equal(er.N, 256);
+    assert_true(er.order[CUPLAS_ORDER_SORTED].bytes[CUPLAS_CODEC_PNG] > 0);
+    assert_int_equal(er.order[CUPLAS_ORDER_SORTED].bytes[CUPLAS_CODEC_WEBP], -1);
+    /* the sort lowered AND on the very grid `eval` measures */
+    assert_true(er.order[CUPLAS_ORDER_SORTED].and_ < er.order[CUPLAS_ORDER_INPUT].and_);
+    cuplas_json_free(doc);
+    free(attr);
+    /* preview and images beside the result */
+    struct stat st;
+    tu_path(f->dir, "out/in.grid_000.png", path);
+    assert_int_equal(stat(path, &st), 0);
+    tu_path(f->dir, "out/in.grid_001.eval/morton/plain_000.png", path);
+    assert_int_equal(stat(path, &st), 0);
+    /* the manifest has both, report --html embeds the preview */
+    assert_non_null(text = fslurp(f, "out/cuplas-manifest.json", NULL));
+    assert_non_null(strstr(text, "\"preview\": "));
+    assert_non_null(strstr(text, "\"eval\": {\"format\": \"cuplas-eval\""));
+    free(text);
+    assert_int_equal(sh(f, "\"$B\" report out --html r.html --json r.json"), 0);
+    assert_non_null(text = fslurp(f, "r.html", NULL));
+    assert_non_null(strstr(text, "<img class=\"preview\" alt=\"/grid_000\" src=\"data:image/png;base64,iVBORw0KGgo"));
+    assert_null(strstr(text, "http://"));   /* nothing to fetch */
+    assert_null(strstr(text, "https://"));
+    free(text);
+    /* a rerun skips, and report keeps the done record's figures */
+    assert_int_equal(sh(f, "\"$B\" run c.yaml && \"$B\" report out --html r2.html"), 0);
+    assert_non_null(text = fslurp(f, "r2.html", NULL));
+    assert_non_null(strstr(text, "data:image/png;base64,"));
+    free(text);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_eval_json_and_images, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_preview_cli, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_run_eval_report, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

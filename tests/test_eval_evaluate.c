@@ -1,0 +1,256 @@
+/*
+ * test_eval_evaluate.c - the eval wiring (eval/evaluate.c) and previews
+ * (eval/preview.c) on small hand cases: the metrics land in the right
+ * order's slot, the bytes are the encoded images' (and, written, the
+ * files' sizes), padding, the JSON round trip, bad maps.
+ */
+#define _GNU_SOURCE /* nftw */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "eval/evaluate.h"
+#include "eval/preview.h"
+#include "eval/quality.h"
+#include "tmpdir.h"
+
+/* 2x2, one channel: items 0, 1, 2, 3; identity map. Right edges |0-1|,
+ * |2-3| = 1, down edges |0-2|, |1-3| = 2: AND 1.5 (hand computed). */
+static void test_metrics_hand(void **state)
+{
+    (void)state;
+    const double items[4] = {0, 1, 2, 3};
+    const int64_t ident[4] = {0, 1, 2, 3}, swapped[4] = {0, 2, 1, 3};
+    cuplas_eval_opts o;
+    cuplas_eval_result r;
+    cuplas_error e;
+
+    cuplas_error_clear(&e);
+    cuplas_eval_opts_default(&o);
+    o.codecs = 1u << CUPLAS_CODEC_PNG;
+    assert_int_equal(cuplas_evaluate(items, 4, 1, NULL, ident, 2, 2, &o, &r, &e), 0);
+    assert_true(fabs(r.order[CUPLAS_ORDER_SORTED].and_ - 1.5) < 1e-12);
+    assert_true(fabs(r.order[CUPLAS_ORDER_INPUT].and_ - 1.5) < 1e-12);
+    /* VAD: horizontal diffs {1, 1} variance 0; vertical {2, 2} variance 0 */
+    assert_true(fabs(r.order[CUPLAS_ORDER_SORTED].vad) < 1e-12);
+    assert_int_equal(r.N, 4);
+    assert_int_equal(r.nimages, 1);
+    assert_true(r.order[CUPLAS_ORDER_SORTED].bytes[CUPLAS_CODEC_PNG] > 0);
+    assert_int_equal(r.order[CUPLAS_ORDER_SORTED].bytes[CUPLAS_CODEC_WEBP], -1);
+    /* the transposed order: right |0-2|, |1-3| = 2, down |0-1|, |2-3| = 1 */
+    assert_int_equal(cuplas_evaluate(items, 4, 1, NULL, swapped, 2, 2, &o, &r, &e), 0);
+    assert_true(fabs(r.order[CUPLAS_ORDER_SORTED].and_ - 1.5) < 1e-12);
+    assert_true(isfinite(r.order[CUPLAS_ORDER_SORTED].dpq));
+    /* not computed above max_n */
+    o.dpq_max_n = 3;
+    assert_int_equal(cuplas_evaluate(items, 4, 1, NULL, ident, 2, 2, &o, &r, &e), 0);
+    assert_true(isnan(r.order[CUPLAS_ORDER_SORTED].dpq));
+}
+
+/* Padding: 3 items on 2x2, the empty cell is left out of AND. */
+static void test_padded(void **state)
+{
+    (void)state;
+    const double items[3] = {10, 20, 40};
+    const int64_t map[4] = {2, -1, 0, 1};   /* 40 _ / 10 20 */
+    cuplas_eval_opts o;
+    cuplas_eval_result r;
+    cuplas_error e;
+
+    cuplas_error_clear(&e);
+    cuplas_eval_opts_default(&o);
+    o.codecs = 1u << CUPLAS_CODEC_PNG;
+    assert_int_equal(cuplas_evaluate(items, 3, 1, NULL, map, 2, 2, &o, &r, &e), 0);
+    /* edges with both cells full: right 10-20 (10), down 40-10 (30): mean 20 */
+    assert_true(fabs(r.order[CUPLAS_ORDER_SORTED].and_ - 20.0) < 1e-12);
+    assert_int_equal(r.N, 3);
+}
+
+static void test_bad_maps(void **state)
+{
+    (void)state;
+    const double items[4] = {0, 1, 2, 3};
+    const int64_t twice[4] = {0, 1, 1, 3}, missing[4] = {0, 1, 2, -1}, out[4] = {0, 1, 2, 7};
+    cuplas_eval_opts o;
+    cuplas_eval_result r;
+    cuplas_error e;
+
+    cuplas_error_clear(&e);
+    cuplas_eval_opts_default(&o);
+    cuplas_error_clear(&e);
+    assert_int_equal(cuplas_evaluate(items, 4, 1, NULL, twice, 2, 2, &o, &r, &e), CUPLAS_ERR_INPUT);
+    cuplas_error_clear(&e);
+    assert_int_equal(cuplas_evaluate(items, 4, 1, NULL, missing, 2, 2, &o, &r, &e), CUPLAS_ERR_INPUT);
+    cuplas_error_clear(&e);
+    assert_int_equal(cuplas_evaluate(items, 4, 1, NULL, out, 2, 2, &o, &r, &e), CUPLAS_ERR_INPUT);
+    /* sog needs x, y, z */
+    o.scheme = CUPLAS_SCHEME_SOG;
+    const int64_t ident[4] = {0, 1, 2, 3};
+    cuplas_error_clear(&e);
+    assert_int_equal(cuplas_evaluate(items, 4, 1, NULL, ident, 2, 2, &o, &r, &e), CUPLAS_ERR_USAGE);
+}
+
+static void test_unsort(void **state)
+{
+    (void)state;
+    /* grid cells hold items 2, 0, (empty), 1; two channels */
+    const double grid[8] = {20, 21, 0, 1, -5, -5, 10, 11};
+    const int64_t index[4] = {2, 0, -1, 1}, bad[4] = {2, 2, -1, 1};
+    double items[8];
+    int64_t N = 0;
+    cuplas_error e;
+
+    cuplas_error_clear(&e);
+    assert_int_equal(cuplas_eval_unsort(grid, index, 4, 2, items, &N, &e), 0);
+    assert_int_equal(N, 3);
+    const double want[6] = {0, 1, 10, 11, 20, 21};
+    for (int i = 0; i < 6; i++)
+        assert_true(items[i] == want[i]);
+    cuplas_error_clear(&e);
+    assert_int_equal(cuplas_eval_unsort(grid, bad, 4, 2, items, &N, &e), CUPLAS_ERR_INPUT);
+}
+
+/* Bytes are the scheme's images encoded, and written they are the files. */
+static void test_bytes_are_files(void **state)
+{
+    (void)state;
+    enum { H = 8, W = 8, C = 5, N = 60 };
+    double items[N * C];
+    int64_t map[H * W];
+    char pattern[] = "/tmp/test_eval_evaluate.XXXXXX", path[PATH_MAX];
+    cuplas_eval_opts o;
+    cuplas_eval_result r;
+    cuplas_error e;
+
+    cuplas_error_clear(&e);
+    for (int i = 0; i < N * C; i++)
+        items[i] = (double)((i * 37) % 101);
+    for (int k = 0; k < H * W; k++)
+        map[k] = k < N ? (int64_t)((k * 7) % N) : -1;   /* 7 is prime to 60 */
+    assert_non_null(mkdtemp(pattern));
+    cuplas_eval_opts_default(&o);
+    o.codecs = 1u << CUPLAS_CODEC_PNG | 1u << CUPLAS_CODEC_WEBP | 1u << CUPLAS_CODEC_JXL;
+    o.images_dir = pattern;
+    assert_int_equal(cuplas_evaluate(items, N, C, NULL, map, H, W, &o, &r, &e), 0);
+    assert_int_equal(r.nimages, 2);   /* 5 channels: RGB + RG0 */
+    for (int k = 0; k < CUPLAS_ORDER_COUNT; k++)
+        for (int c = 0; c < CUPLAS_CODEC_COUNT; c++) {
+            int64_t sum = 0;
+            for (int i = 0; i < r.nimages; i++) {
+                struct stat st;
+                snprintf(path, sizeof path, "%s/%s/plain_%03d.%s", pattern,
+                         cuplas_order_name((cuplas_order_kind)k), i,
+                         cuplas_codec_name((cuplas_codec)c));
+                assert_int_equal(stat(path, &st), 0);
+                sum += st.st_size;
+            }
+            assert_int_equal(sum, r.order[k].bytes[c]);
+        }
+    /* the sorted images are the scheme's codes of the gathered grid */
+    double grid[H * W * C];
+    uint8_t empty[H * W];
+    cuplas_eval_images imgs = {0};
+    cuplas_eval_gather(items, C, map, H * W, grid, empty);
+    assert_int_equal(cuplas_scheme_encode(CUPLAS_SCHEME_PLAIN, grid, H, W, C, NULL, empty, &imgs,
+                                          &e), 0);
+    for (int i = 0; i < imgs.n; i++) {
+        snprintf(path, sizeof path, "%s/sorted/%s.webp", pattern, imgs.img[i].name);
+        FILE *f = fopen(path, "rb");
+        assert_non_null(f);
+        uint8_t buf[65536];
+        size_t n = fread(buf, 1, sizeof buf, f);
+        fclose(f);
+        cuplas_eval_image dec;
+        assert_int_equal(cuplas_image_decode(CUPLAS_CODEC_WEBP, buf, n, imgs.img[i].channels,
+                                             &dec, &e), 0);
+        assert_memory_equal(dec.px, imgs.img[i].px, (size_t)(H * W * imgs.img[i].channels));
+        free(dec.px);
+    }
+    cuplas_eval_images_free(&imgs);
+
+    /* JSON round trip */
+    char *js = cuplas_eval_result_json_str(&r);
+    cuplas_json *doc = NULL;
+    cuplas_eval_result back;
+    assert_non_null(js);
+    assert_int_equal(cuplas_json_parse(js, strlen(js), &doc, &e), 0);
+    assert_int_equal(cuplas_eval_result_from_json(doc, &back), 0);
+    assert_int_equal(back.N, N);
+    assert_int_equal(back.codecs, o.codecs);
+    for (int k = 0; k < CUPLAS_ORDER_COUNT; k++)
+        for (int c = 0; c < CUPLAS_CODEC_COUNT; c++)
+            assert_int_equal(back.order[k].bytes[c], r.order[k].bytes[c]);
+    assert_true(cuplas_json_get(doc, "dpq16") != NULL);
+    assert_true(fabs(cuplas_json_get_num(cuplas_json_get(cuplas_json_get(doc, "ratios"), "input"),
+                                         "png", 0) -
+                     (double)r.order[0].bytes[0] / (double)r.order[1].bytes[0]) < 1e-12);
+    cuplas_json_free(doc);
+    free(js);
+    tu_rmtree(pattern);
+}
+
+/* Preview: 2x2 gray items 0..3 over their 1..99 % range; enlarged. */
+static void test_preview(void **state)
+{
+    (void)state;
+    const double items[4] = {0, 1, 2, 3};
+    const int64_t map[4] = {3, 2, 1, 0};
+    cuplas_preview_opts o;
+    cuplas_eval_image img;
+    cuplas_error e;
+
+    cuplas_error_clear(&e);
+    cuplas_preview_opts_default(&o);
+    assert_int_equal(cuplas_preview_build(items, 4, 1, map, 2, 2, &o, &img, &e), 0);
+    assert_int_equal(img.channels, 3);
+    assert_int_equal(img.H, 256);   /* each cell 128 x 128 */
+    assert_int_equal(img.W, 2 * 256 + CUPLAS_PREVIEW_GAP);
+    /* left panel top-left = item 0 (black), right panel top-left = item 3 (white) */
+    assert_int_equal(img.px[0], 0);
+    assert_int_equal(img.px[(size_t)(256 + CUPLAS_PREVIEW_GAP) * 3], 255);
+    /* gray: R = G = B; item 1 of 0..3 is 85 */
+    const uint8_t *p = img.px + (size_t)(128) * 3;
+    assert_int_equal(p[0], 85);
+    assert_int_equal(p[1], 85);
+    assert_int_equal(p[2], 85);
+    free(img.px);
+    /* shrunk: a 100x100 grid under max_side 58 -> factor 4: 25 + 8 + 25 */
+    enum { S = 100 };
+    double *big = malloc(S * S * sizeof *big);
+    int64_t *m = malloc(S * S * sizeof *m);
+    for (int i = 0; i < S * S; i++)
+        big[i] = i, m[i] = i;
+    o.max_side = 58;
+    assert_int_equal(cuplas_preview_build(big, S * S, 1, m, S, S, &o, &img, &e), 0);
+    assert_int_equal(img.W, 58);
+    assert_int_equal(img.H, 25);
+    free(img.px);
+    o.nchannels = 1;
+    o.channels[0] = 3;
+    cuplas_error_clear(&e);
+    assert_int_equal(cuplas_preview_build(big, S * S, 1, m, S, S, &o, &img, &e), CUPLAS_ERR_USAGE);
+    cuplas_error_clear(&e);
+    assert_int_equal(cuplas_preview_parse_channels("0,1,1", &o, &e), CUPLAS_ERR_USAGE);
+    assert_int_equal(cuplas_preview_parse_channels("2,0", &o, &e), 0);
+    assert_int_equal(o.nchannels, 2);
+    free(big);
+    free(m);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_metrics_hand), cmocka_unit_test(test_padded),
+        cmocka_unit_test(test_bad_maps),     cmocka_unit_test(test_unsort),
+        cmocka_unit_test(test_bytes_are_files), cmocka_unit_test(test_preview),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
