@@ -103,7 +103,7 @@ static void test_unsort(void **state)
     (void)state;
     /* grid cells hold items 2, 0, (empty), 1; two channels */
     const double grid[8] = {20, 21, 0, 1, -5, -5, 10, 11};
-    const int64_t index[4] = {2, 0, -1, 1}, bad[4] = {2, 2, -1, 1};
+    int64_t index[4] = {2, 0, -1, 1}, bad[4] = {2, 2, -1, 1};
     double items[8];
     int64_t N = 0;
     cuplas_error e;
@@ -116,6 +116,17 @@ static void test_unsort(void **state)
         assert_true(items[i] == want[i]);
     cuplas_error_clear(&e);
     assert_int_equal(cuplas_eval_unsort(grid, bad, 4, 2, items, &N, &e), CUPLAS_ERR_INPUT);
+    /* a crop keeps rows 7, 3 and 40 of an input: renumbered in row order */
+    int64_t crop[4] = {40, 7, -1, 3};
+    cuplas_error_clear(&e);
+    assert_int_equal(cuplas_eval_unsort(grid, crop, 4, 2, items, &N, &e), 0);
+    assert_int_equal(N, 3);
+    const int64_t ranks[4] = {2, 1, -1, 0};
+    const double want_crop[6] = {10, 11, 0, 1, 20, 21};
+    for (int k = 0; k < 4; k++)
+        assert_int_equal(crop[k], ranks[k]);
+    for (int i = 0; i < 6; i++)
+        assert_true(items[i] == want_crop[i]);
 }
 
 /* Bytes are the scheme's images encoded, and written they are the files. */

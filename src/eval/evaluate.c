@@ -52,32 +52,50 @@ int cuplas_eval_parse_codecs(const char *list, unsigned *mask, cuplas_error *err
     return 0;
 }
 
-int cuplas_eval_unsort(const double *grid, const int64_t *index, int64_t cells, int C,
+/* (input row, cell) of a kept item, ordered by row. */
+typedef struct { int64_t row, cell; } row_cell;
+
+static int by_row(const void *a, const void *b)
+{
+    int64_t x = ((const row_cell *)a)->row, y = ((const row_cell *)b)->row;
+    return (x > y) - (x < y);
+}
+
+int cuplas_eval_unsort(const double *grid, int64_t *index, int64_t cells, int C,
                        double *items, int64_t *N, cuplas_error *err)
 {
     int64_t n = 0;
-    uint8_t *seen = NULL;
+    row_cell *rc_ = NULL;
     int rc = 0;
 
     for (int64_t k = 0; k < cells; k++)
         n += index[k] >= 0;
-    if (!(seen = calloc((size_t)(n ? n : 1), 1)))
-        CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
-    for (int64_t k = 0; k < cells; k++) {
-        int64_t i = index[k];
-        if (i < -1 || i >= n || (i >= 0 && seen[i]))
-            CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "index is not a permutation: cell %lld holds %lld "
-                        "(%lld items)", (long long)k, (long long)i, (long long)n);
-        if (i < 0)
-            continue;
-        seen[i] = 1;
-        memcpy(items + i * C, grid + k * C, (size_t)C * sizeof *items);
-    }
     if (n == 0)
         CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "index holds no item");
+    if (!(rc_ = malloc((size_t)n * sizeof *rc_)))
+        CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
+    /* the rows a result keeps need not be 0..n-1 (a crop keeps some of
+     * them): their order is the input order, and they are renumbered so */
+    n = 0;
+    for (int64_t k = 0; k < cells; k++) {
+        if (index[k] < -1)
+            CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "index is not a permutation: cell %lld holds "
+                        "%lld", (long long)k, (long long)index[k]);
+        if (index[k] >= 0)
+            rc_[n++] = (row_cell){index[k], k};
+    }
+    qsort(rc_, (size_t)n, sizeof *rc_, by_row);
+    for (int64_t r = 0; r < n; r++) {
+        if (r > 0 && rc_[r].row == rc_[r - 1].row)
+            CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "index is not a permutation: row %lld is in "
+                        "cells %lld and %lld", (long long)rc_[r].row,
+                        (long long)rc_[r - 1].cell, (long long)rc_[r].cell);
+        index[rc_[r].cell] = r;
+        memcpy(items + r * C, grid + rc_[r].cell * C, (size_t)C * sizeof *items);
+    }
     *N = n;
 fail:
-    free(seen);
+    free(rc_);
     return rc;
 }
 

@@ -79,11 +79,13 @@ int cuplas_evaluate(const double *items, int64_t N, int C, const char *const *na
                     const int64_t *sorted, int64_t H, int64_t W, const cuplas_eval_opts *o,
                     cuplas_eval_result *res, cuplas_error *err);
 
-/* From a result's grid back to the input order: items[index[cell]] =
- * grid[cell] for every cell with index >= 0. items has room for cells x
- * C; *N = the number of items. CUPLAS_ERR_INPUT when index is not a
- * permutation of 0..N-1 with -1 for empty cells. */
-int cuplas_eval_unsort(const double *grid, const int64_t *index, int64_t cells, int C,
+/* From a result's grid back to the input order. index holds each kept
+ * item's input row (distinct, any subset of rows: a crop keeps some) or -1
+ * for an empty cell; the rows are renumbered in place to 0..N-1 in row
+ * order, and items[index[cell]] = grid[cell]. items has room for cells x
+ * C; *N = the number of items. CUPLAS_ERR_INPUT when a row repeats or an
+ * entry is below -1. */
+int cuplas_eval_unsort(const double *grid, int64_t *index, int64_t cells, int C,
                        double *items, int64_t *N, cuplas_error *err);
 
 /* bytes[sorted] / bytes[baseline] for a codec; NaN when not measured. */
