@@ -41,7 +41,11 @@ enum {
     F_EVEN = 1u << 4,       /* integers: must be even                     */
     F_REQUIRED = 1u << 5,   /* must be present (see check_config)         */
     F_NONEMPTY = 1u << 6,   /* strings and lists: "" and [] are errors    */
-    F_EMPTY_NULL = 1u << 7  /* strings: "" (or no value) stores NULL      */
+    F_EMPTY_NULL = 1u << 7, /* strings: "" (or no value) stores NULL      */
+    F_PARAMS_NONZERO = 1u << 8 /* enums: left out of the params attribute
+                                  while 0 (the default), so results of
+                                  configs that predate the key keep their
+                                  bytes and their resume identity        */
 };
 
 struct key {
@@ -65,7 +69,7 @@ struct removed_key {
 
 /* Row counts, constants so that the loader can size arrays by them;
  * keys.c asserts that they match the tables. */
-#define CUPLAS_CFG_NKEYS 34
+#define CUPLAS_CFG_NKEYS 35
 #define CUPLAS_CFG_NINPUT_KEYS 4
 
 /* The config's keys in schema order (the order of `cuplas check`, the dump
