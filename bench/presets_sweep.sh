@@ -66,7 +66,8 @@ for g in $groups; do
         run levers/border=replicate,replicate sort.border_x=replicate sort.border_y=replicate
         ;;
     combos)
-        # quality: README's old "quality settings", then slower decays on top
+        # quality: README's old "quality settings", then slower decays and
+        # non-wrapping borders on top (the levers that helped alone)
         q="sort.improvement_break=0.0001 sort.max_passes=16 sort.min_configs=4 sort.max_configs=16"
         # shellcheck disable=SC2086
         run combos/quality $q
@@ -74,16 +75,16 @@ for g in $groups; do
             # shellcheck disable=SC2086
             run "combos/quality+decay=$d" $q sort.radius_decay=$d
         done
-        for d in 0.97 0.98 0.99; do
-            run "combos/decay=$d+blur_passes=2" sort.radius_decay=$d sort.blur_passes=2
-            run "combos/decay=$d+configs=4..8+passes=4" sort.radius_decay=$d sort.min_configs=4 \
-                sort.max_configs=8 sort.max_passes=4
-        done
-        # speed: fewer levels and less work per level
-        for d in 0.8 0.85 0.9; do
-            run "combos/decay=$d+configs=1..2" sort.radius_decay=$d sort.min_configs=1 sort.max_configs=2
-            run "combos/decay=$d+configs=1..2+passes=1" sort.radius_decay=$d sort.min_configs=1 \
-                sort.max_configs=2 sort.max_passes=1
+        # shellcheck disable=SC2086
+        run "combos/quality+decay=0.99+reflect,reflect" $q sort.radius_decay=0.99 sort.border_x=reflect
+        run "combos/decay=0.99+reflect,reflect" sort.radius_decay=0.99 sort.border_x=reflect
+        run "combos/decay=0.98+configs=4..8+passes=4" sort.radius_decay=0.98 sort.min_configs=4 \
+            sort.max_configs=8 sort.max_passes=4
+        # speed: fewer levels, keeping the work per level (at 1024^2 one pass
+        # per level is far too little: bench/results/.../README)
+        for d in 0.85 0.9; do
+            run "combos/decay=$d+improvement_break=0.01" sort.radius_decay=$d sort.improvement_break=0.01
+            run "combos/decay=$d+configs=2..2" sort.radius_decay=$d sort.max_configs=2
         done
         ;;
     presets)
