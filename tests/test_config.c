@@ -138,6 +138,7 @@ static void assert_sort_equal(const cuplas_sort_params *a, const cuplas_sort_par
     assert_int_equal(a->min_configs, b->min_configs);
     assert_int_equal(a->max_configs, b->max_configs);
     assert_int_equal(a->max_passes, b->max_passes);
+    assert_int_equal(a->preset, b->preset);
 }
 
 static void assert_strv_equal(char **a, int na, char **b, int nb)
@@ -771,6 +772,143 @@ static void test_config_params_yaml(void **state)
     cuplas_config_free(&cfg);
 }
 
+/* ------------------------------------------------------------------------
+ * Presets
+ * ------------------------------------------------------------------------ */
+
+/* sort.preset gives every sort.* key the preset's value: in a file, with
+ * --set, and with no file at all. */
+static void test_config_preset_applied(void **state)
+{
+    static const char *const names[] = { "default", "fast", "best" };
+    static const cuplas_preset ids[] = { CUPLAS_PRESET_DEFAULT, CUPLAS_PRESET_FAST,
+                                         CUPLAS_PRESET_BEST };
+    for (int i = 0; i < 3; i++) {
+        cuplas_config cfg;
+        cuplas_error err;
+        cuplas_sort_params want;
+        char text[256], set[64];
+        const char *ovr[] = { set };
+        assert_int_equal(cuplas_sort_params_preset(names[i], &want), 0);
+        assert_int_equal(want.preset, ids[i]);
+        assert_string_equal(cuplas_preset_name(ids[i]), names[i]);
+
+        snprintf(text, sizeof text, INPUTS "sort:\n  preset: %s\n", names[i]);
+        assert_int_equal(load_text(state, "preset_file", text, NULL, 0, &cfg, &err), 0);
+        assert_sort_equal(&cfg.sort, &want);
+        cuplas_config_free(&cfg);
+
+        snprintf(set, sizeof set, "sort.preset=%s", names[i]);
+        assert_int_equal(cuplas_config_load(&cfg, NULL, ovr, 1, &err), 0);
+        assert_sort_equal(&cfg.sort, &want);
+        cuplas_config_free(&cfg);
+    }
+    /* the presets differ where it matters, and default is the defaults */
+    cuplas_sort_params def, fast, best, plain;
+    cuplas_sort_params_default(&plain);
+    assert_int_equal(cuplas_sort_params_preset("default", &def), 0);
+    assert_int_equal(cuplas_sort_params_preset("fast", &fast), 0);
+    assert_int_equal(cuplas_sort_params_preset("best", &best), 0);
+    assert_sort_equal(&def, &plain);
+    assert_true(fast.radius_decay < def.radius_decay);
+    assert_true(best.max_configs > def.max_configs);
+    (void)state;
+}
+
+/* A sort key named in the file or with --set beats the preset, wherever
+ * the preset is set and in whatever order; the other keys keep the
+ * preset's values. */
+static void test_config_preset_explicit_key_wins(void **state)
+{
+    cuplas_config cfg;
+    cuplas_error err;
+    cuplas_sort_params best;
+    assert_int_equal(cuplas_sort_params_preset("best", &best), 0);
+
+    /* the file names max_passes before the preset */
+    assert_int_equal(load_text(state, "preset_key", INPUTS "sort:\n  max_passes: 3\n"
+                               "  seed: 9\n  preset: best\n", NULL, 0, &cfg, &err), 0);
+    assert_int_equal(cfg.sort.max_passes, 3);
+    assert_true(cfg.sort.seed == 9);
+    best.max_passes = 3;
+    best.seed = 9;
+    assert_sort_equal(&cfg.sort, &best);
+    cuplas_config_free(&cfg);
+
+    /* the preset from --set, a key from the file; and the reverse */
+    static const char *const set_preset[] = { "sort.preset=fast" };
+    cuplas_sort_params fast;
+    assert_int_equal(cuplas_sort_params_preset("fast", &fast), 0);
+    assert_int_equal(load_text(state, "preset_set", INPUTS "sort:\n  radius_decay: 0.5\n",
+                               set_preset, 1, &cfg, &err), 0);
+    assert_true(cfg.sort.radius_decay == 0.5);
+    fast.radius_decay = 0.5;
+    assert_sort_equal(&cfg.sort, &fast);
+    cuplas_config_free(&cfg);
+
+    static const char *const set_key[] = { "sort.improvement_break=0.25" };
+    assert_int_equal(load_text(state, "preset_set2", INPUTS "sort:\n  preset: best\n",
+                               set_key, 1, &cfg, &err), 0);
+    assert_true(cfg.sort.improvement_break == 0.25);
+    assert_int_equal(cfg.sort.max_configs, best.max_configs);
+    cuplas_config_free(&cfg);
+
+    /* an explicit key that clashes with the preset's: the usual rule */
+    expect_error(state, "preset_clash", INPUTS "sort:\n  preset: best\n  max_configs: 2\n",
+                 NULL, 0, "5:16", "sort.max_configs: 2 is less than sort.min_configs", NULL);
+}
+
+/* An unknown preset is a usage error naming the accepted ones. */
+static void test_config_preset_unknown(void **state)
+{
+    static const char *const set[] = { "sort.preset=fastest" };
+    cuplas_sort_params p;
+    cuplas_sort_params_default(&p);
+    p.max_passes = 77;
+    assert_int_equal(cuplas_sort_params_preset("fastest", &p), -1);
+    assert_int_equal(cuplas_sort_params_preset(NULL, &p), -1);
+    assert_int_equal(p.max_passes, 77);   /* untouched */
+    expect_error(state, "preset_bad", INPUTS "sort:\n  preset: quick\n", NULL, 0, "4:11",
+                 "sort.preset", "default, fast, best");
+    expect_error(state, "preset_bad_set", INPUTS, set, 1, "--set sort.preset=fastest",
+                 "sort.preset", "default, fast, best");
+}
+
+/* The params attribute names a preset other than default (and reads back
+ * to the same parameters); with the default preset it is the bytes it was
+ * before the key existed, so old results keep their resume identity. */
+static void test_config_preset_params_yaml(void **state)
+{
+    cuplas_config cfg, back;
+    cuplas_error err;
+    assert_int_equal(load_text(state, "pp_default", INPUTS, NULL, 0, &cfg, &err), 0);
+    char *params = cuplas_config_params_to_yaml(&cfg);
+    char *dump = cuplas_config_to_yaml(&cfg);
+    assert_non_null(params);
+    assert_null(strstr(params, "preset"));
+    assert_int_equal(strncmp(params, "sort:\n  seed: 1337\n", 19), 0);
+    assert_non_null(strstr(dump, "\nsort:\n  preset: default\n  seed: 1337\n"));
+    free(params);
+    free(dump);
+    cuplas_config_free(&cfg);
+
+    assert_int_equal(load_text(state, "pp_best", INPUTS "sort:\n  preset: best\n  seed: 4\n",
+                               NULL, 0, &cfg, &err), 0);
+    params = cuplas_config_params_to_yaml(&cfg);
+    assert_non_null(params);
+    assert_int_equal(strncmp(params, "sort:\n  preset: best\n  seed: 4\n", 31), 0);
+    size_t len = strlen(INPUTS) + strlen(params) + 1;
+    char *text = malloc(len);
+    assert_non_null(text);
+    snprintf(text, len, "%s%s", INPUTS, params);
+    assert_int_equal(load_text(state, "pp_back", text, NULL, 0, &back, &err), 0);
+    assert_sort_equal(&cfg.sort, &back.sort);
+    free(text);
+    free(params);
+    cuplas_config_free(&back);
+    cuplas_config_free(&cfg);
+}
+
 static void test_config_free_twice(void **state)
 {
     cuplas_config cfg;
@@ -909,6 +1047,10 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_config_override_list),
         cmocka_unit_test(test_config_round_trip),
         cmocka_unit_test(test_config_params_yaml),
+        cmocka_unit_test(test_config_preset_applied),
+        cmocka_unit_test(test_config_preset_explicit_key_wins),
+        cmocka_unit_test(test_config_preset_unknown),
+        cmocka_unit_test(test_config_preset_params_yaml),
         cmocka_unit_test(test_config_free_twice),
         cmocka_unit_test(test_config_names),
         cmocka_unit_test(test_config_shipped_configs),

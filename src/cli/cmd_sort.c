@@ -31,6 +31,9 @@ static const char sort_help[] =
     "vertices: group /vertex, every property a channel, named.\n"
     "\n"
     "Options:\n"
+    "  --preset NAME            sort.preset: fast, default or best, a set of\n"
+    "                           sort.* values (README \"Presets\"); a sort key\n"
+    "                           given with --set overrides the preset's value\n"
     "  --seed N                 sort.seed (default 1337)\n"
     "  --backend auto|cpu|gpu   backend.device (default auto)\n"
     "  --gpu ID                 use this CUDA device (implies --backend gpu)\n"
@@ -117,11 +120,12 @@ static int split_input(const char *arg, char **file, char **dataset, cuplas_erro
 
 static int cmd_sort(int argc, char **argv)
 {
-    enum { O_SEED = 256, O_BACKEND, O_GPU, O_THREADS, O_HEIGHT, O_WIDTH, O_CHANNELS,
+    enum { O_SEED = 256, O_PRESET, O_BACKEND, O_GPU, O_THREADS, O_HEIGHT, O_WIDTH, O_CHANNELS,
            O_WEIGHTS, O_NORMALIZE, O_SET, O_LOGFMT, O_FORCE, O_GRID, O_FIT, O_CROPBY,
            O_PLY, O_EXTERNAL };
     static const struct option opts[] = {
         {"seed", required_argument, NULL, O_SEED},
+        {"preset", required_argument, NULL, O_PRESET},
         {"backend", required_argument, NULL, O_BACKEND},
         {"gpu", required_argument, NULL, O_GPU},
         {"threads", required_argument, NULL, O_THREADS},
@@ -164,6 +168,7 @@ static int cmd_sort(int argc, char **argv)
             fputs(sort_help, stdout);
             goto done;
         case O_SEED: bad |= cuplas_cli_override(&ov, "sort.seed=%s", optarg); break;
+        case O_PRESET: bad |= cuplas_cli_override(&ov, "sort.preset=%s", optarg); break;
         case O_BACKEND:
             backend = 1;
             bad |= cuplas_cli_override(&ov, "backend.device=%s", optarg);

@@ -183,8 +183,10 @@ static bool wanted(const char *const *sections, const char *name, size_t len)
     return false;
 }
 
-/* The sections of cfg named in `sections` (NULL: all), in schema order. */
-static char *emit_yaml(const cuplas_config *cfg, const char *const *sections)
+/* The sections of cfg named in `sections` (NULL: all), in schema order.
+ * `params`: the params attribute, which leaves out F_PARAMS_NONZERO keys
+ * at 0 (the full dump always has every key). */
+static char *emit_yaml(const cuplas_config *cfg, const char *const *sections, bool params)
 {
     struct sbuf b = { 0 };
     const char *section = NULL;   /* the section whose header was written */
@@ -201,6 +203,9 @@ static char *emit_yaml(const cuplas_config *cfg, const char *const *sections)
         if (sections && k->flags & F_PARAMS_IF_SET && k->kind == K_SELECTORS &&
             ((const cuplas_selectors *)(const void *)((const char *)cfg + k->off))->n == 0)
             continue;
+        if (params && (k->flags & F_PARAMS_NONZERO)
+            && *(const int *)((const char *)cfg + k->off) == 0)
+            continue;
         if (!section || seclen != len || strncmp(section, k->name, len) != 0)
             put(&b, "%.*s:\n", (int)len, k->name);
         section = k->name;
@@ -216,20 +221,20 @@ static char *emit_yaml(const cuplas_config *cfg, const char *const *sections)
 
 char *cuplas_config_to_yaml(const cuplas_config *cfg)
 {
-    return emit_yaml(cfg, NULL);
+    return emit_yaml(cfg, NULL, false);
 }
 
 char *cuplas_sort_params_to_yaml(const cuplas_sort_params *p)
 {
     static const char *const sections[] = { "sort", NULL };
     cuplas_config cfg = { .sort = *p };
-    return emit_yaml(&cfg, sections);
+    return emit_yaml(&cfg, sections, true);
 }
 
 char *cuplas_config_params_to_yaml(const cuplas_config *cfg)
 {
     static const char *const sections[] = { "sort", "channels", NULL };
-    return emit_yaml(cfg, sections);
+    return emit_yaml(cfg, sections, true);
 }
 
 /* ------------------------------------------------------------------------

@@ -22,6 +22,7 @@
 /* Values are read and written through int *: make sure that is the size. */
 _Static_assert(sizeof(cuplas_permuter) == sizeof(int), "enum size");
 _Static_assert(sizeof(cuplas_border) == sizeof(int), "enum size");
+_Static_assert(sizeof(cuplas_preset) == sizeof(int), "enum size");
 _Static_assert(sizeof(cuplas_overwrite) == sizeof(int), "enum size");
 _Static_assert(sizeof(cuplas_norm) == sizeof(int), "enum size");
 _Static_assert(sizeof(cuplas_device_kind) == sizeof(int), "enum size");
@@ -30,6 +31,7 @@ _Static_assert(sizeof(cuplas_log_format) == sizeof(int), "enum size");
 _Static_assert(sizeof(cuplas_fit_mode) == sizeof(int), "enum size");
 _Static_assert(sizeof(((cuplas_config *)0)->eval.scheme) == sizeof(int), "enum size");
 
+static const char *const preset_names[] = { "default", "fast", "best", NULL };
 static const char *const permuter_names[] = { "feistel", "lcg", NULL };
 static const char *const border_names[] = { "circular", "reflect", "replicate", NULL };
 static const char *const overwrite_names[] = { "skip", "overwrite", "error", NULL };
@@ -93,6 +95,9 @@ const struct key cuplas_cfg_keys[] = {
       .doc = "also write a PNG next to each result (its name with .png for .h5): the "
              "input order and the sorted grid side by side, as `cuplas preview` draws them" },
 
+    { "sort.preset", K_ENUM, AT(sort.preset), .names = preset_names, .flags = F_PARAMS_NONZERO,
+      .doc = "a named set of values for the other sort.* keys (README \"Presets\"): fast, "
+             "default or best; a sort.* key named in the config or with --set overrides it" },
     { "sort.seed", K_U64, AT(sort.seed),
       .doc = "random seed; with the input and the other sort.* keys it fully "
              "determines the result, on any device and thread count" },

@@ -45,9 +45,13 @@ enum {
     F_REQUIRED = 1u << 5,   /* must be present (see check_config)         */
     F_NONEMPTY = 1u << 6,   /* strings and lists: "" and [] are errors    */
     F_EMPTY_NULL = 1u << 7, /* strings: "" (or no value) stores NULL      */
-    F_PARAMS_IF_SET = 1u << 8 /* in the params attribute only when set:
+    F_PARAMS_IF_SET = 1u << 8, /* in the params attribute only when set:
                                  results of configs from before the key
                                  keep their bytes                          */
+    F_PARAMS_NONZERO = 1u << 9 /* enums: left out of the params attribute
+                                  while 0 (the default), so results of
+                                  configs that predate the key keep their
+                                  bytes and their resume identity        */
 };
 
 struct key {
@@ -72,7 +76,7 @@ struct removed_key {
 
 /* Row counts, constants so that the loader can size arrays by them;
  * keys.c asserts that they match the tables. */
-#define CUPLAS_CFG_NKEYS 48
+#define CUPLAS_CFG_NKEYS 49
 #define CUPLAS_CFG_NINPUT_KEYS 5
 
 /* The config's keys in schema order (the order of `cuplas check`, the dump

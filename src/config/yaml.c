@@ -208,6 +208,38 @@ static const yaml_node_t *seen_node(const struct loader *ld, const char *name)
     return ld->seen[k - cuplas_cfg_keys];
 }
 
+/* Bytes of a scalar field of kind k (the kinds sort.* keys use). */
+static size_t scalar_size(enum kind k)
+{
+    switch (k) {
+    case K_BOOL: return sizeof(bool);
+    case K_INT:
+    case K_ENUM: return sizeof(int);
+    case K_I64: return sizeof(int64_t);
+    case K_U64: return sizeof(uint64_t);
+    case K_NUM: return sizeof(double);
+    default: return 0;
+    }
+}
+
+/* sort.preset: the preset's value for every sort.* key that neither the
+ * file nor a --set named. Done after the walk, so that the order of keys in
+ * the file does not matter and an explicit key always wins. */
+static void apply_preset(const struct loader *ld, cuplas_config *cfg)
+{
+    cuplas_sort_params pre;
+    const size_t at = offsetof(cuplas_config, sort);
+    cuplas_sort_params_of_preset(cfg->sort.preset, &pre);
+    for (size_t i = 0; i < CUPLAS_CFG_NKEYS; i++) {
+        const struct key *k = &cuplas_cfg_keys[i];
+        if (strncmp(k->name, "sort.", 5) != 0 || ld->seen[i])
+            continue;
+        /* every sort.* key lives in cfg->sort, so its offset there is
+         * k->off - at in a cuplas_sort_params */
+        memcpy((char *)cfg + k->off, (const char *)&pre + (k->off - at), scalar_size(k->kind));
+    }
+}
+
 /* Rules that involve more than one key, once every key is read. */
 static int check_config(struct loader *ld, const cuplas_config *cfg)
 {
@@ -567,6 +599,7 @@ int cuplas_config_load(cuplas_config *cfg, const char *path,
     if (root && root->type == YAML_MAPPING_NODE)
         CUPLAS_TRY(cuplas_cfg_walk_mapping(&ld, root, "", "", cuplas_cfg_keys, CUPLAS_CFG_NKEYS,
                                            cfg, ld.seen));
+    apply_preset(&ld, cfg);
     CUPLAS_TRY(check_config(&ld, cfg));
     rc = 0;
 fail:

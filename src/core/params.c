@@ -1,25 +1,83 @@
-/* params.c - documented defaults of the sort parameters. */
+/*
+ * params.c - the sort parameters' presets; `default` is the documented
+ * defaults.
+ *
+ * One table row per preset holds a value for every sort.* key, so a preset
+ * is a plain set of parameters: the sorter never knows which one it runs,
+ * CPU and GPU run any of them identically, and a key set explicitly in a
+ * config or with --set replaces the preset's value (config/yaml.c applies
+ * the preset to the keys the config did not name). How the rows were
+ * chosen: README "Presets" and bench/results/2026-11-23-cpu-presets.
+ */
 #include "core/params.h"
 
 #include <string.h>
 
+static const char *const preset_names[] = { "default", "fast", "best" };
+
+static const cuplas_sort_params presets[] = {
+    /* PLAS's schedule with few configurations and passes per level: the
+     * balance measured in README "Performance" */
+    [CUPLAS_PRESET_DEFAULT] = {
+        .seed = 1337, .permuter = CUPLAS_PERMUTER_FEISTEL, .shuffle = true,
+        .start_radius = 0.0, .radius_decay = 0.95, .min_blur_radius = 1,
+        .min_block_size = 4, .blur_passes = 1,
+        .border_x = CUPLAS_BORDER_CIRCULAR, .border_y = CUPLAS_BORDER_REFLECT,
+        .improvement_break = 1e-3, .min_configs = 2, .max_configs = 4, .max_passes = 2,
+        .preset = CUPLAS_PRESET_DEFAULT },
+    /* fewer levels (decay 0.85: 39 instead of 122 at 1024^2) and a
+     * configuration ends once a pass gains under 1 %: 0.31x the default's
+     * passes at 1024^2 x 3 for AND 3.936 (CUPLAS: 4.285) */
+    [CUPLAS_PRESET_FAST] = {
+        .seed = 1337, .permuter = CUPLAS_PERMUTER_FEISTEL, .shuffle = true,
+        .start_radius = 0.0, .radius_decay = 0.85, .min_blur_radius = 1,
+        .min_block_size = 4, .blur_passes = 1,
+        .border_x = CUPLAS_BORDER_CIRCULAR, .border_y = CUPLAS_BORDER_REFLECT,
+        .improvement_break = 1e-2, .min_configs = 2, .max_configs = 4, .max_passes = 2,
+        .preset = CUPLAS_PRESET_FAST },
+    /* quality first: a slow decay, up to 16 configurations of up to 16
+     * passes per level that run until a pass gains under 0.01 %, and
+     * borders that do not wrap (a wrapped target joins the grid's left and
+     * right edges, which DPQ on the unwrapped grid penalises) */
+    [CUPLAS_PRESET_BEST] = {
+        .seed = 1337, .permuter = CUPLAS_PERMUTER_FEISTEL, .shuffle = true,
+        .start_radius = 0.0, .radius_decay = 0.99, .min_blur_radius = 1,
+        .min_block_size = 4, .blur_passes = 1,
+        .border_x = CUPLAS_BORDER_REFLECT, .border_y = CUPLAS_BORDER_REFLECT,
+        .improvement_break = 1e-4, .min_configs = 4, .max_configs = 16, .max_passes = 16,
+        .preset = CUPLAS_PRESET_BEST },
+};
+
+_Static_assert(sizeof presets / sizeof presets[0] == sizeof preset_names / sizeof preset_names[0],
+               "one name per preset");
+
+void cuplas_sort_params_of_preset(cuplas_preset preset, cuplas_sort_params *p)
+{
+    if ((unsigned)preset >= sizeof presets / sizeof presets[0])
+        preset = CUPLAS_PRESET_DEFAULT;
+    *p = presets[preset];
+}
+
 void cuplas_sort_params_default(cuplas_sort_params *p)
 {
-    memset(p, 0, sizeof *p);
-    p->seed = 1337;
-    p->permuter = CUPLAS_PERMUTER_FEISTEL;
-    p->shuffle = true;
-    p->start_radius = 0.0;
-    p->radius_decay = 0.95;
-    p->min_blur_radius = 1;
-    p->min_block_size = 4;
-    p->blur_passes = 1;
-    p->border_x = CUPLAS_BORDER_CIRCULAR;
-    p->border_y = CUPLAS_BORDER_REFLECT;
-    p->improvement_break = 1e-3;
-    p->min_configs = 2;
-    p->max_configs = 4;
-    p->max_passes = 2;
+    cuplas_sort_params_of_preset(CUPLAS_PRESET_DEFAULT, p);
+}
+
+int cuplas_sort_params_preset(const char *name, cuplas_sort_params *p)
+{
+    for (size_t i = 0; i < sizeof preset_names / sizeof preset_names[0]; i++)
+        if (name && strcmp(name, preset_names[i]) == 0) {
+            cuplas_sort_params_of_preset((cuplas_preset)i, p);
+            return 0;
+        }
+    return -1;
+}
+
+const char *cuplas_preset_name(cuplas_preset p)
+{
+    if ((unsigned)p >= sizeof preset_names / sizeof preset_names[0])
+        return "?";
+    return preset_names[p];
 }
 
 const char *cuplas_permuter_name(cuplas_permuter p)

@@ -23,6 +23,14 @@ typedef enum {
     CUPLAS_BORDER_REPLICATE = 2 /* clamp to the edge sample             */
 } cuplas_border;
 
+/* sort.preset: a named set of values for every other sort.* key (params.c
+ * holds the table, README "Presets" the measurements behind it). */
+typedef enum {
+    CUPLAS_PRESET_DEFAULT = 0, /* the defaults: speed and quality balanced  */
+    CUPLAS_PRESET_FAST = 1,    /* CUPLAS's quality in a fraction of the work */
+    CUPLAS_PRESET_BEST = 2     /* quality first, tens of times the work      */
+} cuplas_preset;
+
 typedef struct cuplas_sort_params {
     uint64_t seed;             /* sort.seed                                 */
     cuplas_permuter permuter;  /* sort.permuter: feistel | lcg              */
@@ -38,11 +46,21 @@ typedef struct cuplas_sort_params {
     int min_configs;           /* sort.min_configs per level, >= 1          */
     int max_configs;           /* sort.max_configs per level                */
     int max_passes;            /* sort.max_passes per configuration         */
+    cuplas_preset preset;      /* sort.preset: where the values above came
+                                  from; the sorter itself never reads it    */
 } cuplas_sort_params;
 
-/* The documented defaults (README "Config keys"). */
+/* The documented defaults (README "Config keys"): the `default` preset. */
 void cuplas_sort_params_default(cuplas_sort_params *p);
 
+/* Every field of preset `preset` (seed 1337, as the defaults). */
+void cuplas_sort_params_of_preset(cuplas_preset preset, cuplas_sort_params *p);
+
+/* The same by name ("fast", "default", "best"): 0, or -1 for an unknown
+ * name (p untouched). */
+int cuplas_sort_params_preset(const char *name, cuplas_sort_params *p);
+
+const char *cuplas_preset_name(cuplas_preset p);
 const char *cuplas_permuter_name(cuplas_permuter p);
 const char *cuplas_border_name(cuplas_border b);
 

@@ -1,0 +1,148 @@
+/*
+ * test_params.c - the sort presets (core/params.c): their quality floors
+ * and their cost order, on the CPU reference (whose index is the GPU's bit
+ * for bit, so these floors hold on the GPU too).
+ *
+ * The floors are the values measured when the presets were chosen
+ * (README "Presets", bench/results/2026-11-23-cpu-presets), rounded
+ * against the preset by about 1 %: a change that makes a preset sort worse
+ * fails here, a change of the numbers within a version breaks the
+ * determinism contract anyway.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "core/metrics.h"
+#include "core/params.h"
+#include "eval/codec.h"
+#include "eval/quality.h"
+#include "sort/sort.h"
+#include "testutil.h"
+
+#ifndef CUPLAS_SRCDIR
+#define CUPLAS_SRCDIR "."
+#endif
+
+/* Floors (README "Presets"). 128^2 x 3: tu_colors(seed 1337), sort seed
+ * 1337. 32x32: the colors_1024_random.png benchmark, mean over sort seeds
+ * 1-5. */
+#define DEFAULT_AND_128 12.80   /* measured 12.658 (570 passes)   */
+#define FAST_AND_128 14.15      /* measured 13.987 (178 passes)   */
+#define BEST_AND_128 12.45      /* measured 12.331 (19674 passes) */
+#define DEFAULT_DPQ_32 0.935    /* measured 0.9379                */
+#define BEST_DPQ_32 0.943       /* measured 0.9455                */
+
+typedef struct run {
+    double and;
+    int64_t passes;
+} run;
+
+static run sort_with(const char *preset, const double *x, int64_t H, int64_t W, int C,
+                     uint64_t seed, int64_t *index)
+{
+    cuplas_sort_params p;
+    cuplas_sort_stats st;
+    cuplas_error err = {0};
+    assert_int_equal(cuplas_sort_params_preset(preset, &p), 0);
+    p.seed = seed;
+    assert_int_equal(cuplas_sort_features(x, H, W, C, &p, NULL, index, &st, &err), 0);
+    run r = { cuplas_and(x, H, W, C, index, NULL), st.passes };
+    return r;
+}
+
+/* 128^2 random colours: each preset under its floor, and fast < default
+ * < best in work. */
+static void test_presets_and_floors_128(void **state)
+{
+    (void)state;
+    const int64_t n = 128, N = n * n;
+    double *x = tu_colors(N, 3, 1337);
+    int64_t *index = malloc((size_t)N * sizeof *index);
+    run d = sort_with("default", x, n, n, 3, 1337, index);
+    run f = sort_with("fast", x, n, n, 3, 1337, index);
+    run b = sort_with("best", x, n, n, 3, 1337, index);
+    print_message("128^2: default AND %.3f (%lld passes), fast %.3f (%lld), best %.3f (%lld)\n",
+                  d.and, (long long)d.passes, f.and, (long long)f.passes, b.and,
+                  (long long)b.passes);
+    assert_true(d.and < DEFAULT_AND_128);
+    assert_true(f.and < FAST_AND_128);
+    assert_true(b.and < BEST_AND_128);
+    assert_true(b.and < d.and && d.and < f.and);
+    assert_true(2 * f.passes < d.passes + d.passes / 4);   /* fast: under 0.625x */
+    assert_true(b.passes > 4 * d.passes);
+    free(index);
+    free(x);
+}
+
+/* The 32x32 benchmark, decoded with libpng; NULL when the file is absent. */
+static double *load_colors(void)
+{
+    char path[4096];
+    const char *dir = getenv("CUPLAS_SHARED_DATA");
+    snprintf(path, sizeof path, "%s/colors_1024_random.png",
+             dir ? dir : CUPLAS_SRCDIR "/../shared/data");
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        print_message("skipped: %s not found (set CUPLAS_SHARED_DATA)\n", path);
+        return NULL;
+    }
+    static uint8_t data[1 << 16];
+    size_t n = fread(data, 1, sizeof data, f);
+    fclose(f);
+    cuplas_eval_image im;
+    cuplas_error err = {0};
+    assert_int_equal(cuplas_image_decode(CUPLAS_CODEC_PNG, data, n, 3, &im, &err), 0);
+    assert_true(im.H == 32 && im.W == 32);
+    double *x = malloc(1024 * 3 * sizeof *x);
+    for (int i = 0; i < 1024 * 3; i++)
+        x[i] = im.px[i];
+    free(im.px);
+    return x;
+}
+
+static double mean_dpq(const char *preset, const double *x)
+{
+    int64_t index[1024];
+    double g[1024 * 3], sum = 0;
+    for (uint64_t seed = 1; seed <= 5; seed++) {
+        cuplas_error err = {0};
+        double d;
+        sort_with(preset, x, 32, 32, 3, seed, index);
+        for (int i = 0; i < 1024; i++)
+            memcpy(g + 3 * i, x + 3 * index[i], 3 * sizeof *g);
+        assert_int_equal(cuplas_eval_dpq(g, 32, 32, 3, NULL, CUPLAS_DPQ_P, 0, &d, &err), 0);
+        sum += d;
+    }
+    return sum / 5;
+}
+
+/* DPQ16 on the standard 32x32 colour benchmark (mean of seeds 1-5). */
+static void test_presets_dpq_floors_32(void **state)
+{
+    (void)state;
+    double *x = load_colors();
+    if (!x)
+        return;
+    double d = mean_dpq("default", x), b = mean_dpq("best", x);
+    print_message("32x32 DPQ16: default %.4f, best %.4f\n", d, b);
+    assert_true(d >= DEFAULT_DPQ_32);
+    assert_true(b >= BEST_DPQ_32);
+    free(x);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_presets_and_floors_128),
+        cmocka_unit_test(test_presets_dpq_floors_32),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
