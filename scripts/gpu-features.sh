@@ -14,7 +14,7 @@ set -u
 FINAL=${OUT:-$PWD}; OUT=/tmp/gf-results; rm -rf $OUT; mkdir -p $OUT
 export LD_LIBRARY_PATH=$PWD/.dev/lib
 NEW=$PWD/.dev/bin OLD=$PWD/.dev/old/bin SRC=$PWD
-PARTS=" ${GF_PARTS:-test scene presets defaults} "
+PARTS=" ${GF_PARTS:-test scene presets defaults pipe} "
 part() { case "$PARTS" in *" $1 "*) return 0;; esac; return 1; }
 S=$OUT/summary.txt; : > $S
 { nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader; nproc; } > $OUT/gpu.txt
@@ -90,15 +90,21 @@ PY
              "sort_s $(stage big-$n.log sort_s) read_s $(stage big-$n.log read_s) write_s $(stage big-$n.log write_s)" | tee -a $S
     done
     cp sort-new-1.log big-*.log sort1024.txt $OUT/
+fi
+if part pipe; then
     # collections A and B with the default config (lanes 4, deflate 1, fsync)
-    OUT=$OUT/pipe PIPE_BIN=$NEW PIPE_QUICK=1 PIPE_PURE=1 PIPE_DEFLATE=1 PIPE_FSYNC=true \
-        PIPE_LANES_A=4 PIPE_LANES_B=4 bash $SRC/scripts/pipeline-bench.sh > $OUT/pipe.txt 2>&1
-    python3 - $OUT/pipe/pipeline.jsonl <<'PY' | tee -a $S
+    ( cd $SRC && OUT=$OUT/pipe PIPE_BIN=$NEW PIPE_QUICK=1 PIPE_PURE=1 PIPE_DEFLATE=1 PIPE_FSYNC=true \
+        PIPE_LANES_A=4 PIPE_LANES_B=4 bash scripts/pipeline-bench.sh > $OUT/pipe.txt 2>&1 )
+    # the same outputs with the lanes picked by hand (A 12, B 16), as RESULTS.md's runs
+    ( cd $SRC && OUT=$OUT/pipe2 PIPE_BIN=$NEW PIPE_QUICK=1 PIPE_KEEP=1 PIPE_DEFLATE=1 PIPE_FSYNC=true \
+        bash scripts/pipeline-bench.sh > $OUT/pipe2.txt 2>&1 )
+    cat $OUT/pipe/pipeline.jsonl $OUT/pipe2/pipeline.jsonl > $OUT/pipe-all.jsonl
+    python3 - $OUT/pipe-all.jsonl <<'PY' | tee -a $S
 import json, sys
 for l in open(sys.argv[1]):
     d = json.loads(l)
     if "run" in d:
-        print("default-config %-6s whole %s grids/s, steady %s (rc %s)" % (d["run"], d["grids_per_s"], d["grids_per_s_steady"], d["rc"]))
+        print("deflate 1 + fsync, lanes %-2s %-6s whole %s grids/s, steady %s (rc %s)" % (d["lanes"], d["run"], d["grids_per_s"], d["grids_per_s_steady"], d["rc"]))
     elif d.get("mode") == "pure_sort":
         print("pure sort %-24s lanes %d: %.1f grids/s" % (d["case"], d["lanes"], d["grids_per_s"]))
 PY
