@@ -1,5 +1,5 @@
 /*
- * gen.c - synthetic input files: random colours, normals, 3DGS-like splats.
+ * h5_gen.c - synthetic input files: random colours, normals, 3DGS-like splats.
  *
  * Design fact: there is no generator state. Each value is derived from a
  * hash of (seed, item, cell, channel, draw), so any slab of any dataset can

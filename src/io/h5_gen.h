@@ -1,5 +1,5 @@
 /*
- * gen.h - deterministic synthetic input grids for `cuplas gen` and tests.
+ * h5_gen.h - deterministic synthetic input grids for `cuplas gen` and tests.
  *
  * Every value is a pure function of (seed, dataset item, cell, channel):
  * a counter-based generator (splitmix64 of the combined counter), so a seed

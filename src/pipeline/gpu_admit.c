@@ -1,7 +1,7 @@
-/* devgate.c - per-device memory budget shared by the lanes of one GPU. */
+/* gpu_admit.c - per-device memory budget shared by the lanes of one GPU. */
 #include "pipeline/gpu_admit.h"
 
-void cuplas_devgate_init(cuplas_devgate *g, size_t budget)
+void cuplas_gpu_admit_init(cuplas_gpu_admit *g, size_t budget)
 {
     pthread_mutex_init(&g->mu, NULL);
     pthread_cond_init(&g->cv, NULL);
@@ -10,13 +10,13 @@ void cuplas_devgate_init(cuplas_devgate *g, size_t budget)
     g->waiting = 0;
 }
 
-void cuplas_devgate_free(cuplas_devgate *g)
+void cuplas_gpu_admit_free(cuplas_gpu_admit *g)
 {
     pthread_mutex_destroy(&g->mu);
     pthread_cond_destroy(&g->cv);
 }
 
-static void drop(cuplas_devgate *g, size_t *held, void (*release)(void *), void *arg)
+static void drop(cuplas_gpu_admit *g, size_t *held, void (*release)(void *), void *arg)
 {
     if (*held == 0)
         return;
@@ -27,7 +27,7 @@ static void drop(cuplas_devgate *g, size_t *held, void (*release)(void *), void 
     pthread_cond_broadcast(&g->cv);
 }
 
-int cuplas_devgate_acquire(cuplas_devgate *g, size_t *held, size_t need,
+int cuplas_gpu_admit_acquire(cuplas_gpu_admit *g, size_t *held, size_t need,
                            void (*release)(void *), void *arg)
 {
     int rc = 0;
@@ -49,7 +49,7 @@ int cuplas_devgate_acquire(cuplas_devgate *g, size_t *held, size_t need,
     return rc;
 }
 
-void cuplas_devgate_after(cuplas_devgate *g, size_t *held, void (*release)(void *), void *arg)
+void cuplas_gpu_admit_after(cuplas_gpu_admit *g, size_t *held, void (*release)(void *), void *arg)
 {
     pthread_mutex_lock(&g->mu);
     if (g->waiting > 0)
@@ -57,7 +57,7 @@ void cuplas_devgate_after(cuplas_devgate *g, size_t *held, void (*release)(void 
     pthread_mutex_unlock(&g->mu);
 }
 
-void cuplas_devgate_leave(cuplas_devgate *g, size_t *held)
+void cuplas_gpu_admit_leave(cuplas_gpu_admit *g, size_t *held)
 {
     pthread_mutex_lock(&g->mu);
     drop(g, held, NULL, NULL);

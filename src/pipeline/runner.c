@@ -253,7 +253,7 @@ static void gpu_worker(cuplas_runner *r, int wi, cuplas_gpu_order *order)
     }
     cuplas_worker_buffers_free(w);
     cuplas_gpu_ctx_free(ctx);
-    cuplas_devgate_leave(&r->gates[w->dev], &w->held);
+    cuplas_gpu_admit_leave(&r->gates[w->dev], &w->held);
 }
 
 /* The thread that owns GPU number dev: sizes its memory budget, then runs
@@ -371,7 +371,7 @@ int cuplas_runner_init(cuplas_runner *r, const cuplas_config *cfg, const cuplas_
         !(r->gates = calloc((size_t)r->ndev + 1, sizeof *r->gates)))
         CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
     for (int d = 0; d < r->ndev; d++)
-        cuplas_devgate_init(&r->gates[d], 0);
+        cuplas_gpu_admit_init(&r->gates[d], 0);
     for (int k = 0; k < r->nworkers; k++) {
         cuplas_worker *w = &r->workers[k];
         w->dev = r->use_gpu ? k / r->lanes : 0;
@@ -565,7 +565,7 @@ void cuplas_runner_free(cuplas_runner *r)
     free(r->results);
     free(r->workers);
     for (int d = 0; r->gates && d < r->ndev; d++)
-        cuplas_devgate_free(&r->gates[d]);
+        cuplas_gpu_admit_free(&r->gates[d]);
     free(r->gates);
     r->gates = NULL;
     cuplas_lock_free(&r->queue_lock);

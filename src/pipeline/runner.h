@@ -88,7 +88,7 @@ typedef struct cuplas_runner {
     int nworkers;
     int use_gpu;                 /* resolved backend.device                  */
     int ndev, lanes;             /* GPUs used, lanes (workers) per GPU       */
-    cuplas_devgate *gates;       /* one memory gate per GPU used             */
+    cuplas_gpu_admit *gates;       /* one memory gate per GPU used             */
     int finished;                /* jobs finished, for the progress line      */
     double t_start;
     volatile int cancel;         /* set by signal handlers; polled by workers */

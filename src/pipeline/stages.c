@@ -496,8 +496,8 @@ static int admit(cuplas_runner *r, cuplas_worker *w, struct cuplas_gpu_ctx *gpu,
     }
 #ifdef HAVE_CUDA
     size_t need = cuplas_sort_gpu_bytes(H, W, cuplas_padded_channels(C));
-    cuplas_devgate *gate = &r->gates[w->dev];
-    if (cuplas_devgate_acquire(gate, &w->held, need, release_workspace, gpu) != 0)
+    cuplas_gpu_admit *gate = &r->gates[w->dev];
+    if (cuplas_gpu_admit_acquire(gate, &w->held, need, release_workspace, gpu) != 0)
         return cuplas_error_set(e, CUPLAS_ERR_CUDA, "does not fit GPU %d: needs %.2f GiB, "
                                 "%.2f GiB usable", w->gpu, need / 1073741824.0,
                                 gate->budget / 1073741824.0);
@@ -511,7 +511,7 @@ static void after_sort(cuplas_runner *r, cuplas_worker *w, struct cuplas_gpu_ctx
 {
 #ifdef HAVE_CUDA
     if (gpu)
-        cuplas_devgate_after(&r->gates[w->dev], &w->held, release_workspace, gpu);
+        cuplas_gpu_admit_after(&r->gates[w->dev], &w->held, release_workspace, gpu);
 #else
     (void)r, (void)w, (void)gpu;
 #endif
