@@ -332,9 +332,13 @@ static void test_scene_hdf5_columns_and_pad(void **state)
     H5Dclose(did);
     H5Sclose(sid);
     H5Fclose(fid);
-    /* 99 is no square: an error as before, unless a grid is asked for */
-    assert_int_equal(sh(f, "\"$B\" sort e.h5:/emb o.h5"), 1);
+    /* 99 is no square: padded onto an auto grid by default, as with --grid auto */
+    assert_int_equal(sh(f, "\"$B\" sort e.h5:/emb o0.h5"), 0);
     assert_int_equal(sh(f, "\"$B\" sort e.h5:/emb o.h5 --grid auto --channels a,c"), 0);
+    int64_t cells0;
+    int64_t *index0 = read_i64(f, "o0.h5", "/emb/index", &cells0);
+    assert_int_equal(cells0, 99);
+    free(index0);
     int64_t cells;
     int64_t *index = read_i64(f, "o.h5", "/emb/index", &cells);
     assert_int_equal(cells, 99);   /* 9 x 11: auto finds an exact fit */

@@ -167,7 +167,7 @@ const struct key cuplas_cfg_keys[] = {
 
     { "grid.shape", K_SHAPE, AT(grid.shape),
       .doc = "grid of an (N, C) dataset or a scene: default = scenes auto, HDF5 as "
-             "before (height/width, attributes, else a square N); auto = also HDF5 "
+             "before (height/width, attributes, a square N, else auto); auto = also HDF5 "
              "(N, C) data with no shape of its own; [H, W] = that grid, N need not "
              "be H*W (fit decides). Auto: the smallest H*W >= N with H <= W <= 2H "
              "(crop: the largest H*W <= N), ties the most square; square: side "

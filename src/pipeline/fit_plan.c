@@ -41,8 +41,13 @@ int cuplas_job_probe(cuplas_job *j, const cuplas_config *cfg, cuplas_probe_cache
         j->fitting = 0;   /* its own shape, read as before */
         return 0;
     }
-    /* no shape of its own: fit when grid.shape or height x width says how */
-    if (cfg->grid.shape[0] == 0 && !(j->height > 0 && j->width > 0)) {
+    /* no shape of its own: fit when grid.shape or height x width says
+     * how, and by default (auto, pad) when nothing names a shape and N is
+     * merely not a square. Any other probe error (a given shape that does
+     * not divide N, inconsistent attributes) stays the job's error. */
+    if (cfg->grid.shape[0] == 0 && !(j->height > 0 && j->width > 0) &&
+        !(j->height <= 0 && j->width <= 0 && first.code == CUPLAS_ERR_INPUT &&
+          strstr(first.msg, "is not a square"))) {
         j->err = first;
         return 1;
     }
