@@ -279,12 +279,71 @@ static void test_run_eval_report(void **state)
     free(text);
 }
 
+/* A scene with N not a grid: run's eval step (on the lane, before the
+ * write) measures what `cuplas eval` measures on the written result, for a
+ * crop and for a pad. */
+static void test_run_eval_fitted_scene(void **state)
+{
+    fixture *f = *state;
+    char path[PATH_MAX];
+    cuplas_error e;
+    static const char *const fits[] = { "[6, 8], fit: crop", "[7, 8], fit: pad" };
+
+    /* 50 splats of 32 bytes: 3 float positions, 3 float scales, RGBA, a quaternion */
+    tu_path(f->dir, "s.splat", path);
+    FILE *fp = fopen(path, "wb");
+    assert_non_null(fp);
+    for (int i = 0; i < 50; i++) {
+        float v[6] = {(float)(i % 7), (float)(i / 7), (float)((i * 13) % 11) / 3.0f,
+                      0.01f * (1 + i % 5), 0.02f, 0.03f};
+        unsigned char c[8] = {(unsigned char)(i * 5), (unsigned char)(200 - i * 3),
+                              (unsigned char)(i * 11 % 256), (unsigned char)(100 + i),
+                              128, 128, 128, 255};
+        assert_int_equal(fwrite(v, sizeof v, 1, fp), 1);
+        assert_int_equal(fwrite(c, sizeof c, 1, fp), 1);
+    }
+    fclose(fp);
+    for (int k = 0; k < 2; k++) {
+        cuplas_error_clear(&e);
+        tu_path(f->dir, "c.yaml", path);
+        assert_non_null(fp = fopen(path, "w"));
+        fprintf(fp, "inputs: [{files: s.splat}]\noutput: {dir: out%d}\n"
+                "grid: {shape: %s}\neval: {enabled: true, codecs: [png], scheme: sog}\n"
+                "backend: {device: cpu}\n", k, fits[k]);
+        fclose(fp);
+        assert_int_equal(sh(f, "\"$B\" run c.yaml --log-format json"), 0);
+        assert_int_equal(sh(f, "\"$B\" eval out%d/s.vertex.h5 --codecs png --scheme sog --json", k), 0);
+        char *cli = fslurp(f, "out.txt", NULL), *attr;
+        tu_path(f->dir, k ? "out1/s.vertex.h5" : "out0/s.vertex.h5", path);
+        assert_non_null(attr = cuplas_h5_output_eval(path, "/vertex"));
+        cuplas_json *a = NULL, *b = NULL;
+        assert_int_equal(cuplas_json_parse(attr, strlen(attr), &a, &e), 0);
+        assert_int_equal(cuplas_json_parse(cli, strlen(cli), &b, &e), 0);
+        /* the same items (48 kept, or all 50 with empty cells) and figures */
+        assert_true(cuplas_json_get_num(a, "N", -1) == (k ? 50 : 48));
+        assert_true(cuplas_json_get_num(a, "N", -1) == cuplas_json_get_num(b, "N", -2));
+        assert_true(cuplas_json_get_num(a, "and", -1) == cuplas_json_get_num(b, "and", -2));
+        const cuplas_json *ba = cuplas_json_get(a, "bytes"), *bb = cuplas_json_get(b, "bytes");
+        assert_non_null(ba);
+        assert_non_null(bb);
+        static const char *const orders[] = { "sorted", "input", "random", "morton" };
+        for (int o = 0; o < 4; o++)
+            assert_true(cuplas_json_get_num(cuplas_json_get(ba, orders[o]), "png", -1) ==
+                        cuplas_json_get_num(cuplas_json_get(bb, orders[o]), "png", -2));
+        cuplas_json_free(a);
+        cuplas_json_free(b);
+        free(attr);
+        free(cli);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_eval_json_and_images, setup, teardown),
         cmocka_unit_test_setup_teardown(test_preview_cli, setup, teardown),
         cmocka_unit_test_setup_teardown(test_run_eval_report, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_run_eval_fitted_scene, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -673,35 +673,47 @@ static void stage_eval(job_ctx *j)
     const cuplas_config *cfg = j->r->cfg;
     const cuplas_h5grid *g = &j->g;
     cuplas_job_result *res = j->res;
-    int64_t N = g->H * g->W;
+    const int64_t cells = g->H * g->W, rows = cuplas_h5grid_rows(g);
+    int64_t N = cells;   /* the items the result keeps */
     int C = (int)g->C, *use = NULL;
-    double *items = NULL, t = cuplas_now_s();
-    /* channel names: scene inputs will bring them; HDF5 inputs have none */
-    const char *const *names = NULL;
+    double *items = NULL, *all = NULL, t = cuplas_now_s();
+    int64_t *map = j->index;   /* cell -> item of `items`, -1 = empty */
+    /* channel names: a scene's properties, an HDF5 `columns` attribute */
+    const char *const *names = (const char *const *)g->names;
     cuplas_error e;
 
     if (!cfg->eval.enabled && !cfg->output.preview)
         return;
     cuplas_error_clear(&e);
-    if (j->label || j->empty || j->job->scene) {
-        /* a fitted grid's cells are not the input's rows one to one: the
-           lane's step does not cover it yet; `cuplas eval` on the output does */
-        cuplas_error_set(&e, CUPLAS_ERR_USAGE, "not run for padded, cropped or scene grids "
-                         "(run `cuplas eval %s` on the result)", j->job->output);
-        eval_warn(j, "eval", &e);
-        return;
-    }
     if (!(use = malloc((size_t)C * sizeof *use)) ||
-        !(items = malloc((size_t)N * (size_t)C * sizeof *items))) {
+        !(all = malloc((size_t)rows * (size_t)C * sizeof *all))) {
         cuplas_error_set(&e, CUPLAS_ERR_NOMEM, "out of memory");
         eval_warn(j, "eval", &e);
         goto done;
     }
     for (int c = 0; c < C; c++)
         use[c] = c;
-    if (cuplas_h5grid_to_double(g, use, C, items, j->pool, &e) != 0) {
+    if (cuplas_h5grid_to_double(g, use, C, all, j->pool, &e) != 0) {
         eval_warn(j, "eval", &e);
         goto done;
+    }
+    items = all;
+    if (j->label) {
+        /* a fitted grid: sort item k is input row label[k] (-1: an empty
+         * cell; a crop keeps rows in ascending order), so the kept rows in
+         * item order are the input order `cuplas eval` rebuilds from the file */
+        for (N = 0; N < cells && j->label[N] >= 0; N++)
+            ;
+        if (!(items = malloc((size_t)(N ? N : 1) * (size_t)C * sizeof *items)) ||
+            !(map = malloc((size_t)cells * sizeof *map))) {
+            cuplas_error_set(&e, CUPLAS_ERR_NOMEM, "out of memory");
+            eval_warn(j, "eval", &e);
+            goto done;
+        }
+        for (int64_t k = 0; k < N; k++)
+            memcpy(items + k * C, all + j->label[k] * C, (size_t)C * sizeof *items);
+        for (int64_t c = 0; c < cells; c++)
+            map[c] = j->label[j->index[c]] < 0 ? -1 : j->index[c];
     }
     if (cfg->eval.enabled) {
         cuplas_eval_opts o;
@@ -720,7 +732,7 @@ static void stage_eval(job_ctx *j)
             cuplas_error_set(&e, CUPLAS_ERR_NOMEM, "out of memory");
             eval_warn(j, "eval", &e);
             free(er);
-        } else if (cuplas_evaluate(items, N, C, names, j->index, g->H, g->W, &o, er, &e) != 0) {
+        } else if (cuplas_evaluate(items, N, C, names, map, g->H, g->W, &o, er, &e) != 0) {
             eval_warn(j, "eval", &e);
             free(er);
         } else {
@@ -737,7 +749,7 @@ static void stage_eval(job_ctx *j)
         cuplas_preview_opts po;
         cuplas_eval_image img = {0};
         cuplas_preview_opts_default(&po);
-        if (cuplas_preview_build(items, N, C, j->index, g->H, g->W, &po, &img, &e) != 0 ||
+        if (cuplas_preview_build(items, N, C, map, g->H, g->W, &po, &img, &e) != 0 ||
             cuplas_image_encode(CUPLAS_CODEC_PNG, &img, NULL, &j->png, &e) != 0) {
             eval_warn(j, "preview", &e);
             j->png.size = 0;
@@ -746,7 +758,11 @@ static void stage_eval(job_ctx *j)
     }
 done:
     free(use);
-    free(items);
+    if (items != all)
+        free(items);
+    free(all);
+    if (map != j->index)
+        free(map);
     res->eval_s = cuplas_now_s() - t;
 }
 
