@@ -50,11 +50,21 @@ up() {
     fi
     # NodeName must be what slurmd calls itself (hostname -s), or slurmd
     # refuses to start ("Unable to determine this slurmd's NodeName")
-    local h
+    local h p1 p2
     h=$(hostname -s)
+    # ports the kernel says are free now, not SLURM's fixed 6817/6818: a
+    # second cluster on the same loopback (another CI run on this host)
+    # would otherwise take the controller's connections ("Unable to
+    # contact slurm controller") or fail to bind
+    read -r p1 p2 < <(python3 -c 'import socket
+s = [socket.socket() for _ in range(2)]
+for x in s: x.bind(("127.0.0.1", 0))
+print(*(x.getsockname()[1] for x in s))')
     cat > "$SLURM_CONF" <<CONF
 ClusterName=ci
 SlurmctldHost=${h}(127.0.0.1)
+SlurmctldPort=${p1}
+SlurmdPort=${p2}
 SlurmUser=root
 SlurmdUser=root
 AuthType=auth/munge
