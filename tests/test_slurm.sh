@@ -238,9 +238,10 @@ while kill -0 "$pid" 2>/dev/null; do
     done
 done
 wait "$pid" 2>/dev/null
-if [ -z "$caught" ]; then
-    # the write was too quick to catch: leave what a kill mid-write leaves
-    echo "note: no temp file caught; planting one named after the dead pid $pid"
+if [ -z "$caught" ] || [ "$(temp_files c/out)" = 0 ]; then
+    # the write was too quick to catch, or its rename landed between the
+    # look and the kill: leave what a kill mid-write leaves
+    echo "note: no temp file left by the kill; planting one named after the dead pid $pid"
     mkdir -p c/out
     head -c 4096 ref/b/big.grid.h5 >"c/out/.big.grid.h5.tmp.$pid.AbCdEf"
     caught=c/out/.big.grid.h5.tmp.$pid.AbCdEf
