@@ -66,27 +66,7 @@
  * encode took 0.34 s on its lane alone, issue 17). */
 #define POOL_MIN_BYTES ((size_t)4 << 20)
 
-/* One job on its way through the stages. */
-typedef struct job_ctx {
-    cuplas_runner *r;
-    cuplas_worker *w;
-    struct cuplas_gpu_ctx *gpu;   /* NULL: the CPU (also after a fallback) */
-    const cuplas_job *job;
-    cuplas_job_result *res;
-    cuplas_h5grid g;              /* read: the input, in its file type     */
-    cuplas_pool *pool;            /* this grid's host loops                */
-    int *use, nuse;               /* prep: the channels that drive the sort */
-    double *x;                    /* prep: features (the worker's memory)  */
-    int64_t *index;               /* sort: the permutation (the worker's)  */
-    /* scenes and fitted grids (pipeline/fit_plan.h) */
-    cuplas_ply ply;               /* a scene's header, for --ply           */
-    int rows_in_raw;              /* g.raw holds the scene's rows          */
-    int64_t *label, *dropped;     /* fitted: item -> input row; crop's rest */
-    uint8_t *empty;               /* pad: empty-cell flags, H*W            */
-    char *eval_json;              /* eval: the `eval` attribute, or NULL    */
-    cuplas_buf png;               /* eval: the preview PNG, size 0 = none   */
-    char *images_tmp;             /* eval: eval.images' folder, not yet published */
-} job_ctx;
+#include "pipeline/job_ctx.h"
 
 /* ------------------------------------------------------------- logging */
 
@@ -616,191 +596,6 @@ static void sync_due(cuplas_runner *r)
     free(bad);
 }
 
-char *cuplas_output_beside(const char *output, const char *suffix)
-{
-    size_t n = strlen(output);
-    char *p = NULL;
-    if (n > 3 && !strcmp(output + n - 3, ".h5"))
-        n -= 3;
-    if (asprintf(&p, "%.*s%s", (int)n, output, suffix) < 0)
-        return NULL;
-    return p;
-}
-
-static void eval_warn(job_ctx *j, const char *what, const cuplas_error *e)
-{
-    char text[LINE_LEN];
-    snprintf(text, sizeof text, "cuplas: warning: %s:%s: %s: %s%s%s", j->job->file,
-             j->job->dataset, what, e->where[0] ? e->where : "", e->where[0] ? ": " : "",
-             e->msg);
-    cuplas_log_event(j->r->log, CUPLAS_LOG_WARN, "eval_failed", text,
-                     CUPLAS_LF_S("file", j->job->file), CUPLAS_LF_S("dataset", j->job->dataset),
-                     CUPLAS_LF_S("error", e->msg), NULL);
-}
-
-/* The eval step's options from the config; the scheme falls back to
- * plain (with a warning) where the channels have no 3DGS names. */
-static void eval_options(job_ctx *j, const char *const *names, int C, cuplas_eval_opts *o)
-{
-    const cuplas_config *cfg = j->r->cfg;
-    cuplas_error e;
-
-    cuplas_error_clear(&e);
-    cuplas_eval_opts_default(o);
-    o->codecs = 0;
-    for (int i = 0; i < cfg->eval.ncodecs; i++) {
-        cuplas_codec c;
-        if (cuplas_codec_parse(cfg->eval.codecs[i], &c, &e) == 0)   /* checked at load */
-            o->codecs |= 1u << c;
-    }
-    o->codec.webp_method = cfg->eval.webp_method;
-    o->scheme = (cuplas_scheme)cfg->eval.scheme;
-    if (!cuplas_scheme_applies(o->scheme, names, C)) {
-        cuplas_error_clear(&e);
-        cuplas_error_set(&e, CUPLAS_ERR_USAGE, "scheme %s needs channels named x, y, z; "
-                         "measured with plain", cuplas_scheme_name(o->scheme));
-        eval_warn(j, "eval.scheme", &e);
-        o->scheme = CUPLAS_SCHEME_PLAIN;
-    }
-}
-
-/* eval (eval.enabled, output.preview): the result measured and drawn on
- * the lane, before the write, so that the `eval` attribute is part of the
- * published file. A failure here is a warning, never the job's: the
- * result is written without it. */
-static void stage_eval(job_ctx *j)
-{
-    const cuplas_config *cfg = j->r->cfg;
-    const cuplas_h5grid *g = &j->g;
-    cuplas_job_result *res = j->res;
-    const int64_t cells = g->H * g->W, rows = cuplas_h5grid_rows(g);
-    int64_t N = cells;   /* the items the result keeps */
-    int C = (int)g->C, *use = NULL;
-    double *items = NULL, *all = NULL, t = cuplas_now_s();
-    int64_t *map = j->index;   /* cell -> item of `items`, -1 = empty */
-    /* channel names: a scene's properties, an HDF5 `columns` attribute */
-    const char *const *names = (const char *const *)g->names;
-    cuplas_error e;
-
-    if (!cfg->eval.enabled && !cfg->output.preview)
-        return;
-    cuplas_error_clear(&e);
-    if (!(use = malloc((size_t)C * sizeof *use)) ||
-        !(all = malloc((size_t)rows * (size_t)C * sizeof *all))) {
-        cuplas_error_set(&e, CUPLAS_ERR_NOMEM, "out of memory");
-        eval_warn(j, "eval", &e);
-        goto done;
-    }
-    for (int c = 0; c < C; c++)
-        use[c] = c;
-    if (cuplas_h5grid_to_double(g, use, C, all, j->pool, &e) != 0) {
-        eval_warn(j, "eval", &e);
-        goto done;
-    }
-    items = all;
-    if (j->label) {
-        /* a fitted grid: sort item k is input row label[k] (-1: an empty
-         * cell; a crop keeps rows in ascending order), so the kept rows in
-         * item order are the input order `cuplas eval` rebuilds from the file */
-        for (N = 0; N < cells && j->label[N] >= 0; N++)
-            ;
-        if (!(items = malloc((size_t)(N ? N : 1) * (size_t)C * sizeof *items)) ||
-            !(map = malloc((size_t)cells * sizeof *map))) {
-            cuplas_error_set(&e, CUPLAS_ERR_NOMEM, "out of memory");
-            eval_warn(j, "eval", &e);
-            goto done;
-        }
-        for (int64_t k = 0; k < N; k++)
-            memcpy(items + k * C, all + j->label[k] * C, (size_t)C * sizeof *items);
-        for (int64_t c = 0; c < cells; c++)
-            map[c] = j->label[j->index[c]] < 0 ? -1 : j->index[c];
-    }
-    if (cfg->eval.enabled) {
-        cuplas_eval_opts o;
-        cuplas_eval_result *er = malloc(sizeof *er);
-        eval_options(j, names, C, &o);
-        if (cfg->eval.images && er) {
-            char *dir = cuplas_output_beside(j->job->output, ".eval");
-            if (dir && asprintf(&j->images_tmp, "%s.tmp.%ld", dir, (long)getpid()) < 0)
-                j->images_tmp = NULL;
-            free(dir);
-            if (j->images_tmp)
-                cuplas_rm_tree(j->images_tmp);   /* a leftover of a killed run */
-            o.images_dir = j->images_tmp;
-        }
-        if (!er || (cfg->eval.images && !j->images_tmp)) {
-            cuplas_error_set(&e, CUPLAS_ERR_NOMEM, "out of memory");
-            eval_warn(j, "eval", &e);
-            free(er);
-        } else if (cuplas_evaluate(items, N, C, names, map, g->H, g->W, &o, er, &e) != 0) {
-            eval_warn(j, "eval", &e);
-            free(er);
-        } else {
-            res->eval = er;
-            j->eval_json = cuplas_eval_result_json_str(er);
-        }
-        if (!res->eval && j->images_tmp) {
-            cuplas_rm_tree(j->images_tmp);
-            free(j->images_tmp);
-            j->images_tmp = NULL;
-        }
-    }
-    if (cfg->output.preview) {
-        cuplas_preview_opts po;
-        cuplas_eval_image img = {0};
-        cuplas_preview_opts_default(&po);
-        if (cuplas_preview_build(items, N, C, map, g->H, g->W, &po, &img, &e) != 0 ||
-            cuplas_image_encode(CUPLAS_CODEC_PNG, &img, NULL, &j->png, &e) != 0) {
-            eval_warn(j, "preview", &e);
-            j->png.size = 0;
-        }
-        free(img.px);
-    }
-done:
-    free(use);
-    if (items != all)
-        free(items);
-    free(all);
-    if (map != j->index)
-        free(map);
-    res->eval_s = cuplas_now_s() - t;
-}
-
-/* After the result is published: its preview (by rename, like the
- * result) and the eval images folder (a folder renamed onto its name). */
-static void publish_extras(job_ctx *j)
-{
-    const cuplas_config *cfg = j->r->cfg;
-    cuplas_error e;
-    cuplas_error_clear(&e);
-
-    if (j->png.size) {
-        char *path = cuplas_output_beside(j->job->output, ".png");
-        if (!path)
-            cuplas_error_set(&e, CUPLAS_ERR_NOMEM, "out of memory");
-        if (path && cuplas_publish_bytes(path, j->png.data, j->png.size, cfg->output.fsync,
-                                         &e) == 0)
-            j->res->preview = path, path = NULL;
-        else
-            eval_warn(j, "preview", &e);
-        free(path);
-    }
-    if (j->images_tmp) {
-        char *dir = cuplas_output_beside(j->job->output, ".eval");
-        if (dir)
-            cuplas_rm_tree(dir);   /* the previous run's images of this output */
-        if (!dir || rename(j->images_tmp, dir) != 0) {
-            cuplas_error_set(&e, CUPLAS_ERR_OUTPUT, "cannot rename %s to %s: %s", j->images_tmp,
-                             dir ? dir : "?", strerror(errno));
-            eval_warn(j, "eval.images", &e);
-            cuplas_rm_tree(j->images_tmp);
-        }
-        free(dir);
-        free(j->images_tmp);
-        j->images_tmp = NULL;
-    }
-}
-
 /* write: the output file, published atomically under its name. */
 static int stage_write(job_ctx *j, cuplas_error *e)
 {
@@ -930,9 +725,9 @@ static int run_stages(job_ctx *j, cuplas_error *e)
     }
     CUPLAS_TRY(stage_prep(j, e));
     CUPLAS_TRY(stage_sort(j, e));
-    stage_eval(j);
+    cuplas_stage_eval(j);
     CUPLAS_TRY(stage_write(j, e));
-    publish_extras(j);
+    cuplas_stage_publish_extras(j);
     j->res->state = CUPLAS_JOB_DONE;
 fail:
     return rc;
