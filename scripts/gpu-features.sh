@@ -92,9 +92,9 @@ PY
     cp sort-new-1.log big-*.log sort1024.txt $OUT/
 fi
 if part pipe; then
-    # collections A and B with the default config (lanes 4, deflate 1, fsync)
+    # collections A and B with the default config (lanes 0 = by grid size, deflate 1, fsync)
     ( cd $SRC && OUT=$OUT/pipe PIPE_BIN=$NEW PIPE_QUICK=1 PIPE_PURE=1 PIPE_DEFLATE=1 PIPE_FSYNC=true \
-        PIPE_LANES_A=4 PIPE_LANES_B=4 bash scripts/pipeline-bench.sh > $OUT/pipe.txt 2>&1 )
+        PIPE_LANES_A=0 PIPE_LANES_B=0 bash scripts/pipeline-bench.sh > $OUT/pipe.txt 2>&1 )
     # the same outputs with the lanes picked by hand (A 12, B 16), as RESULTS.md's runs
     ( cd $SRC && OUT=$OUT/pipe2 PIPE_BIN=$NEW PIPE_QUICK=1 PIPE_KEEP=1 PIPE_DEFLATE=1 PIPE_FSYNC=true \
         bash scripts/pipeline-bench.sh > $OUT/pipe2.txt 2>&1 )

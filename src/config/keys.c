@@ -195,9 +195,11 @@ const struct key cuplas_cfg_keys[] = {
       .doc = "memory a job may use, MiB: per GPU for the lanes together, or per CPU job; "
              "0 = all free device memory (GPU) or no limit (CPU). A grid that needs more fails "
              "(or falls back to the CPU) with a clear error" },
-    { "backend.lanes", K_INT, AT(backend.lanes), .min = 1, .max = 16, .flags = F_MIN | F_MAX,
+    { "backend.lanes", K_INT, AT(backend.lanes), .min = 0, .max = 16, .flags = F_MIN | F_MAX,
       .doc = "grids in flight per GPU, each with its own stream, pinned buffers and "
-             "host thread: one uploads while another sorts and a third writes" },
+             "host thread: one uploads while another sorts and a third writes; 0 = "
+             "by the plan's largest grid (16 under 2^20 cells, 12 up to 2^22, 4 up to "
+             "2^24, else 2; never more than the jobs per GPU)" },
 
     { "eval.enabled", K_BOOL, AT(eval.enabled),
       .doc = "after each sort, measure the result as `cuplas eval` does (AND, VAD, DPQ_16 "
@@ -421,7 +423,7 @@ void cuplas_config_defaults(cuplas_config *cfg)
     cfg->backend.device = CUPLAS_DEVICE_AUTO;
     cfg->backend.cpu_fallback = false;
     cfg->backend.threads = 0;
-    cfg->backend.lanes = 4;
+    cfg->backend.lanes = 0;
     cfg->backend.memory_limit_mb = 0;
     cfg->log.level = CUPLAS_LOG_INFO;
     cfg->log.format = CUPLAS_LOG_AUTO;

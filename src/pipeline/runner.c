@@ -328,6 +328,29 @@ static void sync_outputs(cuplas_runner *r)
 
 /* ------------------------------------------------------------ public API */
 
+/* backend.lanes: 0. Small grids need many lanes to keep a GPU busy (each
+ * spends most of its time on host work: 256^2 x 3 reached 33 % of pure-sort
+ * throughput with 4 lanes and 60 % with 16, r23); 1024^2 x 16 grids peak
+ * near 12 (r22); big grids need few, and each lane holds grid-sized pinned
+ * buffers (an 8192^2 x 16 grid is 4 GiB). More lanes than a GPU's share of
+ * the jobs only allocate. */
+static int auto_lanes(const cuplas_jobs *jobs, int ndev)
+{
+    int64_t cells = 0;
+    int n = 0, lanes;
+    for (int i = 0; i < jobs->n; i++) {
+        if (jobs->v[i].err.code)
+            continue;
+        n++;
+        if (jobs->v[i].H * jobs->v[i].W > cells)
+            cells = jobs->v[i].H * jobs->v[i].W;
+    }
+    lanes = cells < ((int64_t)1 << 20) ? 16 : cells <= ((int64_t)1 << 22) ? 12
+          : cells <= ((int64_t)1 << 24) ? 4 : 2;
+    int per = ndev > 0 ? (n + ndev - 1) / ndev : n;
+    return per < 1 ? 1 : per < lanes ? per : lanes;
+}
+
 int cuplas_runner_init(cuplas_runner *r, const cuplas_config *cfg, const cuplas_jobs *jobs,
                        cuplas_log *log, cuplas_error *err)
 {
@@ -365,7 +388,7 @@ int cuplas_runner_init(cuplas_runner *r, const cuplas_config *cfg, const cuplas_
 #endif
     }
     r->ndev = r->use_gpu ? (b->ngpus ? b->ngpus : ngpu) : 0;
-    r->lanes = r->use_gpu ? b->lanes : 1;
+    r->lanes = r->use_gpu ? (b->lanes > 0 ? b->lanes : auto_lanes(jobs, r->ndev)) : 1;
     r->nworkers = r->use_gpu ? r->ndev * r->lanes : 1;
     if (!(r->workers = calloc((size_t)r->nworkers, sizeof *r->workers)) ||
         !(r->gates = calloc((size_t)r->ndev + 1, sizeof *r->gates)))
