@@ -31,6 +31,7 @@
 #include "testutil.h"
 #include "h5util.h"
 #include "tmpdir.h"
+#include "clitest.h"
 #ifdef HAVE_CUDA
 #include "cuda/sort_gpu.h"
 #endif
@@ -38,15 +39,10 @@
 #ifndef CUPLAS_BUILDDIR
 #error "CUPLAS_BUILDDIR must name the build folder (Makefile.am sets it)"
 #endif
-/* The binary under test, as the shell sees it: sh() sets $B to
+/* The binary under test, as the shell sees it: tu_sh() sets $B to
  * $CUPLAS_BIN if given (a bundle run on the GPU machine), else the build's. */
 #define BIN "\"$B\""
 
-static const char *cuplas_bin(void)
-{
-    const char *b = getenv("CUPLAS_BIN");
-    return b && b[0] ? b : CUPLAS_BUILDDIR "/cuplas";
-}
 
 /* --------------------------------------------------------------- helpers */
 
@@ -68,47 +64,12 @@ static int teardown(void **state)
     return 0;
 }
 
-/* Run a shell command inside the fixture folder, stdout to out.txt and
- * stderr to err.txt there; returns the exit status (or -1). */
-static int sh(const fixture *f, const char *fmt, ...)
-{
-    char *cmd = NULL, *full = NULL;
-    va_list ap;
-    va_start(ap, fmt);
-    assert_true(vasprintf(&cmd, fmt, ap) >= 0);
-    va_end(ap);
-    assert_true(asprintf(&full, "cd '%s' && B='%s' && { %s ; } >out.txt 2>err.txt", f->dir,
-                         cuplas_bin(), cmd) >= 0);
-    int st = system(full);
-    free(cmd);
-    free(full);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
 
 static void fpath(const fixture *f, const char *name, char out[PATH_MAX])
 {
     tu_path(f->dir, name, out);
 }
 
-/* Whole file into a malloc'd NUL-terminated buffer (size in *n). */
-static char *slurp(const fixture *f, const char *name, size_t *n)
-{
-    char path[PATH_MAX];
-    fpath(f, name, path);
-    FILE *fp = fopen(path, "rb");
-    assert_non_null(fp);
-    fseek(fp, 0, SEEK_END);
-    long size = ftell(fp);
-    fseek(fp, 0, SEEK_SET);
-    char *buf = malloc((size_t)size + 1);
-    assert_non_null(buf);
-    assert_int_equal(fread(buf, 1, (size_t)size, fp), (size_t)size);
-    buf[size] = '\0';
-    fclose(fp);
-    if (n)
-        *n = (size_t)size;
-    return buf;
-}
 
 static void write_text(const fixture *f, const char *name, const char *text)
 {
@@ -275,7 +236,7 @@ static int64_t *index_of(const fixture *f, const char *out_file, const char *ds,
 /* Three small inputs: (H, W, 3) uint8, (H, W, 4) float32, flat (N, 14). */
 static void make_collection(const fixture *f)
 {
-    assert_int_equal(sh(f, "mkdir -p data && "
+    assert_int_equal(tu_sh(f, "mkdir -p data && "
                            BIN " gen --kind colors --size 32x32 --seed 1 data/colors.h5 && "
                            BIN " gen --kind normal --size 48x40 --channels 4 --seed 2 "
                            "--dataset /feat data/normal.h5 && "
@@ -312,12 +273,12 @@ static void test_cli_help(void **state)
     static const char *const cmds[] = {"run", "check", "sort", "gen"};
     char *out;
 
-    assert_int_equal(sh(f, BIN " --version"), 0);
-    out = slurp(f, "out.txt", NULL);
+    assert_int_equal(tu_sh(f, BIN " --version"), 0);
+    out = tu_slurp(f, "out.txt", NULL);
     assert_non_null(strstr(out, "cuplas " PACKAGE_VERSION));
     free(out);
-    assert_int_equal(sh(f, BIN " --help"), 0);
-    out = slurp(f, "out.txt", NULL);
+    assert_int_equal(tu_sh(f, BIN " --help"), 0);
+    out = tu_slurp(f, "out.txt", NULL);
     assert_non_null(strstr(out, "Exit codes"));
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
         assert_non_null(strstr(out, cmds[i]));
@@ -325,24 +286,24 @@ static void test_cli_help(void **state)
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
         char want[64];
         snprintf(want, sizeof want, "Usage: cuplas %s", cmds[i]);
-        assert_int_equal(sh(f, BIN " help %s", cmds[i]), 0);
-        out = slurp(f, "out.txt", NULL);
+        assert_int_equal(tu_sh(f, BIN " help %s", cmds[i]), 0);
+        out = tu_slurp(f, "out.txt", NULL);
         assert_non_null(strstr(out, want));
         assert_non_null(strstr(out, "xit codes"));
         free(out);
-        assert_int_equal(sh(f, BIN " %s --help", cmds[i]), 0);
-        out = slurp(f, "out.txt", NULL);
+        assert_int_equal(tu_sh(f, BIN " %s --help", cmds[i]), 0);
+        out = tu_slurp(f, "out.txt", NULL);
         assert_non_null(strstr(out, want));
         free(out);
     }
-    assert_int_equal(sh(f, BIN " help config"), 0);
-    out = slurp(f, "out.txt", NULL);
+    assert_int_equal(tu_sh(f, BIN " help config"), 0);
+    out = tu_slurp(f, "out.txt", NULL);
     assert_non_null(strstr(out, "sort.seed"));
     free(out);
-    assert_int_equal(sh(f, BIN " frobnicate"), 2);
-    assert_int_equal(sh(f, BIN), 2);
-    assert_int_equal(sh(f, BIN " run"), 2);
-    assert_int_equal(sh(f, BIN " sort --bogus a b"), 2);
+    assert_int_equal(tu_sh(f, BIN " frobnicate"), 2);
+    assert_int_equal(tu_sh(f, BIN), 2);
+    assert_int_equal(tu_sh(f, BIN " run"), 2);
+    assert_int_equal(tu_sh(f, BIN " sort --bogus a b"), 2);
 }
 
 /* check (no writes) -> run -> run again (all skipped, files unchanged). */
@@ -355,8 +316,8 @@ static void test_cli_run_and_resume(void **state)
     size_t nb[3], na[3];
 
     make_collection(f);
-    assert_int_equal(sh(f, BIN " check cfg.yaml"), 0);
-    text = slurp(f, "out.txt", NULL);
+    assert_int_equal(tu_sh(f, BIN " check cfg.yaml"), 0);
+    text = tu_slurp(f, "out.txt", NULL);
     assert_true(has_line(text, "sort", "data/gauss.h5:/splats", "64x48x14", "float32",
                          "out/gauss.splats.h5", NULL));
     assert_true(has_line(text, "sort", "data/colors.h5:/grid", "32x32x3", "uint8", NULL));
@@ -364,14 +325,14 @@ static void test_cli_run_and_resume(void **state)
     assert_true(has_line(text, "plan: 3 jobs", NULL));
     free(text);
     assert_false(exists(f, "out"));   /* check changes nothing */
-    assert_int_equal(sh(f, BIN " run cfg.yaml --dry-run"), 0);
-    text = slurp(f, "out.txt", NULL);
+    assert_int_equal(tu_sh(f, BIN " run cfg.yaml --dry-run"), 0);
+    text = tu_slurp(f, "out.txt", NULL);
     assert_true(has_line(text, "plan: 3 jobs: 3 to sort, 0 to skip, 0 with errors", NULL));
     free(text);
     assert_false(exists(f, "out"));
 
-    assert_int_equal(sh(f, BIN " run cfg.yaml --log-format json"), 0);
-    text = slurp(f, "err.txt", NULL);
+    assert_int_equal(tu_sh(f, BIN " run cfg.yaml --log-format json"), 0);
+    text = tu_slurp(f, "err.txt", NULL);
     assert_int_equal(count_str(text, "\"event\":\"job_done\""), 3);
     assert_true(has_line(text, "\"event\":\"job_done\"", "\"file\":\"data/gauss.h5\"",
                          "\"dataset\":\"/splats\"", "\"backend\":\"cpu\"", "\"seconds\":",
@@ -386,18 +347,18 @@ static void test_cli_run_and_resume(void **state)
     assert_int_equal(temp_files(f, "out"), 0);
 
     for (int i = 0; i < 3; i++)
-        before[i] = slurp(f, outs[i], &nb[i]);
-    assert_int_equal(sh(f, BIN " check cfg.yaml"), 0);
-    text = slurp(f, "out.txt", NULL);
+        before[i] = tu_slurp(f, outs[i], &nb[i]);
+    assert_int_equal(tu_sh(f, BIN " check cfg.yaml"), 0);
+    text = tu_slurp(f, "out.txt", NULL);
     assert_int_equal(count_str(text, "skip "), 3);
     free(text);
-    assert_int_equal(sh(f, BIN " run cfg.yaml --log-format text"), 0);
-    text = slurp(f, "err.txt", NULL);
+    assert_int_equal(tu_sh(f, BIN " run cfg.yaml --log-format text"), 0);
+    text = tu_slurp(f, "err.txt", NULL);
     assert_int_equal(count_str(text, "cuplas: skipped "), 3);
     assert_true(has_line(text, "summary: 0 done, 3 skipped, 0 failed", NULL));
     free(text);
     for (int i = 0; i < 3; i++) {
-        after[i] = slurp(f, outs[i], &na[i]);
+        after[i] = tu_slurp(f, outs[i], &na[i]);
         assert_int_equal(na[i], nb[i]);
         assert_memory_equal(after[i], before[i], nb[i]);
         free(before[i]);
@@ -405,8 +366,8 @@ static void test_cli_run_and_resume(void **state)
     }
 
     /* another seed is another identity: redone, not skipped */
-    assert_int_equal(sh(f, BIN " run cfg.yaml --log-format text --set sort.seed=8"), 0);
-    text = slurp(f, "err.txt", NULL);
+    assert_int_equal(tu_sh(f, BIN " run cfg.yaml --log-format text --set sort.seed=8"), 0);
+    text = tu_slurp(f, "err.txt", NULL);
     assert_int_equal(count_str(text, "cuplas: done "), 3);
     free(text);
     verify_collection(f, "out");
@@ -421,15 +382,15 @@ static void test_cli_threads_deterministic(void **state)
                                           {"gauss.splats.h5", "/splats"}};
 
     make_collection(f);
-    assert_int_equal(sh(f, BIN " run cfg.yaml --set backend.threads=1 --set output.dir=o1 "
+    assert_int_equal(tu_sh(f, BIN " run cfg.yaml --set backend.threads=1 --set output.dir=o1 "
                            "--set logging.file=o1.log"), 0);
     /* a log file is not a terminal: format auto writes JSON lines there */
-    char *log = slurp(f, "o1.log", NULL);
+    char *log = tu_slurp(f, "o1.log", NULL);
     assert_int_equal(count_str(log, "{\"time\":"), count_str(log, "\n"));
     assert_int_equal(count_str(log, "\"event\":\"job_done\""), 3);
     assert_true(has_line(log, "\"event\":\"device_summary\"", "(1 threads)", NULL));
     free(log);
-    assert_int_equal(sh(f, BIN " run cfg.yaml --set backend.threads=2 --set output.dir=o2"), 0);
+    assert_int_equal(tu_sh(f, BIN " run cfg.yaml --set backend.threads=2 --set output.dir=o2"), 0);
     for (size_t i = 0; i < sizeof outs / sizeof outs[0]; i++) {
         char a[PATH_MAX], b[PATH_MAX];
         int64_t na, nb;
@@ -451,17 +412,17 @@ static void test_cli_uncompressed(void **state)
     const fixture *f = *state;
 
     make_collection(f);
-    assert_int_equal(sh(f, BIN " run cfg.yaml --set output.deflate=0 "
+    assert_int_equal(tu_sh(f, BIN " run cfg.yaml --set output.deflate=0 "
                            "--set output.dir=oh --set logging.file=oh.log"), 0);
     verify_collection(f, "oh");
-    char *log = slurp(f, "oh.log", NULL);
+    char *log = tu_slurp(f, "oh.log", NULL);
     assert_int_equal(count_str(log, "\"event\":\"job_done\""), 3);
     assert_int_equal(count_str(log, "\"write_s\":"), 3);
     free(log);
-    assert_int_equal(sh(f, BIN " run cfg.yaml --set output.deflate=1 "
+    assert_int_equal(tu_sh(f, BIN " run cfg.yaml --set output.deflate=1 "
                            "--set output.dir=oc --set logging.file=oc.log"), 0);
     verify_collection(f, "oc");
-    log = slurp(f, "oc.log", NULL);
+    log = tu_slurp(f, "oc.log", NULL);
     assert_int_equal(count_str(log, "\"event\":\"job_done\""), 3);
     free(log);
 }
@@ -475,17 +436,17 @@ static void test_cli_sort(void **state)
     int64_t na, nb;
 
     make_collection(f);
-    assert_int_equal(sh(f, BIN " sort data/gauss.h5:/splats res/one.h5 --seed 7"), 0);
+    assert_int_equal(tu_sh(f, BIN " sort data/gauss.h5:/splats res/one.h5 --seed 7"), 0);
     verify_output(f, "data/gauss.h5", "/splats", "res/one.h5");
-    assert_int_equal(sh(f, BIN " sort data/gauss.h5:/splats res/one.h5 --seed 7 "
+    assert_int_equal(tu_sh(f, BIN " sort data/gauss.h5:/splats res/one.h5 --seed 7 "
                            "--log-format text"), 1);
-    text = slurp(f, "err.txt", NULL);
+    text = tu_slurp(f, "err.txt", NULL);
     assert_true(has_line(text, "cuplas: error: data/gauss.h5:/splats", "output exists", NULL));
     free(text);
-    assert_int_equal(sh(f, BIN " sort data/gauss.h5 res/one.h5 --seed 7 --force"), 0);
+    assert_int_equal(tu_sh(f, BIN " sort data/gauss.h5 res/one.h5 --seed 7 --force"), 0);
     verify_output(f, "data/gauss.h5", "/splats", "res/one.h5");
 
-    assert_int_equal(sh(f, BIN " run cfg.yaml"), 0);
+    assert_int_equal(tu_sh(f, BIN " run cfg.yaml"), 0);
     int64_t *ia = index_of(f, "res/one.h5", "/splats", &na);
     int64_t *ib = index_of(f, "out/gauss.splats.h5", "/splats", &nb);
     assert_int_equal(na, nb);
@@ -494,11 +455,11 @@ static void test_cli_sort(void **state)
     free(ib);
 
     /* channels, weights and normalisation through the options */
-    assert_int_equal(sh(f, BIN " sort data/normal.h5:/feat res/two.h5 --channels 0-2 "
+    assert_int_equal(tu_sh(f, BIN " sort data/normal.h5:/feat res/two.h5 --channels 0-2 "
                            "--weights 1,2,0.5 --normalize standardize --threads 1"), 0);
     verify_output(f, "data/normal.h5", "/feat", "res/two.h5");
-    assert_int_equal(sh(f, BIN " sort data/normal.h5:/feat res/three.h5 --channels 0,9"), 1);
-    assert_int_equal(sh(f, BIN " sort data/normal.h5:/feat res/three.h5 --normalize bogus"), 2);
+    assert_int_equal(tu_sh(f, BIN " sort data/normal.h5:/feat res/three.h5 --channels 0,9"), 1);
+    assert_int_equal(tu_sh(f, BIN " sort data/normal.h5:/feat res/three.h5 --normalize bogus"), 2);
     assert_int_equal(temp_files(f, "res"), 0);
 }
 
@@ -558,7 +519,7 @@ static void test_cli_bad_inputs(void **state)
     };
     char *text;
 
-    assert_int_equal(sh(f, "mkdir -p data && "
+    assert_int_equal(tu_sh(f, "mkdir -p data && "
                            BIN " gen --size 32x32 --seed 4 data/colors.h5 && "
                            BIN " gen --size 32x32 --seed 5 --corrupt data/corrupt.h5 && "
                            "echo 'not hdf5 at all' > data/text.h5"), 0);
@@ -576,8 +537,8 @@ static void test_cli_bad_inputs(void **state)
                "  - files: data/text.h5\n"
                "output:\n"
                "  dir: out\n");
-    assert_int_equal(sh(f, BIN " run cfg.yaml --log-format text"), 1);
-    text = slurp(f, "err.txt", NULL);
+    assert_int_equal(tu_sh(f, BIN " run cfg.yaml --log-format text"), 1);
+    text = tu_slurp(f, "err.txt", NULL);
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char head[128];
         snprintf(head, sizeof head, "cuplas: error: %s:", cases[i][0]);
@@ -598,8 +559,8 @@ static void test_cli_bad_inputs(void **state)
     assert_false(exists(f, "out/bad.inf.h5"));
 
     /* check sees the same problems without running anything */
-    assert_int_equal(sh(f, BIN " check cfg.yaml"), 1);
-    text = slurp(f, "out.txt", NULL);
+    assert_int_equal(tu_sh(f, BIN " check cfg.yaml"), 1);
+    text = tu_slurp(f, "out.txt", NULL);
     assert_true(has_line(text, "error", "data/bad.h5:/rank1", "[cfg.yaml:5]", NULL));
     assert_true(has_line(text, "skip", "data/colors.h5:/grid", NULL));
     /* NaN and Inf are only seen when the data is read: check probes shapes */
@@ -607,15 +568,15 @@ static void test_cli_bad_inputs(void **state)
     free(text);
 
     /* channel options that do not fit the data fail the job, naming the line */
-    assert_int_equal(sh(f, BIN " run cfg.yaml --log-format text --set output.dir=o2 "
+    assert_int_equal(tu_sh(f, BIN " run cfg.yaml --log-format text --set output.dir=o2 "
                            "--set 'channels.use=[0, 5]'"), 1);
-    text = slurp(f, "err.txt", NULL);
+    text = tu_slurp(f, "err.txt", NULL);
     assert_true(has_line(text, "cuplas: error: data/colors.h5:/grid:", "channel 5",
                          "[cfg.yaml:3]", NULL));
     free(text);
-    assert_int_equal(sh(f, BIN " run cfg.yaml --log-format text --set output.dir=o3 "
+    assert_int_equal(tu_sh(f, BIN " run cfg.yaml --log-format text --set output.dir=o3 "
                            "--set 'channels.weights=[1, 2]'"), 1);
-    text = slurp(f, "err.txt", NULL);
+    text = tu_slurp(f, "err.txt", NULL);
     assert_true(has_line(text, "cuplas: error: data/colors.h5:/grid:", "channels.weights",
                          "[cfg.yaml:3]", NULL));
     free(text);
@@ -630,31 +591,31 @@ static void test_cli_output_errors(void **state)
     make_collection(f);
     /* tests may run as root: a regular file, not chmod, makes it unwritable */
     write_text(f, "blocker", "a file where the output folder should be\n");
-    assert_int_equal(sh(f, BIN " run cfg.yaml --log-format text --set output.dir=blocker"), 1);
-    text = slurp(f, "err.txt", NULL);
+    assert_int_equal(tu_sh(f, BIN " run cfg.yaml --log-format text --set output.dir=blocker"), 1);
+    text = tu_slurp(f, "err.txt", NULL);
     /* one per job, and one for the run manifest that cannot go there either */
     assert_int_equal(count_str(text, "cuplas: error: "), 4);
     assert_true(has_line(text, "cuplas: error: data/gauss.h5:/splats", "blocker",
                          "not a directory", "[cfg.yaml:3]", NULL));
     assert_true(has_line(text, "cuplas: error: blocker/cuplas-manifest.json", NULL));
     free(text);
-    assert_int_equal(sh(f, BIN " run cfg.yaml --log-format text --set output.dir=blocker/sub"),
+    assert_int_equal(tu_sh(f, BIN " run cfg.yaml --log-format text --set output.dir=blocker/sub"),
                      1);
-    text = slurp(f, "err.txt", NULL);
+    text = tu_slurp(f, "err.txt", NULL);
     assert_true(has_line(text, "cuplas: error: data/colors.h5:/grid", "blocker",
                          "[cfg.yaml:3]", NULL));
     free(text);
 
-    assert_int_equal(sh(f, BIN " run cfg.yaml"), 0);
-    assert_int_equal(sh(f, BIN " run cfg.yaml --log-format text "
+    assert_int_equal(tu_sh(f, BIN " run cfg.yaml"), 0);
+    assert_int_equal(tu_sh(f, BIN " run cfg.yaml --log-format text "
                            "--set output.overwrite=error"), 1);
-    text = slurp(f, "err.txt", NULL);
+    text = tu_slurp(f, "err.txt", NULL);
     assert_int_equal(count_str(text, "output exists (overwrite: error)"), 6); /* + summary */
     assert_true(has_line(text, "cuplas: error: data/normal.h5:/feat", "out/normal.feat.h5",
                          "output exists (overwrite: error)", "[cfg.yaml:3]", NULL));
     free(text);
     verify_collection(f, "out");   /* untouched */
-    assert_int_equal(sh(f, BIN " run cfg.yaml --set output.overwrite=overwrite"), 0);
+    assert_int_equal(tu_sh(f, BIN " run cfg.yaml --set output.overwrite=overwrite"), 0);
     verify_collection(f, "out");
 }
 
@@ -670,25 +631,25 @@ static void test_cli_bad_config(void **state)
                "  - files: data/*.h5\n"
                "output:\n"
                "  deflate: 12\n");
-    assert_int_equal(sh(f, BIN " run bad.yaml"), 2);
-    text = slurp(f, "err.txt", NULL);
+    assert_int_equal(tu_sh(f, BIN " run bad.yaml"), 2);
+    text = tu_slurp(f, "err.txt", NULL);
     assert_true(has_line(text, "cuplas: error: bad.yaml:4:12:", "output.deflate", NULL));
     free(text);
-    assert_int_equal(sh(f, BIN " check bad.yaml"), 2);
-    assert_int_equal(sh(f, BIN " run cfg.yaml --set sort.sed=3"), 2);
-    assert_int_equal(sh(f, BIN " run nonexistent.yaml"), 2);
-    assert_int_equal(sh(f, BIN " run cfg.yaml --log-format yaml"), 2);
+    assert_int_equal(tu_sh(f, BIN " check bad.yaml"), 2);
+    assert_int_equal(tu_sh(f, BIN " run cfg.yaml --set sort.sed=3"), 2);
+    assert_int_equal(tu_sh(f, BIN " run nonexistent.yaml"), 2);
+    assert_int_equal(tu_sh(f, BIN " run cfg.yaml --log-format yaml"), 2);
 
     /* two inputs whose results would overwrite each other */
-    assert_int_equal(sh(f, "mkdir -p data2 && cp data/colors.h5 data2/colors.h5"), 0);
+    assert_int_equal(tu_sh(f, "mkdir -p data2 && cp data/colors.h5 data2/colors.h5"), 0);
     write_text(f, "clash.yaml",
                "inputs:\n"
                "  - files: data/colors.h5\n"
                "  - files: data2/colors.h5\n"
                "output:\n"
                "  dir: out\n");
-    assert_int_equal(sh(f, BIN " run clash.yaml"), 2);
-    text = slurp(f, "err.txt", NULL);
+    assert_int_equal(tu_sh(f, BIN " run clash.yaml"), 2);
+    text = tu_slurp(f, "err.txt", NULL);
     assert_true(has_line(text, "cuplas: error:", "data/colors.h5:/grid",
                          "data2/colors.h5:/grid", "out/colors.grid.h5", NULL));
     free(text);
@@ -700,8 +661,8 @@ static void test_cli_bad_config(void **state)
                "  - files: [\"data/col*.h5\", ./data/colors.h5]\n"
                "output:\n"
                "  dir: out\n");
-    assert_int_equal(sh(f, BIN " run twice.yaml --log-format text"), 0);
-    text = slurp(f, "err.txt", NULL);
+    assert_int_equal(tu_sh(f, BIN " run twice.yaml --log-format text"), 0);
+    text = tu_slurp(f, "err.txt", NULL);
     assert_int_equal(count_str(text, "cuplas: done "), 1);
     free(text);
 }
@@ -717,15 +678,15 @@ static void test_cli_no_gpu(void **state)
         skip();
 #endif
     make_collection(f);
-    assert_int_equal(sh(f, BIN " run cfg.yaml --log-format text --set backend.device=gpu"), 3);
-    text = slurp(f, "err.txt", NULL);
+    assert_int_equal(tu_sh(f, BIN " run cfg.yaml --log-format text --set backend.device=gpu"), 3);
+    text = tu_slurp(f, "err.txt", NULL);
     assert_true(has_line(text, "cuplas: error:", "backend.device: gpu", NULL));
     free(text);
     assert_false(exists(f, "out"));
-    assert_int_equal(sh(f, BIN " sort data/colors.h5:/grid x.h5 --gpu 0"), 3);
+    assert_int_equal(tu_sh(f, BIN " sort data/colors.h5:/grid x.h5 --gpu 0"), 3);
     assert_false(exists(f, "x.h5"));
     /* auto falls back to the CPU */
-    assert_int_equal(sh(f, BIN " run cfg.yaml --set backend.device=auto"), 0);
+    assert_int_equal(tu_sh(f, BIN " run cfg.yaml --set backend.device=auto"), 0);
     verify_collection(f, "out");
 }
 
@@ -745,15 +706,15 @@ static void test_cli_gpu_parity(void **state)
     skip();
 #endif
     make_collection(f);
-    assert_int_equal(sh(f, BIN " run cfg.yaml --log-format json --set backend.device=gpu "
+    assert_int_equal(tu_sh(f, BIN " run cfg.yaml --log-format json --set backend.device=gpu "
                            "--set output.dir=og"), 0);
-    text = slurp(f, "err.txt", NULL);
+    text = tu_slurp(f, "err.txt", NULL);
     assert_int_equal(count_str(text, "\"event\":\"job_done\""), 3);
     assert_true(has_line(text, "\"event\":\"job_done\"", "\"backend\":\"gpu\"", NULL));
     assert_int_equal(count_str(text, "\"backend\":\"cpu\""), 0);
     free(text);
     verify_collection(f, "og");
-    assert_int_equal(sh(f, BIN " run cfg.yaml --set output.dir=oc"), 0);
+    assert_int_equal(tu_sh(f, BIN " run cfg.yaml --set output.dir=oc"), 0);
     for (size_t i = 0; i < sizeof outs / sizeof outs[0]; i++) {
         char a[PATH_MAX], b[PATH_MAX];
         int64_t na, nb;
@@ -766,7 +727,7 @@ static void test_cli_gpu_parity(void **state)
         free(ib);
     }
     /* a GPU id that is not there is fatal, before any job */
-    assert_int_equal(sh(f, BIN " run cfg.yaml --set backend.device=gpu --set output.dir=ox "
+    assert_int_equal(tu_sh(f, BIN " run cfg.yaml --set backend.device=gpu --set output.dir=ox "
                            "--set 'backend.gpus=[1023]'"), 3);
     assert_false(exists(f, "ox"));
 }
@@ -778,12 +739,12 @@ static void test_cli_interrupt(void **state)
     const fixture *f = *state;
     char *text;
 
-    assert_int_equal(sh(f, "mkdir -p data && " BIN " gen --size 512x512 data/big.h5"), 0);
+    assert_int_equal(tu_sh(f, "mkdir -p data && " BIN " gen --size 512x512 data/big.h5"), 0);
     write_text(f, "big.yaml", "inputs:\n  - files: data/big.h5\noutput:\n  dir: out\n");
-    assert_int_equal(sh(f, BIN " run big.yaml --log-format text --set backend.device=cpu & "
+    assert_int_equal(tu_sh(f, BIN " run big.yaml --log-format text --set backend.device=cpu & "
                            "pid=$!; sleep 0.7; "
                            "kill -TERM $pid; wait $pid"), 75);
-    text = slurp(f, "err.txt", NULL);
+    text = tu_slurp(f, "err.txt", NULL);
     assert_true(has_line(text, "interrupted data/big.h5:/grid", NULL));
     assert_true(has_line(text, "summary: 0 done", "interrupted", NULL));
     free(text);
@@ -797,7 +758,7 @@ static void test_cli_fault_isolation(void **state)
 {
     const fixture *f = *state;
     char *text;
-    assert_int_equal(sh(f, "mkdir -p data && "
+    assert_int_equal(tu_sh(f, "mkdir -p data && "
                            BIN " gen --size 32x32 --seed 11 --count 3 data/small.h5 && "
                            BIN " gen --size 40x24 --seed 12 data/wide.h5 && "
                            BIN " gen --size 256x256 --seed 13 data/huge.h5 && "
@@ -811,8 +772,8 @@ static void test_cli_fault_isolation(void **state)
                "  device: cpu\n"
                "  threads: 2\n"
                "  memory_limit_mb: 2\n");
-    assert_int_equal(sh(f, BIN " run cfg.yaml --log-format text"), 1);
-    text = slurp(f, "err.txt", NULL);
+    assert_int_equal(tu_sh(f, BIN " run cfg.yaml --log-format text"), 1);
+    text = tu_slurp(f, "err.txt", NULL);
     assert_true(has_line(text, "cuplas: error: data/huge.h5:/grid:", "over backend.memory_limit_mb",
                          "[cfg.yaml:2]", NULL));
     assert_true(has_line(text, "cuplas: error: data/corrupt.h5:/:", "not an HDF5 file or corrupt",
@@ -832,15 +793,15 @@ static void test_cli_gen(void **state)
     static const char *const demo[] = {"demo/colors-256.h5", "demo/colors-512.h5",
                                        "demo/normal-256x256x16.h5", "demo/gaussians-128.h5"};
 
-    assert_int_equal(sh(f, BIN " gen --demo demo"), 0);
+    assert_int_equal(tu_sh(f, BIN " gen --demo demo"), 0);
     for (size_t i = 0; i < sizeof demo / sizeof demo[0]; i++)
         assert_true(exists(f, demo[i]));
-    assert_int_equal(sh(f, BIN " gen --kind nope x.h5"), 2);
-    assert_int_equal(sh(f, BIN " gen --size 0x3 x.h5"), 2);
+    assert_int_equal(tu_sh(f, BIN " gen --kind nope x.h5"), 2);
+    assert_int_equal(tu_sh(f, BIN " gen --size 0x3 x.h5"), 2);
     /* the file's folder is created; a path through a regular file fails */
-    assert_int_equal(sh(f, BIN " gen --size 8x8 new/sub/x.h5"), 0);
+    assert_int_equal(tu_sh(f, BIN " gen --size 8x8 new/sub/x.h5"), 0);
     assert_true(exists(f, "new/sub/x.h5"));
-    assert_int_equal(sh(f, BIN " gen --size 8x8 new/sub/x.h5/y.h5"), 1);
+    assert_int_equal(tu_sh(f, BIN " gen --size 8x8 new/sub/x.h5/y.h5"), 1);
     assert_false(exists(f, "x.h5"));
 }
 

@@ -29,17 +29,13 @@
 
 #include "testutil.h"
 #include "tmpdir.h"
+#include "clitest.h"
 
 #ifndef CUPLAS_BUILDDIR
 #error "CUPLAS_BUILDDIR must name the build folder (Makefile.am sets it)"
 #endif
 #define BIN "\"$B\""
 
-static const char *cuplas_bin(void)
-{
-    const char *b = getenv("CUPLAS_BIN");
-    return b && b[0] ? b : CUPLAS_BUILDDIR "/cuplas";
-}
 
 /* --------------------------------------------------------------- helpers */
 
@@ -62,44 +58,12 @@ static int teardown(void **state)
     return 0;
 }
 
-/* Run a shell command in the fixture folder (stdout to out.txt, stderr to
- * err.txt there); its exit status, or -1. */
-static int sh(const fixture *f, const char *fmt, ...)
-{
-    char *cmd = NULL, *full = NULL;
-    va_list ap;
-    va_start(ap, fmt);
-    assert_true(vasprintf(&cmd, fmt, ap) >= 0);
-    va_end(ap);
-    assert_true(asprintf(&full, "cd '%s' && B='%s' && { %s ; } >out.txt 2>err.txt", f->dir,
-                         cuplas_bin(), cmd) >= 0);
-    int st = system(full);
-    free(cmd);
-    free(full);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
 
 static char *fpath(const fixture *f, const char *name, char out[PATH_MAX])
 {
     return tu_path(f->dir, name, out);
 }
 
-/* A file of the fixture folder, NUL-terminated (malloc'd). */
-static char *slurp(const fixture *f, const char *name)
-{
-    char path[PATH_MAX];
-    FILE *fp = fopen(fpath(f, name, path), "rb");
-    assert_non_null(fp);
-    fseek(fp, 0, SEEK_END);
-    long size = ftell(fp);
-    fseek(fp, 0, SEEK_SET);
-    char *buf = malloc((size_t)size + 1);
-    assert_non_null(buf);
-    assert_int_equal(fread(buf, 1, (size_t)size, fp), (size_t)size);
-    buf[size] = '\0';
-    fclose(fp);
-    return buf;
-}
 
 static void write_text(const fixture *f, const char *name, const char *text)
 {
@@ -114,7 +78,7 @@ static void write_text(const fixture *f, const char *name, const char *text)
  * showing it. */
 static void expect_in(const fixture *f, const char *name, const char *needle)
 {
-    char *text = slurp(f, name);
+    char *text = tu_slurp(f, name, NULL);
     if (!strstr(text, needle))
         fail_msg("%s lacks \"%s\":\n%s", name, needle, text);
     free(text);
@@ -135,7 +99,7 @@ static void test_external_inputs(void **state)
     const fixture *f = *state;
     char file[PATH_MAX], other[PATH_MAX];
 
-    assert_int_equal(sh(f, "mkdir -p data && " BIN " gen --size 16x16 --seed 3 data/other.h5"),
+    assert_int_equal(tu_sh(f, "mkdir -p data && " BIN " gen --size 16x16 --seed 3 data/other.h5"),
                      0);
     fpath(f, "data/other.h5", other);
     fpath(f, "data/link.h5", file);
@@ -150,21 +114,21 @@ static void test_external_inputs(void **state)
        dataset is named */
     write_text(f, "data/cfg.yaml", "inputs:\n  - files: link.h5\n    datasets: /grid\n"
                                    "output:\n  dir: out\n");
-    assert_int_equal(sh(f, "cd data && " BIN " run cfg.yaml --log-format text"), 1);
+    assert_int_equal(tu_sh(f, "cd data && " BIN " run cfg.yaml --log-format text"), 1);
     expect_in(f, "err.txt", "cuplas: error: link.h5:/grid: external link to other.h5:/grid: "
                             "refused (inputs[].allow_external: true follows it) [cfg.yaml:2]");
     assert_false(exists(f, "data/out/link.grid.h5"));
-    assert_int_equal(sh(f, "cd data && " BIN " check cfg.yaml"), 1);
+    assert_int_equal(tu_sh(f, "cd data && " BIN " check cfg.yaml"), 1);
     expect_in(f, "out.txt", "external link to other.h5:/grid");
 
     write_text(f, "data/cfg.yaml", "inputs:\n  - files: link.h5\n    datasets: /grid\n"
                                    "    allow_external: true\noutput:\n  dir: out\n");
-    assert_int_equal(sh(f, "cd data && " BIN " run cfg.yaml --log-format text"), 0);
+    assert_int_equal(tu_sh(f, "cd data && " BIN " run cfg.yaml --log-format text"), 0);
     assert_true(exists(f, "data/out/link.grid.h5"));
 
-    assert_int_equal(sh(f, "cd data && " BIN " sort link.h5:/grid s.h5"), 1);
+    assert_int_equal(tu_sh(f, "cd data && " BIN " sort link.h5:/grid s.h5"), 1);
     expect_in(f, "err.txt", "external link to other.h5:/grid");
-    assert_int_equal(sh(f, "cd data && " BIN " sort --allow-external link.h5:/grid s.h5"), 0);
+    assert_int_equal(tu_sh(f, "cd data && " BIN " sort --allow-external link.h5:/grid s.h5"), 0);
     assert_true(exists(f, "data/s.h5"));
 }
 
@@ -198,7 +162,7 @@ static void test_impossible_sizes(void **state)
     assert_true(st.st_size < 20000);
 
     double t = now_s();
-    assert_int_equal(sh(f, BIN " sort huge.h5:/grid out.h5 --log-format text"), 1);
+    assert_int_equal(tu_sh(f, BIN " sort huge.h5:/grid out.h5 --log-format text"), 1);
     t = now_s() - t;
     expect_in(f, "err.txt", "cuplas: error: huge.h5:/grid: a 131072 x 131072 x 4 float64 grid "
                             "needs ");
@@ -207,16 +171,16 @@ static void test_impossible_sizes(void **state)
     if (t > 1.0)
         fail_msg("refusing took %.2f s", t);
     write_text(f, "cfg.yaml", "inputs:\n  - files: huge.h5\noutput:\n  dir: out\n");
-    assert_int_equal(sh(f, BIN " check cfg.yaml"), 1);
+    assert_int_equal(tu_sh(f, BIN " check cfg.yaml"), 1);
     expect_in(f, "out.txt", "GiB of host memory");
 
     /* backend.memory_limit_mb bounds a CPU job the same way, at once */
-    assert_int_equal(sh(f, BIN " gen --size 512x512 --seed 1 small.h5"), 0);
-    assert_int_equal(sh(f, BIN " sort small.h5:/grid s.h5 --backend cpu --log-format text "
+    assert_int_equal(tu_sh(f, BIN " gen --size 512x512 --seed 1 small.h5"), 0);
+    assert_int_equal(tu_sh(f, BIN " sort small.h5:/grid s.h5 --backend cpu --log-format text "
                            "--set backend.memory_limit_mb=1"), 1);
     expect_in(f, "err.txt", "small.h5:/grid: needs 16 MiB on the CPU, over "
                             "backend.memory_limit_mb = 1");
-    assert_int_equal(sh(f, BIN " sort small.h5:/grid s.h5 --backend cpu "
+    assert_int_equal(tu_sh(f, BIN " sort small.h5:/grid s.h5 --backend cpu "
                            "--set backend.memory_limit_mb=64"), 0);
 }
 
@@ -225,19 +189,19 @@ static void test_impossible_sizes(void **state)
 static void test_passive_openmp(void **state)
 {
     const fixture *f = *state;
-    if (sh(f, BIN " --version | grep -q 'OpenMP: yes'") != 0) {
+    if (tu_sh(f, BIN " --version | grep -q 'OpenMP: yes'") != 0) {
         print_message("skipped: built without OpenMP\n");
         return;
     }
-    assert_int_equal(sh(f, "unset OMP_WAIT_POLICY CUPLAS_REEXEC; " BIN " --version"), 0);
+    assert_int_equal(tu_sh(f, "unset OMP_WAIT_POLICY CUPLAS_REEXEC; " BIN " --version"), 0);
     expect_in(f, "out.txt", "OMP_WAIT_POLICY=passive");
-    assert_int_equal(sh(f, "unset CUPLAS_REEXEC; OMP_WAIT_POLICY=active " BIN " -V"), 0);
+    assert_int_equal(tu_sh(f, "unset CUPLAS_REEXEC; OMP_WAIT_POLICY=active " BIN " -V"), 0);
     expect_in(f, "out.txt", "OMP_WAIT_POLICY=active");
     /* the marker of the second start: never a third */
-    assert_int_equal(sh(f, "unset OMP_WAIT_POLICY; CUPLAS_REEXEC=1 " BIN " -V"), 0);
+    assert_int_equal(tu_sh(f, "unset OMP_WAIT_POLICY; CUPLAS_REEXEC=1 " BIN " -V"), 0);
     expect_in(f, "out.txt", "OMP_WAIT_POLICY=(unset)");
     /* a sort sees it too, and its arguments survive the exec */
-    assert_int_equal(sh(f, "unset OMP_WAIT_POLICY CUPLAS_REEXEC; "
+    assert_int_equal(tu_sh(f, "unset OMP_WAIT_POLICY CUPLAS_REEXEC; "
                            BIN " gen --size 16x16 --seed 2 'a b.h5' && "
                            BIN " sort 'a b.h5:/grid' 'o u t.h5' --backend cpu --threads 2"), 0);
     assert_true(exists(f, "o u t.h5"));
@@ -292,7 +256,7 @@ static void test_extreme_values(void **state)
     for (int ds = 0; ds < 2; ds++)
         for (int n = 0; n < 3; n++) {
             const char *name = ds ? "f32" : "f64";
-            assert_int_equal(sh(f, "rm -f o.h5 && " BIN " sort ext.h5:/%s o.h5 --backend cpu "
+            assert_int_equal(tu_sh(f, "rm -f o.h5 && " BIN " sort ext.h5:/%s o.h5 --backend cpu "
                                    "--normalize %s", name, norms[n]), 0);
             char grp[8];
             snprintf(grp, sizeof grp, "/%s", name);
@@ -302,15 +266,15 @@ static void test_extreme_values(void **state)
                 fail_msg("%s %s: AND %g -> %g", name, norms[n], before, after);
         }
 
-    assert_int_equal(sh(f, BIN " gen --size 16x16 --seed 1 c.h5"), 0);
-    assert_int_equal(sh(f, "rm -f o.h5 && " BIN " sort c.h5:/grid o.h5 --backend cpu "
+    assert_int_equal(tu_sh(f, BIN " gen --size 16x16 --seed 1 c.h5"), 0);
+    assert_int_equal(tu_sh(f, "rm -f o.h5 && " BIN " sort c.h5:/grid o.h5 --backend cpu "
                            "--weights 1,1e308,1 --log-format text"), 1);
     expect_in(f, "err.txt", "cuplas: error: c.h5:/grid: channel 1 times its weight 1e+308 "
                             "exceeds the range of double (none normalisation); lower "
                             "channels.weights");
     assert_false(exists(f, "o.h5"));
     /* weights of 1e308 on values below 1 still fit: sorted, finite AND */
-    assert_int_equal(sh(f, "rm -f o.h5 && " BIN " sort c.h5:/grid o.h5 --backend cpu "
+    assert_int_equal(tu_sh(f, "rm -f o.h5 && " BIN " sort c.h5:/grid o.h5 --backend cpu "
                            "--normalize minmax --weights 1e308,1e308,1e308"), 0);
     assert_true(isfinite(out_attr(f, "o.h5", "/grid", "and_after")));
 }
@@ -322,13 +286,13 @@ static void test_small_findings(void **state)
     const fixture *f = *state;
     char path[PATH_MAX];
 
-    assert_int_equal(sh(f, BIN " gen --size 16x16 --seed 1 d.h5"), 0);
+    assert_int_equal(tu_sh(f, BIN " gen --size 16x16 --seed 1 d.h5"), 0);
     write_text(f, "cfg.yaml", "inputs:\n  - files: d.h5\noutput:\n  dir: out\n");
-    assert_int_equal(sh(f, BIN " run cfg.yaml --log-format json"), 0);
+    assert_int_equal(tu_sh(f, BIN " run cfg.yaml --log-format json"), 0);
     expect_in(f, "err.txt", "\"level\":\"info\",\"event\":\"summary\"");
     expect_in(f, "err.txt", "\"level\":\"info\",\"event\":\"device_summary\"");
     write_text(f, "bad.yaml", "inputs:\n  - files: [d.h5, nope.h5]\noutput:\n  dir: o2\n");
-    assert_int_equal(sh(f, BIN " run bad.yaml --log-format json"), 1);
+    assert_int_equal(tu_sh(f, BIN " run bad.yaml --log-format json"), 1);
     expect_in(f, "err.txt", "\"level\":\"error\",\"event\":\"summary\"");
 
     /* 20,000 entries naming one file: each probe is done once */
@@ -340,7 +304,7 @@ static void test_small_findings(void **state)
     fputs("output:\n  dir: out\n", fp);
     fclose(fp);
     double t = now_s();
-    assert_int_equal(sh(f, BIN " check big.yaml"), 0);
+    assert_int_equal(tu_sh(f, BIN " check big.yaml"), 0);
     t = now_s() - t;
     expect_in(f, "out.txt", "plan: 1 job: 0 to sort, 1 to skip");
     if (t > 2.0)
@@ -351,18 +315,18 @@ static void test_small_findings(void **state)
     struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
     assert_true(fd >= 0);
     assert_int_equal(fcntl(fd, F_SETLK, &fl), 0);
-    assert_int_equal(sh(f, "rm out/cuplas-manifest.json && " BIN " run cfg.yaml --force "
+    assert_int_equal(tu_sh(f, "rm out/cuplas-manifest.json && " BIN " run cfg.yaml --force "
                            "--log-format text"), 2);
     expect_in(f, "err.txt", "cuplas: error: output folder out is in use by another cuplas run "
                             "(pid ");
     assert_false(exists(f, "out/cuplas-manifest.json"));
     close(fd);   /* released */
-    assert_int_equal(sh(f, BIN " run cfg.yaml --force --log-format text"), 0);
+    assert_int_equal(tu_sh(f, BIN " run cfg.yaml --force --log-format text"), 0);
     assert_true(exists(f, "out/cuplas-manifest.json"));
     /* shards have a lock each: another shard's run is not blocked */
     fd = open(fpath(f, "out/.cuplas-manifest.0-of-2.json.lock", path), O_RDWR | O_CREAT, 0644);
     assert_int_equal(fcntl(fd, F_SETLK, &fl), 0);
-    assert_int_equal(sh(f, BIN " run cfg.yaml --shard 1/2"), 0);
+    assert_int_equal(tu_sh(f, BIN " run cfg.yaml --shard 1/2"), 0);
     close(fd);
 }
 

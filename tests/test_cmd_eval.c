@@ -30,6 +30,7 @@
 #include "io/dtype.h"
 #include "io/h5_result.h"
 #include "tmpdir.h"
+#include "clitest.h"
 #include "util/json.h"
 
 static int setup(void **state)
@@ -44,45 +45,8 @@ static int teardown(void **state)
     return 0;
 }
 
-/* Run a command in the fixture folder (out.txt, err.txt); exit status. */
-static int sh(const fixture *f, const char *fmt, ...)
-{
-    char *cmd = NULL, *full = NULL;
-    va_list ap;
-    va_start(ap, fmt);
-    assert_true(vasprintf(&cmd, fmt, ap) >= 0);
-    va_end(ap);
-    assert_true(asprintf(&full, "cd '%s' && B='%s/cuplas' && { %s ; } >out.txt 2>err.txt",
-                         f->dir, CUPLAS_BUILDDIR, cmd) >= 0);
-    int st = system(full);
-    free(cmd);
-    free(full);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
 
-static char *slurp(const char *path, size_t *n)
-{
-    FILE *fp = fopen(path, "rb");
-    if (!fp)
-        return NULL;
-    fseek(fp, 0, SEEK_END);
-    long size = ftell(fp);
-    fseek(fp, 0, SEEK_SET);
-    char *buf = malloc((size_t)size + 1);
-    assert_int_equal(fread(buf, 1, (size_t)size, fp), (size_t)size);
-    buf[size] = '\0';
-    fclose(fp);
-    if (n)
-        *n = (size_t)size;
-    return buf;
-}
 
-static char *fslurp(const fixture *f, const char *name, size_t *n)
-{
-    char path[PATH_MAX];
-    tu_path(f->dir, name, path);
-    return slurp(path, n);
-}
 
 /* Sum of the sizes of dir's files NAME.ext. */
 static int64_t dir_bytes(const char *dir, const char *ext, int *count)
@@ -116,11 +80,11 @@ static void test_eval_json_and_images(void **state)
 
     cuplas_error_clear(&e);
     /* 7 channels: plain makes RGB, RGB, gray: every image kind */
-    assert_int_equal(sh(f, "\"$B\" gen --kind normal --channels 7 --size 16x12 in.h5 && "
+    assert_int_equal(tu_sh(f, "\"$B\" gen --kind normal --channels 7 --size 16x12 in.h5 && "
                            "\"$B\" sort in.h5 out.h5 --backend cpu"), 0);
-    assert_int_equal(sh(f, "\"$B\" eval out.h5:/grid --json --images imgs "
+    assert_int_equal(tu_sh(f, "\"$B\" eval out.h5:/grid --json --images imgs "
                            "--codecs png,webp,jxl"), 0);
-    assert_non_null(js = fslurp(f, "out.txt", NULL));
+    assert_non_null(js = tu_slurp(f, "out.txt", NULL));
     assert_int_equal(cuplas_json_parse(js, strlen(js), &doc, &e), 0);
     assert_true(cuplas_json_get_num(doc, "and", NAN) > 0);
     assert_true(cuplas_json_get_num(doc, "vad", NAN) > 0);
@@ -158,12 +122,12 @@ static void test_eval_json_and_images(void **state)
                                           NULL, NULL, &imgs, &e), 0);
     for (int i = 0; i < imgs.n; i++)
         for (int c = 0; c < CUPLAS_CODEC_COUNT; c++) {
-            size_t n;
+            size_t n = 0;
             char *data;
             cuplas_eval_image dec;
             snprintf(path, sizeof path, "%s/imgs/sorted/%s.%s", f->dir, imgs.img[i].name,
                      cuplas_codec_name((cuplas_codec)c));
-            assert_non_null(data = slurp(path, &n));
+            assert_non_null(data = tu_slurp_path(path, &n));
             assert_int_equal(cuplas_image_decode((cuplas_codec)c, (uint8_t *)data, n,
                                                  imgs.img[i].channels, &dec, &e), 0);
             assert_memory_equal(dec.px, imgs.img[i].px,
@@ -178,18 +142,18 @@ static void test_eval_json_and_images(void **state)
     free(js);
 
     /* the text table, and the errors */
-    assert_int_equal(sh(f, "\"$B\" eval out.h5"), 0);
-    assert_non_null(js = fslurp(f, "out.txt", NULL));
+    assert_int_equal(tu_sh(f, "\"$B\" eval out.h5"), 0);
+    assert_non_null(js = tu_slurp(f, "out.txt", NULL));
     assert_non_null(strstr(js, "morton"));
     free(js);
-    assert_int_equal(sh(f, "\"$B\" eval out.h5 --images imgs"), 2);   /* not empty */
-    assert_int_equal(sh(f, "\"$B\" eval out.h5 --scheme sog"), 2);    /* no names */
-    assert_int_equal(sh(f, "\"$B\" eval out.h5 --codecs gif"), 2);
-    assert_int_equal(sh(f, "\"$B\" eval in.h5"), 1);                  /* not a result */
-    assert_non_null(js = fslurp(f, "err.txt", NULL));
+    assert_int_equal(tu_sh(f, "\"$B\" eval out.h5 --images imgs"), 2);   /* not empty */
+    assert_int_equal(tu_sh(f, "\"$B\" eval out.h5 --scheme sog"), 2);    /* no names */
+    assert_int_equal(tu_sh(f, "\"$B\" eval out.h5 --codecs gif"), 2);
+    assert_int_equal(tu_sh(f, "\"$B\" eval in.h5"), 1);                  /* not a result */
+    assert_non_null(js = tu_slurp(f, "err.txt", NULL));
     assert_non_null(strstr(js, "in.h5: not a cuplas result"));
     free(js);
-    assert_int_equal(sh(f, "\"$B\" eval nothere.h5 --images imgs2"), 1);
+    assert_int_equal(tu_sh(f, "\"$B\" eval nothere.h5 --images imgs2"), 1);
     struct stat st;
     tu_path(f->dir, "imgs2", path);
     assert_int_not_equal(stat(path, &st), 0);   /* nothing partial */
@@ -198,25 +162,25 @@ static void test_eval_json_and_images(void **state)
 static void test_preview_cli(void **state)
 {
     fixture *f = *state;
-    size_t n;
+    size_t n = 0;
     char *data;
     cuplas_eval_image dec;
     cuplas_error e;
 
     cuplas_error_clear(&e);
-    assert_int_equal(sh(f, "\"$B\" gen --size 40x30 in.h5 && \"$B\" sort in.h5 out.h5 "
+    assert_int_equal(tu_sh(f, "\"$B\" gen --size 40x30 in.h5 && \"$B\" sort in.h5 out.h5 "
                            "--backend cpu && \"$B\" preview out.h5 p.png --max-side 100"), 0);
-    assert_non_null(data = fslurp(f, "p.png", &n));
+    assert_non_null(data = tu_slurp(f, "p.png", &n));
     assert_int_equal(cuplas_image_decode(CUPLAS_CODEC_PNG, (uint8_t *)data, n, 0, &dec, &e), 0);
     /* 30 columns a panel: factor 1 fits 2*30 + 8 <= 100, 40 rows <= 100 */
     assert_int_equal(dec.W, 68);
     assert_int_equal(dec.H, 40);
     free(dec.px);
     free(data);
-    assert_int_equal(sh(f, "\"$B\" preview out.h5 q.png --channels 5"), 2);
-    assert_int_equal(sh(f, "\"$B\" preview in.h5 q.png"), 1);
-    assert_int_equal(sh(f, "ls -a | grep -c tmp || true"), 0);
-    assert_non_null(data = fslurp(f, "out.txt", NULL));
+    assert_int_equal(tu_sh(f, "\"$B\" preview out.h5 q.png --channels 5"), 2);
+    assert_int_equal(tu_sh(f, "\"$B\" preview in.h5 q.png"), 1);
+    assert_int_equal(tu_sh(f, "ls -a | grep -c tmp || true"), 0);
+    assert_non_null(data = tu_slurp(f, "out.txt", NULL));
     assert_int_equal(atoi(data), 0);   /* no temporary file left */
     free(data);
 }
@@ -230,14 +194,14 @@ static void test_run_eval_report(void **state)
     cuplas_error e;
 
     cuplas_error_clear(&e);
-    assert_int_equal(sh(f, "\"$B\" gen --size 16x16 --count 2 in.h5"), 0);
+    assert_int_equal(tu_sh(f, "\"$B\" gen --size 16x16 --count 2 in.h5"), 0);
     tu_path(f->dir, "c.yaml", path);
     assert_non_null(fp = fopen(path, "w"));
     fputs("inputs: [{files: in.h5}]\noutput: {dir: out, preview: true}\n"
           "eval: {enabled: true, codecs: [png], images: true}\nbackend: {device: cpu}\n", fp);
     fclose(fp);
-    assert_int_equal(sh(f, "\"$B\" run c.yaml --log-format json"), 0);
-    assert_non_null(text = fslurp(f, "err.txt", NULL));
+    assert_int_equal(tu_sh(f, "\"$B\" run c.yaml --log-format json"), 0);
+    assert_non_null(text = tu_slurp(f, "err.txt", NULL));
     assert_non_null(strstr(text, "\"eval\":{\"format\": \"cuplas-eval\""));
     free(text);
     /* the attribute is the JSON `cuplas eval` would print (webp aside) */
@@ -262,19 +226,19 @@ static void test_run_eval_report(void **state)
     tu_path(f->dir, "out/in.grid_001.eval/morton/plain_000.png", path);
     assert_int_equal(stat(path, &st), 0);
     /* the manifest has both, report --html embeds the preview */
-    assert_non_null(text = fslurp(f, "out/cuplas-manifest.json", NULL));
+    assert_non_null(text = tu_slurp(f, "out/cuplas-manifest.json", NULL));
     assert_non_null(strstr(text, "\"preview\": "));
     assert_non_null(strstr(text, "\"eval\": {\"format\": \"cuplas-eval\""));
     free(text);
-    assert_int_equal(sh(f, "\"$B\" report out --html r.html --json r.json"), 0);
-    assert_non_null(text = fslurp(f, "r.html", NULL));
+    assert_int_equal(tu_sh(f, "\"$B\" report out --html r.html --json r.json"), 0);
+    assert_non_null(text = tu_slurp(f, "r.html", NULL));
     assert_non_null(strstr(text, "<img class=\"preview\" alt=\"/grid_000\" src=\"data:image/png;base64,iVBORw0KGgo"));
     assert_null(strstr(text, "http://"));   /* nothing to fetch */
     assert_null(strstr(text, "https://"));
     free(text);
     /* a rerun skips, and report keeps the done record's figures */
-    assert_int_equal(sh(f, "\"$B\" run c.yaml && \"$B\" report out --html r2.html"), 0);
-    assert_non_null(text = fslurp(f, "r2.html", NULL));
+    assert_int_equal(tu_sh(f, "\"$B\" run c.yaml && \"$B\" report out --html r2.html"), 0);
+    assert_non_null(text = tu_slurp(f, "r2.html", NULL));
     assert_non_null(strstr(text, "data:image/png;base64,"));
     free(text);
 }
@@ -311,9 +275,9 @@ static void test_run_eval_fitted_scene(void **state)
                 "grid: {shape: %s}\neval: {enabled: true, codecs: [png], scheme: sog}\n"
                 "backend: {device: cpu}\n", k, fits[k]);
         fclose(fp);
-        assert_int_equal(sh(f, "\"$B\" run c.yaml --log-format json"), 0);
-        assert_int_equal(sh(f, "\"$B\" eval out%d/s.vertex.h5 --codecs png --scheme sog --json", k), 0);
-        char *cli = fslurp(f, "out.txt", NULL), *attr;
+        assert_int_equal(tu_sh(f, "\"$B\" run c.yaml --log-format json"), 0);
+        assert_int_equal(tu_sh(f, "\"$B\" eval out%d/s.vertex.h5 --codecs png --scheme sog --json", k), 0);
+        char *cli = tu_slurp(f, "out.txt", NULL), *attr;
         tu_path(f->dir, k ? "out1/s.vertex.h5" : "out0/s.vertex.h5", path);
         assert_non_null(attr = cuplas_h5_output_eval(path, "/vertex"));
         cuplas_json *a = NULL, *b = NULL;

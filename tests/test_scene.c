@@ -23,14 +23,10 @@
 #include <unistd.h>
 
 #include "tmpdir.h"
+#include "clitest.h"
 
 #define PLANT CUPLAS_SRCDIR "/../shared/data/scenes/plant.splat"
 
-static const char *bin(void)
-{
-    const char *b = getenv("CUPLAS_BIN");
-    return b && b[0] ? b : CUPLAS_BUILDDIR "/cuplas";
-}
 
 static int setup(void **state)
 {
@@ -44,39 +40,7 @@ static int teardown(void **state)
     return 0;
 }
 
-/* Run in the fixture folder; stderr to err.txt. The exit status. */
-static int sh(const fixture *f, const char *fmt, ...)
-{
-    char *cmd = NULL, *full = NULL;
-    va_list ap;
-    va_start(ap, fmt);
-    assert_true(vasprintf(&cmd, fmt, ap) >= 0);
-    va_end(ap);
-    assert_true(asprintf(&full, "cd '%s' && B='%s' && { %s ; } >out.txt 2>err.txt", f->dir,
-                         bin(), cmd) >= 0);
-    int st = system(full);
-    free(cmd);
-    free(full);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
 
-static char *slurp(const fixture *f, const char *name, size_t *n)
-{
-    char path[PATH_MAX];
-    FILE *fp = fopen(tu_path(f->dir, name, path), "rb");
-    assert_non_null(fp);
-    fseek(fp, 0, SEEK_END);
-    long size = ftell(fp);
-    fseek(fp, 0, SEEK_SET);
-    char *buf = malloc((size_t)size + 1);
-    assert_non_null(buf);
-    assert_int_equal(fread(buf, 1, (size_t)size, fp), (size_t)size);
-    buf[size] = '\0';
-    fclose(fp);
-    if (n)
-        *n = (size_t)size;
-    return buf;
-}
 
 static int exists(const fixture *f, const char *name)
 {
@@ -193,7 +157,7 @@ static void test_scene_formats_same_index(void **state)
         snprintf(in, sizeof in, "s_%s.ply", fmt[k]);
         snprintf(out, sizeof out, "s_%s.h5", fmt[k]);
         write_scene(f, in, 37, fmt[k]);   /* a prime: 5 x 8 with 3 empty */
-        assert_int_equal(sh(f, "\"$B\" sort %s %s --channels x,y,z", in, out), 0);
+        assert_int_equal(tu_sh(f, "\"$B\" sort %s %s --channels x,y,z", in, out), 0);
         idx[k] = read_i64(f, out, "/vertex/index", &n[k]);
     }
     assert_int_equal(n[0], 40);
@@ -206,8 +170,8 @@ static void test_scene_formats_same_index(void **state)
         free(idx[k]);
     /* the names went with it */
     size_t len;
-    assert_int_equal(sh(f, "h5dump -a /vertex/channel_names s_le.h5"), 0);
-    char *dump = slurp(f, "out.txt", &len);
+    assert_int_equal(tu_sh(f, "h5dump -a /vertex/channel_names s_le.h5"), 0);
+    char *dump = tu_slurp(f, "out.txt", &len);
     assert_non_null(strstr(dump, "\"opacity\""));
     assert_non_null(strstr(dump, "\"red\""));
     free(dump);
@@ -219,9 +183,9 @@ static void test_scene_ply_rows_follow_index(void **state)
     size_t in_len, out_len;
     int64_t cells;
     write_scene(f, "s.ply", 37, "le");
-    assert_int_equal(sh(f, "\"$B\" sort s.ply s.h5 --ply sorted.ply --channels 0-2"), 0);
+    assert_int_equal(tu_sh(f, "\"$B\" sort s.ply s.h5 --ply sorted.ply --channels 0-2"), 0);
     int64_t *index = read_i64(f, "s.h5", "/vertex/index", &cells);
-    char *in = slurp(f, "s.ply", &in_len), *out = slurp(f, "sorted.ply", &out_len);
+    char *in = tu_slurp(f, "s.ply", &in_len), *out = tu_slurp(f, "sorted.ply", &out_len);
     char *ib = strstr(in, "end_header\n") + 11, *ob = strstr(out, "end_header\n") + 11;
     const size_t row = 17;
     /* the header is the input's but for the count */
@@ -233,7 +197,7 @@ static void test_scene_ply_rows_follow_index(void **state)
             assert_memory_equal(ob + row * k++, ib + row * (size_t)index[c], row);
     assert_int_equal(k, 37);
     /* export-ply from the result does the same */
-    assert_int_equal(sh(f, "\"$B\" export-ply s.h5 s.ply again.ply && cmp again.ply sorted.ply"),
+    assert_int_equal(tu_sh(f, "\"$B\" export-ply s.h5 s.ply again.ply && cmp again.ply sorted.ply"),
                      0);
     free(index);
     free(in);
@@ -245,7 +209,7 @@ static void test_scene_crop_keeps_highest(void **state)
     fixture *f = *state;
     int64_t cells, nd;
     write_scene(f, "s.ply", 37, "le");
-    assert_int_equal(sh(f, "\"$B\" sort s.ply c.h5 --grid 5x5 --fit crop --crop-by opacity"), 0);
+    assert_int_equal(tu_sh(f, "\"$B\" sort s.ply c.h5 --grid 5x5 --fit crop --crop-by opacity"), 0);
     int64_t *index = read_i64(f, "c.h5", "/vertex/index", &cells);
     int64_t *dropped = read_i64(f, "c.h5", "/vertex/dropped", &nd);
     assert_int_equal(cells, 25);
@@ -281,7 +245,7 @@ static void test_scene_any_n(void **state)
     for (int k = 0; k < 4; k++) {
         int64_t cells;
         write_scene(f, "n.ply", ns[k], "le");
-        assert_int_equal(sh(f, "\"$B\" sort n.ply n.h5 --force %s", ns[k] == 99 ? "--grid 10x10"
+        assert_int_equal(tu_sh(f, "\"$B\" sort n.ply n.h5 --force %s", ns[k] == 99 ? "--grid 10x10"
                                                                                : ""), 0);
         int64_t *index = read_i64(f, "n.h5", "/vertex/index", &cells);
         int64_t empty = check_pad(index, cells, ns[k]);
@@ -296,7 +260,7 @@ static void test_scene_any_n(void **state)
     }
     /* the plant scene: planned 308 x 369 by pad (checked without sorting
        113,648 splats here), and a real crop to 32 x 32 */
-    assert_int_equal(sh(f, "\"$B\" sort " PLANT " p.h5 --grid 32x32 --fit crop"), 0);
+    assert_int_equal(tu_sh(f, "\"$B\" sort " PLANT " p.h5 --grid 32x32 --fit crop"), 0);
     int64_t cells, nd;
     int64_t *index = read_i64(f, "p.h5", "/vertex/index", &cells);
     int64_t *dropped = read_i64(f, "p.h5", "/vertex/dropped", &nd);
@@ -333,8 +297,8 @@ static void test_scene_hdf5_columns_and_pad(void **state)
     H5Sclose(sid);
     H5Fclose(fid);
     /* 99 is no square: padded onto an auto grid by default, as with --grid auto */
-    assert_int_equal(sh(f, "\"$B\" sort e.h5:/emb o0.h5"), 0);
-    assert_int_equal(sh(f, "\"$B\" sort e.h5:/emb o.h5 --grid auto --channels a,c"), 0);
+    assert_int_equal(tu_sh(f, "\"$B\" sort e.h5:/emb o0.h5"), 0);
+    assert_int_equal(tu_sh(f, "\"$B\" sort e.h5:/emb o.h5 --grid auto --channels a,c"), 0);
     int64_t cells0;
     int64_t *index0 = read_i64(f, "o0.h5", "/emb/index", &cells0);
     assert_int_equal(cells0, 99);
@@ -343,7 +307,7 @@ static void test_scene_hdf5_columns_and_pad(void **state)
     int64_t *index = read_i64(f, "o.h5", "/emb/index", &cells);
     assert_int_equal(cells, 99);   /* 9 x 11: auto finds an exact fit */
     free(index);
-    assert_int_equal(sh(f, "\"$B\" sort e.h5:/emb o.h5 --force --grid 10x10 --channels b"), 0);
+    assert_int_equal(tu_sh(f, "\"$B\" sort e.h5:/emb o.h5 --force --grid 10x10 --channels b"), 0);
     index = read_i64(f, "o.h5", "/emb/index", &cells);
     assert_int_equal(check_pad(index, cells, 99), 1);
     free(index);
@@ -357,16 +321,16 @@ static void test_scene_name_errors(void **state)
     const char *cfg = "inputs:\n  - files: s.ply\noutput:\n  dir: out\nchannels:\n"
                       "  use: [x, nope]\n";
     put_file(f, "cfg.yaml", cfg, strlen(cfg));
-    assert_int_equal(sh(f, "\"$B\" run cfg.yaml --log-format text"), 2);
-    char *err = slurp(f, "err.txt", &len);
+    assert_int_equal(tu_sh(f, "\"$B\" run cfg.yaml --log-format text"), 2);
+    char *err = tu_slurp(f, "err.txt", &len);
     assert_non_null(strstr(err, "cfg.yaml:6:"));
     assert_non_null(strstr(err, "nope"));
     assert_non_null(strstr(err, "s.ply"));
     free(err);
     assert_false(exists(f, "out/s.vertex.h5"));
     /* crop_by naming a missing property */
-    assert_int_equal(sh(f, "\"$B\" sort s.ply c.h5 --fit crop --grid 5x5 --crop-by nothing"), 2);
-    err = slurp(f, "err.txt", &len);
+    assert_int_equal(tu_sh(f, "\"$B\" sort s.ply c.h5 --fit crop --grid 5x5 --crop-by nothing"), 2);
+    err = tu_slurp(f, "err.txt", &len);
     assert_non_null(strstr(err, "grid.crop_by"));
     free(err);
     assert_false(exists(f, "c.h5"));
@@ -396,8 +360,8 @@ static void test_scene_malformed(void **state)
     size_t len;
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
         put_file(f, bad[k].name, bad[k].text, strlen(bad[k].text));
-        assert_int_equal(sh(f, "\"$B\" sort %s bad.h5 --log-format text", bad[k].name), 1);
-        char *err = slurp(f, "err.txt", &len);
+        assert_int_equal(tu_sh(f, "\"$B\" sort %s bad.h5 --log-format text", bad[k].name), 1);
+        char *err = tu_slurp(f, "err.txt", &len);
         if (!strstr(err, bad[k].want))
             fprintf(stderr, "%s: %s\n", bad[k].name, err);
         assert_non_null(strstr(err, bad[k].want));
