@@ -28,6 +28,7 @@
 #include "eval/codec.h"
 #include "eval/quality.h"
 #include "testutil.h"
+#include "colors32.h"
 
 static double *formula_grid(int h, int w, int c, int mul)
 {
@@ -142,31 +143,6 @@ static void test_dpq_reference_small(void **state)
     free(g);
 }
 
-/* The 32x32 benchmark, decoded with libpng (through eval/codec). */
-static double *load_colors(void)
-{
-    char path[4096];
-    const char *dir = getenv("CUPLAS_SHARED_DATA");
-    snprintf(path, sizeof path, "%s/colors_1024_random.png",
-             dir ? dir : CUPLAS_SRCDIR "/../shared/data");
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        print_message("skipped: %s not found (set CUPLAS_SHARED_DATA)\n", path);
-        return NULL;
-    }
-    static uint8_t data[1 << 16];
-    size_t n = fread(data, 1, sizeof data, f);
-    fclose(f);
-    cuplas_eval_image im;
-    cuplas_error err = {0};
-    assert_int_equal(cuplas_image_decode(CUPLAS_CODEC_PNG, data, n, 3, &im, &err), 0);
-    assert_true(im.H == 32 && im.W == 32);
-    double *x = malloc(1024 * 3 * sizeof *x);
-    for (int i = 0; i < 1024 * 3; i++)
-        x[i] = im.px[i];
-    free(im.px);
-    return x;
-}
 
 typedef struct keyed {
     double key;
@@ -184,7 +160,7 @@ static int cmp_keyed(const void *a, const void *b)
 static void test_dpq_colors_1024(void **state)
 {
     (void)state;
-    double *x = load_colors();
+    double *x = tu_load_colors32();
     if (!x)
         return;
     assert_true(fabs(dpq(x, 32, 32, 3, NULL, 16) - 0.51343167139526547) < 1e-6);

@@ -26,6 +26,7 @@
 #include "eval/quality.h"
 #include "sort/sort.h"
 #include "testutil.h"
+#include "colors32.h"
 
 #ifndef CUPLAS_SRCDIR
 #define CUPLAS_SRCDIR "."
@@ -82,31 +83,6 @@ static void test_presets_and_floors_128(void **state)
     free(x);
 }
 
-/* The 32x32 benchmark, decoded with libpng; NULL when the file is absent. */
-static double *load_colors(void)
-{
-    char path[4096];
-    const char *dir = getenv("CUPLAS_SHARED_DATA");
-    snprintf(path, sizeof path, "%s/colors_1024_random.png",
-             dir ? dir : CUPLAS_SRCDIR "/../shared/data");
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        print_message("skipped: %s not found (set CUPLAS_SHARED_DATA)\n", path);
-        return NULL;
-    }
-    static uint8_t data[1 << 16];
-    size_t n = fread(data, 1, sizeof data, f);
-    fclose(f);
-    cuplas_eval_image im;
-    cuplas_error err = {0};
-    assert_int_equal(cuplas_image_decode(CUPLAS_CODEC_PNG, data, n, 3, &im, &err), 0);
-    assert_true(im.H == 32 && im.W == 32);
-    double *x = malloc(1024 * 3 * sizeof *x);
-    for (int i = 0; i < 1024 * 3; i++)
-        x[i] = im.px[i];
-    free(im.px);
-    return x;
-}
 
 static double mean_dpq(const char *preset, const double *x)
 {
@@ -128,7 +104,7 @@ static double mean_dpq(const char *preset, const double *x)
 static void test_presets_dpq_floors_32(void **state)
 {
     (void)state;
-    double *x = load_colors();
+    double *x = tu_load_colors32();
     if (!x)
         return;
     double d = mean_dpq("default", x), b = mean_dpq("best", x);
