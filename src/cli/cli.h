@@ -33,8 +33,10 @@ extern const cuplas_cmd cuplas_cmd_run_def, cuplas_cmd_check_def, cuplas_cmd_sor
     "Exit codes:\n"                                                               \
     "  0   every job done, or skipped because its output is complete\n"         \
     "  1   at least one job failed (the others still ran)\n"                      \
-    "  2   usage or config error: nothing was run\n"                             \
-    "  3   environment error (no usable GPU for backend.device: gpu, no memory)\n" \
+    "  2   usage or config error: nothing was run (also: another run holds the\n" \
+    "      output folder)\n"                                                    \
+    "  3   environment error (no usable GPU for backend.device: gpu, no memory;\n" \
+    "      or the log or manifest could not be written)\n"                      \
     "  75  interrupted by SIGINT/SIGTERM/SIGUSR1: stopped cleanly; a rerun with\n" \
     "      output.overwrite: skip resumes (EX_TEMPFAIL: requeue the SLURM task)\n"
 
