@@ -49,9 +49,18 @@ if part scene && [ -f $SRC/.dev/plant.splat ]; then
 fi
 
 if part presets; then
-    for p in fast default best; do
-        $NEW/bench_sort --runs 5 --set sort.preset=$p colors:1024x1024 colors:2048x2048 \
-            normal:1024x1024x16 2>&1 | sed "s/^{/{\"preset\":\"$p\",/" >> $OUT/presets.jsonl
+    # GF_PRESETS: names, or name=key=value,key=value for a variant (labelled
+    # by its name); GF_CASES: bench_sort cases (the peers' colours when the
+    # carried tree has shared/data/peer-inputs.h5)
+    P=$SRC/.dev/peer-inputs.h5
+    DEFCASES="colors:1024x1024 colors:2048x2048 normal:1024x1024x16"
+    [ -f $P ] && DEFCASES="$P:/colors_256 $P:/colors_512 $P:/colors_1024 $P:/colors_2048 normal:1024x1024x16 normal:2048x2048x16"
+    for spec in ${GF_PRESETS:-fast default best}; do
+        p=${spec%%=*} label=$spec sets=""
+        case $spec in *=*) rest=${spec#*=}; label=${spec%%=*}; p=${label%%+*}
+            for kv in ${rest//,/ }; do sets="$sets --set sort.$kv"; done;; esac
+        $NEW/bench_sort --runs 5 --set sort.preset=$p $sets ${GF_CASES:-$DEFCASES} 2>&1 \
+            | sed "s|^{|{\"preset\":\"$p\",\"label\":\"$label\",|" >> $OUT/presets.jsonl
     done
     python3 - $OUT/presets.jsonl <<'PY' | tee -a $S
 import json, sys
@@ -59,7 +68,7 @@ for l in open(sys.argv[1]):
     try: d = json.loads(l)
     except ValueError: continue
     if "device_ms" in d:
-        print("preset %-8s %-22s %8.1f ms  AND %.4f  passes %d" % (d["preset"], d["case"], d["device_ms"], d["and_after"], d["passes"]))
+        print("preset %-14s %-22s %8.1f ms  AND %.4f  passes %d" % (d["label"], d["case"].split("/")[-1], d["device_ms"], d["and_after"], d["passes"]))
 PY
 fi
 
