@@ -34,37 +34,48 @@ CUPLAS_HD int64_t cuplas_div_round(int64_t s, int64_t w)
     return q;
 }
 
-/* The 24 permutations of (0,1,2,3) in lexicographic order. */
-#define CUPLAS_PERM4_LIST(X)                                                   \
-    X(0, 0, 1, 2, 3) X(1, 0, 1, 3, 2) X(2, 0, 2, 1, 3) X(3, 0, 2, 3, 1)         \
-    X(4, 0, 3, 1, 2) X(5, 0, 3, 2, 1) X(6, 1, 0, 2, 3) X(7, 1, 0, 3, 2)         \
-    X(8, 1, 2, 0, 3) X(9, 1, 2, 3, 0) X(10, 1, 3, 0, 2) X(11, 1, 3, 2, 0)       \
-    X(12, 2, 0, 1, 3) X(13, 2, 0, 3, 1) X(14, 2, 1, 0, 3) X(15, 2, 1, 3, 0)     \
-    X(16, 2, 3, 0, 1) X(17, 2, 3, 1, 0) X(18, 3, 0, 1, 2) X(19, 3, 0, 2, 1)     \
-    X(20, 3, 1, 0, 2) X(21, 3, 1, 2, 0) X(22, 3, 2, 0, 1) X(23, 3, 2, 1, 0)
-
 /*
  * Best arrangement for cost matrix D (D[i][j]: value i on cell j). Returns
  * the sources packed 2 bits per cell (cell j <- value (code >> 2j) & 3) and
  * the identity's and the best cost.
+ *
+ * The 24 arrangements are scanned in lexicographic order, 12 prefixes
+ * (a, b) for cells 0 and 1, each followed by the two ways to put the
+ * remaining values {c < d} on cells 2 and 3. The cheaper way of each of
+ * the 6 pairs is found once (c, d before d, c on a tie, the order they
+ * come in), so a prefix costs one add and one compare: 36 adds instead
+ * of 72, the same first minimum as a plain scan of all 24
+ * (tests/test_sort_cpu.c checks it against one).
  */
 CUPLAS_HD uint32_t cuplas_quad_best(const uint64_t D[4][4], uint64_t *cost_id,
                                     uint64_t *cost_best)
 {
+#define CUPLAS_TAIL(c, d)                                                      \
+    uint64_t m##c##d = D[c][2] + D[d][3], n##c##d = D[d][2] + D[c][3];         \
+    uint32_t k##c##d = (uint32_t)(c) << 4 | (uint32_t)(d) << 6;                 \
+    if (n##c##d < m##c##d) {                                                   \
+        m##c##d = n##c##d;                                                     \
+        k##c##d = (uint32_t)(d) << 4 | (uint32_t)(c) << 6;                      \
+    }
+    CUPLAS_TAIL(2, 3) CUPLAS_TAIL(1, 3) CUPLAS_TAIL(1, 2)
+    CUPLAS_TAIL(0, 3) CUPLAS_TAIL(0, 2) CUPLAS_TAIL(0, 1)
+#undef CUPLAS_TAIL
     uint64_t best = D[0][0] + D[1][1] + D[2][2] + D[3][3];
     uint32_t code = 0u | (1u << 2) | (2u << 4) | (3u << 6);
     *cost_id = best;
-#define CUPLAS_TRY_PERM(k, a, b, c, d)                                         \
+#define CUPLAS_TRY_PREFIX(a, b, c, d)                                          \
     {                                                                          \
-        uint64_t s = D[a][0] + D[b][1] + D[c][2] + D[d][3];                    \
+        uint64_t s = D[a][0] + D[b][1] + m##c##d;                              \
         if (s < best) {                                                        \
             best = s;                                                          \
-            code = (uint32_t)(a) | ((uint32_t)(b) << 2) |                      \
-                   ((uint32_t)(c) << 4) | ((uint32_t)(d) << 6);                \
+            code = (uint32_t)(a) | (uint32_t)(b) << 2 | k##c##d;                \
         }                                                                      \
     }
-    CUPLAS_PERM4_LIST(CUPLAS_TRY_PERM)
-#undef CUPLAS_TRY_PERM
+    CUPLAS_TRY_PREFIX(0, 1, 2, 3) CUPLAS_TRY_PREFIX(0, 2, 1, 3) CUPLAS_TRY_PREFIX(0, 3, 1, 2)
+    CUPLAS_TRY_PREFIX(1, 0, 2, 3) CUPLAS_TRY_PREFIX(1, 2, 0, 3) CUPLAS_TRY_PREFIX(1, 3, 0, 2)
+    CUPLAS_TRY_PREFIX(2, 0, 1, 3) CUPLAS_TRY_PREFIX(2, 1, 0, 3) CUPLAS_TRY_PREFIX(2, 3, 0, 1)
+    CUPLAS_TRY_PREFIX(3, 0, 1, 2) CUPLAS_TRY_PREFIX(3, 1, 0, 2) CUPLAS_TRY_PREFIX(3, 2, 0, 1)
+#undef CUPLAS_TRY_PREFIX
     *cost_best = best;
     return code;
 }

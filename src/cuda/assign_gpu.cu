@@ -28,6 +28,7 @@
 #include <cooperative_groups.h>
 
 #include "cuda/cuda_check.h"
+#include "cuda/udiv.cuh"
 #include "core/quad.h"
 
 namespace cg = cooperative_groups;
@@ -36,10 +37,13 @@ namespace cg = cooperative_groups;
 
 /* ------------------------------------------------------------------ helpers */
 
-/* A pass's geometry in the 32-bit form the kernels index with. */
+/* A pass's geometry in the 32-bit form the kernels index with, with its
+ * three divisors prepared (cuda/udiv.cuh): computed once per pass, by
+ * one thread of each block in the level kernel. */
 struct quad_geom {
     uint32_t H, W, bh, bw, nbx, quads, total;
     uint32_t sy, sx;
+    cuplas_udiv32 by_quads, by_nbx, by_bw;
 };
 
 static __host__ __device__ __forceinline__ quad_geom make_geom(const cuplas_pass_geom &pg)
@@ -54,7 +58,24 @@ static __host__ __device__ __forceinline__ quad_geom make_geom(const cuplas_pass
     g.total = g.nbx * (g.H / g.bh) * g.quads;
     g.sy = (uint32_t)pg.sy;
     g.sx = (uint32_t)pg.sx;
+    g.by_quads = cuplas_udiv32_make(g.quads);
+    g.by_nbx = cuplas_udiv32_make(g.nbx);
+    g.by_bw = cuplas_udiv32_make(g.bw);
     return g;
+}
+
+/* Block offset o of a pass -> (oy << 16 | ox). The level kernel tabulates
+ * it in shared memory when a block would otherwise evaluate the grouping
+ * permutation more often than the block has offsets (small blocks: the
+ * late levels, where most passes run). */
+#define PERM_TAB_MAX 4096
+
+static __device__ __forceinline__ uint32_t offset_yx(const quad_geom &g, const cuplas_perm &perm,
+                                                     uint32_t o)
+{
+    uint32_t p = cuplas_perm_apply(&perm, o);
+    uint32_t oy = cuplas_udiv32_div(p, g.by_bw);
+    return oy << 16 | (p - oy * g.bw);
 }
 
 static __device__ __forceinline__ uint32_t sq4(short4 a, short4 b)
@@ -86,19 +107,19 @@ struct __align__(16) short4x2 {
 template <int NC, bool PACKED>
 static __device__ __forceinline__ void solve_quad(int16_t *q, int32_t *idx, const int16_t *t,
                                                   int Cp, const quad_geom &g,
-                                                  const cuplas_perm &perm, uint32_t gi,
-                                                  unsigned long long &cid,
+                                                  const cuplas_perm &perm, const uint32_t *tab,
+                                                  uint32_t gi, unsigned long long &cid,
                                                   unsigned long long &cbest)
 {
-    const uint32_t b = gi / g.quads, k = gi - b * g.quads;
-    const uint32_t by = b / g.nbx, bx = b - by * g.nbx;
+    const uint32_t b = cuplas_udiv32_div(gi, g.by_quads), k = gi - b * g.quads;
+    const uint32_t by = cuplas_udiv32_div(b, g.by_nbx), bx = b - by * g.nbx;
     const int nc = NC ? NC : Cp / 4;
     const size_t cs = PACKED ? 2 * (size_t)Cp : (size_t)Cp;
     uint32_t cell[4];
     int32_t id[4] = {0, 0, 0, 0};
     for (int j = 0; j < 4; j++) {
-        uint32_t o = cuplas_perm_apply(&perm, 4 * k + j);
-        uint32_t oy = o / g.bw, ox = o - oy * g.bw;
+        uint32_t yx = tab ? tab[4 * k + j] : offset_yx(g, perm, 4 * k + j);
+        uint32_t oy = yx >> 16, ox = yx & 0xffffu;
         uint32_t y = by * g.bh + oy + g.sy, x = bx * g.bw + ox + g.sx;
         y = y >= g.H ? y - g.H : y;
         x = x >= g.W ? x - g.W : x;
@@ -191,7 +212,9 @@ level_kernel(int16_t *q, int32_t *idx, const int16_t *t, int Cp, cuplas_level_pa
              cuplas_level_counters *c)
 {
     __shared__ cuplas_pass_geom s_geom;
+    __shared__ quad_geom s_g;
     __shared__ cuplas_perm s_perm;
+    __shared__ uint32_t s_tab[PERM_TAB_MAX];
     cg::grid_group grid = cg::this_grid();
     const bool leader = blockIdx.x == 0 && threadIdx.x == 0;
     const uint32_t stride = gridDim.x * blockDim.x;
@@ -199,15 +222,26 @@ level_kernel(int16_t *q, int32_t *idx, const int16_t *t, int Cp, cuplas_level_pa
 
     if (threadIdx.x == 0) {
         s_geom = cuplas_level_geom(&a, s.cfg);
+        s_g = make_geom(s_geom);
         s_perm = cuplas_pass_perm(&s_geom, a.seed, a.level, s.cfg, s.pass);
     }
     __syncthreads();
     for (;;) {
-        const quad_geom g = make_geom(s_geom);
+        const quad_geom g = s_g;
         const cuplas_perm perm = s_perm;
+        /* tabulate the offsets when that is fewer evaluations than the
+         * block's groups would make (the same choice in every block) */
+        const uint32_t n = 4 * g.quads, per_block = 4 * ((g.total + gridDim.x - 1) / gridDim.x);
+        const uint32_t *tab = NULL;
+        if (PACKED && n <= PERM_TAB_MAX && n < per_block) {
+            for (uint32_t o = threadIdx.x; o < n; o += blockDim.x)
+                s_tab[o] = offset_yx(g, perm, o);
+            __syncthreads();
+            tab = s_tab;
+        }
         unsigned long long cid = 0, cbest = 0;
         for (uint32_t gi = blockIdx.x * blockDim.x + threadIdx.x; gi < g.total; gi += stride)
-            solve_quad<NC, PACKED>(q, idx, t, Cp, g, perm, gi, cid, cbest);
+            solve_quad<NC, PACKED>(q, idx, t, Cp, g, perm, tab, gi, cid, cbest);
         unsigned long long *slot = c->sums + 2 * (s.passes % 3);
         add_sums(slot, cid, cbest);
         grid.sync();
@@ -220,8 +254,10 @@ level_kernel(int16_t *q, int32_t *idx, const int16_t *t, int Cp, cuplas_level_pa
         if (next == CUPLAS_LEVEL_DONE)
             break;
         if (threadIdx.x == 0) {
-            if (next == CUPLAS_LEVEL_NEXT_CONFIG)
+            if (next == CUPLAS_LEVEL_NEXT_CONFIG) {
                 s_geom = cuplas_level_geom(&a, s.cfg);
+                s_g = make_geom(s_geom);
+            }
             s_perm = cuplas_pass_perm(&s_geom, a.seed, a.level, s.cfg, s.pass);
         }
         __syncthreads();
@@ -239,7 +275,7 @@ __global__ void pass_kernel(int16_t *q, int32_t *idx, const int16_t *t, int Cp, 
     uint32_t gi = blockIdx.x * blockDim.x + threadIdx.x;
     unsigned long long cid = 0, cbest = 0;
     if (gi < g.total)
-        solve_quad<NC, PACKED>(q, idx, t, Cp, g, perm, gi, cid, cbest);
+        solve_quad<NC, PACKED>(q, idx, t, Cp, g, perm, NULL, gi, cid, cbest);
     add_sums(c->sums, cid, cbest);
 }
 

@@ -3,21 +3,36 @@
  * along x, then y, any H x W x Cp. CPU reference: cpu/blur_cpu.c.
  *
  * The grid is row-major [y][x][c] int16 with cells cs elements apart (Cp,
- * or 2 Cp when q and the target share one record per cell); the prefix
- * sums P always use Cp. A "line" is one channel of one row (axis 0) or of
- * one column (axis 1); lines are numbered so that adjacent threads touch
- * adjacent addresses in the column pass. Per pass:
+ * or 2 Cp when q and the target share one record per cell). A "line" is
+ * one channel of one row (axis 0) or of one column (axis 1). A pass takes
+ * the inclusive prefix sums P of every line and reads each output's window
+ * sum from P in O(1) at any radius:
  *
- *   seg_sum -> seg_scan -> prefix   P[l][k] = in[l][0] + ... + in[l][k]
- *   window                          out[l][k] = round(window sum / (2r+1))
+ *   out[l][k] = round(window sum / (2r+1))
  *
  * Window sums that run past an edge are assembled from up to three P
  * differences according to the border mode, so the result equals the CPU
- * reference's sliding window bit for bit and costs O(1) per cell at any r.
+ * reference's sliding window bit for bit.
+ *
+ * Two ways to get P. When the lines of one row (or of a few adjacent
+ * columns) fit in shared memory, which covers every grid up to 4096 wide
+ * at C = 3 and 1024 at C = 16, one kernel per pass loads them, scans them
+ * one warp per line and writes the outputs (line_kernel): one read and one
+ * write of the grid. Longer lines take the general path through global
+ * memory, four kernels per pass:
+ *
+ *   seg_sum -> seg_scan -> prefix   P[l][k] = in[l][0] + ... + in[l][k]
+ *   window
+ *
+ * The general path cost ~4x the fused one at 1024^2 x 3 (ncu, H200: about
+ * 140 us a level, more than the level's solve at small radii). Both round
+ * with a precomputed multiply-shift division (cuda/udiv.cuh): the division
+ * routine made the window kernel compute-bound.
  */
 #include "cuda/blur_gpu.cuh"
 
 #include "cuda/cuda_check.h"
+#include "cuda/udiv.cuh"
 #include "core/quad.h"
 
 #define SEG 32
@@ -173,21 +188,19 @@ static __device__ PT window_sum(const PT *P, IT base, IT stride, IT n, IT j, IT 
     return s;
 }
 
-/* cuplas_div_round in 32 bits: the same formula, so the same result while
- * |2s + w| < 2^31 (the launcher checks); 64-bit division is a slow
- * software routine on the GPU and dominated this kernel. */
-static __device__ __forceinline__ int32_t div_round32(int32_t s, int32_t w)
+/* cuplas_div_round(s, w) in 32 bits: floor((2s + w) / 2w), the same
+ * value while |2s + w| < 2^31 (the launcher checks); u divides by 2w. */
+static __device__ __forceinline__ int32_t div_round32(int32_t s, int32_t w, const cuplas_udiv32 &u)
 {
-    int32_t num = 2 * s + w, den = 2 * w;
-    int32_t q = num / den;
-    if (num % den != 0 && num < 0)
-        q -= 1;
-    return q;
+    int32_t num = 2 * s + w;
+    if (num >= 0)
+        return (int32_t)cuplas_udiv32_div((uint32_t)num, u);
+    return -(int32_t)cuplas_udiv32_div((uint32_t)(-num) + u.d - 1, u);
 }
 
 template <typename PT, typename IT, bool R32>
 __global__ void window_kernel(int16_t *out, const PT *P, axis_geom<IT> g, cuplas_border border,
-                              IT r)
+                              IT r, cuplas_udiv32 u)
 {
     IT e = (IT)blockIdx.x * blockDim.x + threadIdx.x;
     if (e >= g.lines * g.n)
@@ -203,11 +216,147 @@ __global__ void window_kernel(int16_t *out, const PT *P, axis_geom<IT> g, cuplas
     }
     PT s = window_sum(P, line_base(g, l, (IT)g.Cp), line_stride(g, (IT)g.Cp), g.n, j, r, border);
     out[(int64_t)cell * g.cs + c] =
-        R32 ? (int16_t)div_round32((int32_t)s, 2 * (int32_t)r + 1)
+        R32 ? (int16_t)div_round32((int32_t)s, 2 * (int32_t)r + 1, u)
             : (int16_t)cuplas_div_round((int64_t)s, 2 * (int64_t)r + 1);
 }
 
+/*
+ * One pass over the lines a block owns, through shared memory. Axis 0: the
+ * C lines of row blockIdx.x. Axis 1: the tw*C lines of columns
+ * [blockIdx.x tw, +tw). S holds line l at S[l*ld ...] (ld odd, so the
+ * lines of one cell fall in different banks). Loads and stores walk the
+ * grid in memory order; each warp scans whole lines 32 elements a step.
+ * A block reads all its cells before writing any, and no other block
+ * touches them, so in == out is safe.
+ */
+static __device__ __forceinline__ void line_elem(uint32_t e, int C, uint32_t tw, int axis,
+                                                 uint32_t &k, uint32_t &l, uint32_t &xt)
+{
+    uint32_t c = e % (uint32_t)C, rest = e / (uint32_t)C;
+    if (axis == 0) {
+        k = rest;          /* x */
+        xt = 0;
+        l = c;
+    } else {
+        k = rest / tw;     /* y */
+        xt = rest - k * tw;
+        l = xt * C + c;
+    }
+}
+
+template <bool R32>
+__global__ void line_kernel(int16_t *out, const int16_t *in, uint32_t H, uint32_t W, int C,
+                            uint32_t cs, int axis, uint32_t tw, uint32_t ld, int r,
+                            cuplas_border border, cuplas_udiv32 u)
+{
+    extern __shared__ int32_t S[];
+    const uint32_t n = axis == 0 ? W : H;
+    uint32_t y0 = 0, x0 = 0, twb = tw;
+    if (axis == 0)
+        y0 = blockIdx.x;
+    else {
+        x0 = blockIdx.x * tw;
+        twb = W - x0 < tw ? W - x0 : tw;  /* the last tile may be narrower */
+    }
+    const uint32_t lines = axis == 0 ? (uint32_t)C : twb * C, elems = lines * n;
+    for (uint32_t e = threadIdx.x; e < elems; e += blockDim.x) {
+        uint32_t k, l, xt;
+        line_elem(e, C, twb, axis, k, l, xt);
+        uint32_t cell = axis == 0 ? y0 * W + k : k * W + x0 + xt;
+        S[l * ld + k] = in[(size_t)cell * cs + (e % (uint32_t)C)];
+    }
+    __syncthreads();
+    const int lane = threadIdx.x & 31;
+    for (uint32_t l = threadIdx.x / 32; l < lines; l += blockDim.x / 32) {
+        int32_t carry = 0;
+        for (uint32_t k0 = 0; k0 < n; k0 += 32) {
+            uint32_t k = k0 + lane;
+            int32_t v = k < n ? S[l * ld + k] : 0;
+            for (int o = 1; o < 32; o <<= 1) {
+                int32_t t = __shfl_up_sync(0xffffffffu, v, o);
+                if (lane >= o)
+                    v += t;
+            }
+            if (k < n)
+                S[l * ld + k] = carry + v;
+            carry += __shfl_sync(0xffffffffu, v, 31);
+        }
+    }
+    __syncthreads();
+    for (uint32_t e = threadIdx.x; e < elems; e += blockDim.x) {
+        uint32_t k, l, xt;
+        line_elem(e, C, twb, axis, k, l, xt);
+        uint32_t cell = axis == 0 ? y0 * W + k : k * W + x0 + xt;
+        int32_t s = window_sum<int32_t, uint32_t>(S, l * ld, 1u, n, k, (uint32_t)r, border);
+        out[(size_t)cell * cs + (e % (uint32_t)C)] =
+            R32 ? (int16_t)div_round32(s, 2 * r + 1, u)
+                : (int16_t)cuplas_div_round((int64_t)s, 2 * (int64_t)r + 1);
+    }
+}
+
 /* ---------------------------------------------------------------- launchers */
+
+/* Shared memory a fused pass may use per block (opted in above the 48 KB
+ * default; an H100/H200 SM has 228 KB, so two blocks still fit). */
+#define LINE_SMEM_MAX (96 * 1024)
+
+/* Odd line pitch in shared memory for lines of n elements. */
+static uint32_t line_ld(int64_t n) { return (uint32_t)(n | 1); }
+
+/* Columns per block of the fused column pass: up to 4 adjacent columns (one
+ * 32-byte sector per row at C <= 4 in the packed layout), fewer when their
+ * lines do not fit; 0 when not even one column fits. */
+static uint32_t line_tile(int64_t H, int64_t W, int C)
+{
+    for (uint32_t tw = W < 4 ? (uint32_t)W : 4; tw >= 1; tw /= 2)
+        if ((int64_t)tw * C * line_ld(H) * 4 <= LINE_SMEM_MAX)
+            return tw;
+    return 0;
+}
+
+/* The fused pass, when the lines fit; 1 = done, 0 = take the general path. */
+static int blur_pass_fused(int16_t *out, const int16_t *in, int64_t H, int64_t W, int C, int cs,
+                           int axis, int r, cuplas_border border, cudaStream_t stream,
+                           cuplas_error *err, int *done)
+{
+    int rc = 0;
+    const int64_t n = axis == 0 ? W : H;
+    const uint32_t ld = line_ld(n);
+    uint32_t tw = 1, blocks;
+    size_t smem;
+    *done = 0;
+    /* int32 prefix sums of int16 values are exact below 2^16 elements */
+    if (n >= 65536 || H * W * (int64_t)cs >= ((int64_t)1 << 31))
+        return 0;
+    if (axis == 0) {
+        smem = (size_t)C * ld * 4;
+        blocks = (uint32_t)H;
+    } else {
+        tw = line_tile(H, W, C);
+        smem = (size_t)tw * C * ld * 4;
+        blocks = tw ? (uint32_t)((W + tw - 1) / tw) : 0;
+    }
+    if (!tw || smem > LINE_SMEM_MAX)
+        return 0;
+    {
+        const bool r32 = (2 * (int64_t)r + 1) * (((int64_t)1 << 16) + 1) < ((int64_t)1 << 31);
+        const cuplas_udiv32 u = cuplas_udiv32_make(2u * (2u * (uint32_t)r + 1u));
+        void (*k)(int16_t *, const int16_t *, uint32_t, uint32_t, int, uint32_t, int, uint32_t,
+                  uint32_t, int, cuplas_border, cuplas_udiv32) =
+            r32 ? line_kernel<true> : line_kernel<false>;
+        if (smem > 48 * 1024)
+            CUPLAS_CUDA_TRY(err, cudaFuncSetAttribute((const void *)k,
+                                                      cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                      (int)smem));
+        k<<<blocks, THREADS, smem, stream>>>(out, in, (uint32_t)H, (uint32_t)W, C, (uint32_t)cs,
+                                             axis, tw, ld, r, border, u);
+        CUPLAS_LAUNCH_CHECK(err, stream);
+    }
+    *done = 1;
+fail:
+    return rc;
+}
+
 
 /* int32 prefix sums are exact while a line sums below 2^31. */
 static bool wide_prefix(int64_t H, int64_t W)
@@ -255,10 +404,11 @@ static int blur_pass_t(int16_t *out, const int16_t *in, int64_t H, int64_t W, in
      * so |2s + w| <= (2r+1)(2^16 + 1) */
     if ((2 * (int64_t)r + 1) * (((int64_t)1 << 16) + 1) < ((int64_t)1 << 31))
         window_kernel<PT, IT, true><<<cuplas_blocks((int64_t)g.lines * g.n, THREADS), THREADS, 0,
-                                      stream>>>(out, P, g, border, (IT)r);
+                                      stream>>>(out, P, g, border, (IT)r,
+                                                cuplas_udiv32_make(2u * (2u * (uint32_t)r + 1u)));
     else
         window_kernel<PT, IT, false><<<cuplas_blocks((int64_t)g.lines * g.n, THREADS), THREADS, 0,
-                                       stream>>>(out, P, g, border, (IT)r);
+                                       stream>>>(out, P, g, border, (IT)r, cuplas_udiv32_make(2u));
     CUPLAS_LAUNCH_CHECK(err, stream);
 fail:
     return rc;
@@ -270,6 +420,9 @@ static int blur_axis(int16_t *out, const int16_t *in, int64_t H, int64_t W, int 
                      int cs, int axis, int r, cuplas_border border, void *workspace,
                      cudaStream_t stream, cuplas_error *err)
 {
+    int done = 0, rc = blur_pass_fused(out, in, H, W, C, cs, axis, r, border, stream, err, &done);
+    if (rc || done)
+        return rc;
     /* 32-bit indices while every element index and thread id fits */
     bool narrow = H * W * (int64_t)cs < ((int64_t)1 << 31) - 32 * 256;
     if (wide_prefix(H, W))
