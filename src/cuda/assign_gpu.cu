@@ -8,8 +8,9 @@
  * matrix in registers, picks the best of 24 arrangements (core/quad.h) and
  * writes the group back in place. Groups are disjoint, so no thread reads
  * a cell another one writes. The pass's identity and best costs are summed
- * per warp with shuffles and added with one 64-bit integer atomic per warp
- * (DISTWAR): exact, so the sum never depends on thread order.
+ * per warp with shuffles, per block in shared memory (the level kernel)
+ * and added with one 64-bit integer atomic per block (per warp in the
+ * parity kernel): exact, so the sum never depends on thread order.
  *
  * Cell arithmetic is 32-bit (N < 2^31): 64-bit division is an order of
  * magnitude slower on the GPU, and the torus wrap needs no division at all
@@ -190,6 +191,35 @@ static __device__ __forceinline__ void add_sums(unsigned long long *slot,
     }
 }
 
+/* Block-reduce both sums and add them to slot[0..1]: one atomic per block.
+ * Every warp adding to the same two addresses serialises at the L2 slice
+ * that owns them (thousands of atomics per pass at 1024^2); a block's
+ * eight warps meet in shared memory first. */
+static __device__ __forceinline__ void add_sums_block(unsigned long long *slot,
+                                                      unsigned long long cid,
+                                                      unsigned long long cbest,
+                                                      unsigned long long (*red)[2])
+{
+    const int warp = threadIdx.x / 32;
+    cid = warp_sum(cid);
+    cbest = warp_sum(cbest);
+    if ((threadIdx.x & 31) == 0) {
+        red[warp][0] = cid;
+        red[warp][1] = cbest;
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        for (int w = 1; w < SOLVE_THREADS / 32; w++) {
+            cid += red[w][0];
+            cbest += red[w][1];
+        }
+        if (cid) {
+            atomicAdd(&slot[0], cid);
+            atomicAdd(&slot[1], cbest);
+        }
+    }
+}
+
 /* ------------------------------------------------------------------ kernels */
 
 /* Resident blocks per SM the level kernel is compiled for: Cp = 4 fits
@@ -215,6 +245,7 @@ level_kernel(int16_t *q, int32_t *idx, const int16_t *t, int Cp, cuplas_level_pa
     __shared__ quad_geom s_g;
     __shared__ cuplas_perm s_perm;
     __shared__ uint32_t s_tab[PERM_TAB_MAX];
+    __shared__ unsigned long long s_red[SOLVE_THREADS / 32][2];
     cg::grid_group grid = cg::this_grid();
     const bool leader = blockIdx.x == 0 && threadIdx.x == 0;
     const uint32_t stride = gridDim.x * blockDim.x;
@@ -243,7 +274,7 @@ level_kernel(int16_t *q, int32_t *idx, const int16_t *t, int Cp, cuplas_level_pa
         for (uint32_t gi = blockIdx.x * blockDim.x + threadIdx.x; gi < g.total; gi += stride)
             solve_quad<NC, PACKED>(q, idx, t, Cp, g, perm, tab, gi, cid, cbest);
         unsigned long long *slot = c->sums + 2 * (s.passes % 3);
-        add_sums(slot, cid, cbest);
+        add_sums_block(slot, cid, cbest, s_red);
         grid.sync();
         uint64_t before = __ldcg(&slot[0]), after = __ldcg(&slot[1]);
         if (leader) {
