@@ -42,6 +42,11 @@
 #   COMPARE_NEW_SET="KEY=VALUE ..."  extra --set options given to NEW only,
 #       after all others, e.g. COMPARE_NEW_SET=sort.seed=7 must make every
 #       sorting case FAIL: the self-test that the harness can fail.
+#   COMPARE_NEW_PRE="KEY=VALUE ..."  --set options given to NEW only, BEFORE
+#       the case's own (so a case's keys win): an older default for a build
+#       whose default changed, e.g. against 0.2.0 or older
+#       COMPARE_NEW_PRE="sort.improvement_break=1e-3 sort.max_passes=2"
+#       (0.3.0's default preset changed; the run cases set no sort keys).
 #   COMPARE_IGNORE_ATTRS="a b ..."   attributes not compared.
 #   COMPARE_THREADS=N                backend.threads for both (default 0).
 #   COMPARE_IGNORE_STORAGE=1         datasets' stored SIZE lines not compared:
@@ -93,8 +98,9 @@ NEW=$(cd "$(dirname "$NEW")" && pwd)/$(basename "$NEW")
 # contract is per version); every other attribute must match
 IGNORE_ATTRS=${COMPARE_IGNORE_ATTRS-wall_seconds backend device cuplas_version}
 THREADS=${COMPARE_THREADS:-0}
-NEW_SET=()
+NEW_SET=() NEW_PRE=()
 for kv in ${COMPARE_NEW_SET:-}; do NEW_SET+=(--set "$kv"); done
+for kv in ${COMPARE_NEW_PRE:-}; do NEW_PRE+=(--set "$kv"); done
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/cuplas-compare.XXXXXX")
 if [ "$KEEP" = 1 ]; then
@@ -290,7 +296,7 @@ sort_case() {
         --log-format json "$@" >/dev/null 2>"$o.log"
     rc_old=$?
     "$NEW" sort "$in" "$n" --force --backend "$BACKEND" --threads "$THREADS" \
-        --log-format json "$@" "${NEW_SET[@]}" >/dev/null 2>"$n.log"
+        --log-format json "${NEW_PRE[@]}" "$@" "${NEW_SET[@]}" >/dev/null 2>"$n.log"
     rc_new=$?
     if [ "$rc_old" != "$rc_new" ]; then
         why="exit codes differ: OLD $rc_old, NEW $rc_new ($(tail -c 200 "$n.log" | tr '\n' ' '))"
@@ -352,7 +358,7 @@ EOF
         --set backend.device=cpu >/dev/null 2>old.log)
     rc_old=$?
     (cd "$dir" && "$NEW" run new.yaml --no-shard --log-format json \
-        --set backend.device="$BACKEND" "${NEW_SET[@]}" >/dev/null 2>new.log)
+        --set backend.device="$BACKEND" "${NEW_PRE[@]}" "${NEW_SET[@]}" >/dev/null 2>new.log)
     rc_new=$?
     if [ "$rc_old" != 0 ] || [ "$rc_new" != 0 ]; then
         report "$name" "run exit codes OLD $rc_old, NEW $rc_new"
