@@ -29,7 +29,9 @@ for l in open(sys.argv[1]):
 if part test; then
     ( time $NEW/test_gpu ) > $OUT/test_gpu.log 2>&1
     echo "test_gpu rc=$? $(grep -E '^\[  (PASSED|FAILED) \]' $OUT/test_gpu.log | tr '\n' ' ')" | tee -a $S
-    [ -x $OLD/cuplas ] && COMPARE_IGNORE_STORAGE=2 PATH=$NEW:$PATH bash $SRC/scripts/compare-outputs.sh $OLD/cuplas \
+    # OLD is 0.2.0 or older: NEW gets the old default first (0.3.0 changed it)
+    [ -x $OLD/cuplas ] && COMPARE_IGNORE_STORAGE=2 COMPARE_NEW_PRE="sort.improvement_break=1e-3 sort.max_passes=2" \
+        PATH=$NEW:$PATH bash $SRC/scripts/compare-outputs.sh $OLD/cuplas \
         $NEW/cuplas --backend gpu --quick > $OUT/compare-gpu.txt 2>&1
     [ -x $OLD/cuplas ] && echo "compare-outputs quick (old cpu vs new gpu) rc=$? $(tail -1 $OUT/compare-gpu.txt)" | tee -a $S
 fi
