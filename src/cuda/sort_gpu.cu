@@ -232,12 +232,18 @@ fail:
     return rc;
 }
 
-extern "C" int cuplas_gpu_reserve_host(cuplas_gpu_ctx *ctx, int64_t n_q, int64_t n_idx)
+extern "C" int cuplas_gpu_prepare(cuplas_gpu_ctx *ctx, int64_t n_q, int64_t n_idx, int Cp)
 {
+    cuplas_error e;
     if (cudaSetDevice(ctx->device) != cudaSuccess)
         return -1;
     ctx->h_q = (int16_t *)grow_pinned(ctx->h_q, &ctx->h_q_n, n_q, sizeof(int16_t));
     ctx->h_idx = (int32_t *)grow_pinned(ctx->h_idx, &ctx->h_idx_n, n_idx, sizeof(int32_t));
+    /* the occupancy query loads the level kernel's module (lazy loading) */
+    cuplas_error_clear(&e);
+    if (Cp > 0 && ctx->occ_cp != Cp &&
+        cuplas_assign_level_gpu_occupancy(Cp, &ctx->occ_per_sm, &e) == 0)
+        ctx->occ_cp = Cp;
     return ctx->h_q && ctx->h_idx ? 0 : -1;
 }
 

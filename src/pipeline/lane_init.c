@@ -90,10 +90,11 @@ static void *run(void *p)
                 li->order = NULL;   /* without one, sorts interleave */
         }
         cuplas_gpu_ctx_set_order(li->ctx[k], li->order);
-        /* pinned buffers for the largest grid, only for lanes that will
-           get a job; a failure here is retried by the sort */
+        /* pinned buffers for the largest grid (and its level kernel), only
+           for lanes that will get a job; a failure is retried by the sort */
         if (k < li->jobs)
-            cuplas_gpu_reserve_host(li->ctx[k], li->n_q, li->n_idx);
+            cuplas_gpu_prepare(li->ctx[k], li->n_q, li->n_idx,
+                               li->n_idx ? (int)(li->n_q / li->n_idx) : 0);
         publish(li, k, 1);
     }
     return NULL;

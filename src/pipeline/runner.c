@@ -333,7 +333,8 @@ static void gpu_worker(cuplas_runner *r, int wi)
 }
 
 /* The largest grid's pinned buffers, from the plan: int16 features
- * (padded channels) and index entries. */
+ * (padded channels) and index entries; n_q / n_idx is its padded
+ * channel count. */
 static void plan_host(const cuplas_runner *r, int64_t *n_q, int64_t *n_idx)
 {
     const cuplas_config *cfg = r->cfg;
@@ -344,9 +345,10 @@ static void plan_host(const cuplas_runner *r, int64_t *n_q, int64_t *n_idx)
             continue;
         int64_t cells = job->H * job->W;
         int nuse = job->use ? job->nuse : cfg->channels.use ? cfg->channels.nuse : (int)job->C;
-        int64_t q = cells * cuplas_padded_channels(nuse);
-        *n_q = q > *n_q ? q : *n_q;
-        *n_idx = cells > *n_idx ? cells : *n_idx;
+        if (cells > *n_idx || (cells == *n_idx && cells * cuplas_padded_channels(nuse) > *n_q)) {
+            *n_idx = cells;
+            *n_q = cells * cuplas_padded_channels(nuse);
+        }
     }
 }
 
