@@ -518,11 +518,11 @@ static int encode_one(void *p, int64_t j)
     const encode_ctx *x = p;
     cuplas_h5_encoded *e = x->e;
     int which = (size_t)j < e->nchunks;
+    size_t ci = which ? (size_t)j : (size_t)j - e->nchunks;
     unsigned char *a = e->deflate ? malloc(x->scratch) : NULL;
     unsigned char *b = e->shuffle ? malloc(x->scratch) : NULL;
     int r = (a || !e->deflate) && (b || !e->shuffle)
-                ? encode_chunk(x->in, x->index, e, which, which ? (size_t)j : (size_t)j - e->nchunks,
-                               a, b)
+                ? encode_chunk(x->in, x->index, e, which, ci, a, b)
                 : -1;
     free(a);
     free(b);
