@@ -11,19 +11,23 @@
 #   3. the progress line inside one long GPU sort (NEW, on a pseudo-terminal):
 #      how many distinct "level k/n" the line showed before the sort ended
 #   4. collections A and B with the default config (scripts/pipeline-bench.sh)
+#   5. the CPU backend's write stage, OLD and NEW: 2048^2 x 16 with the sort
+#      cut to one level (all cores), each twice
 #
 #   scripts/device-bundle.sh                     # NEW -> .dev/bin
 #   (the OLD build's cuplas in .dev/old/bin, after the bundle: it wipes .dev)
 #   device run, carry [".dev"]: bash bench/startup-device.sh
 #
-# SD_PARTS picks sections (default "test one big progress pipe"), SD_BIG the
-# big sizes (default "4096 8192"). Results: JSON lines in $OUT/startup.jsonl,
-# logs in $OUT/sd-logs.tgz, and the table $OUT/table.txt, printed last.
+# SD_PARTS picks sections (default "test one big progress cpu pipe"), SD_BIG
+# the big sizes (default "4096 8192"). Results: JSON lines in
+# $OUT/startup.jsonl, logs in $OUT/sd-logs.tgz, and the table $OUT/table.txt,
+# printed last. A device command stops at 10 minutes: run it in two calls,
+# SD_PARTS="test one big progress cpu" (about 6 min) and SD_PARTS=pipe.
 set -u
 FINAL=${OUT:-$PWD}; R=/tmp/sd-results; rm -rf $R; mkdir -p $R
 export LD_LIBRARY_PATH=$PWD/.dev/lib
 NEW=$PWD/.dev/bin OLD=$PWD/.dev/old/bin SRC=$PWD
-PARTS=" ${SD_PARTS:-test one big progress pipe} "
+PARTS=" ${SD_PARTS:-test one big progress cpu pipe} "
 BIG=${SD_BIG:-4096 8192}
 part() { case "$PARTS" in *" $1 "*) return 0;; esac; return 1; }
 J=$R/startup.jsonl; : > $J
@@ -99,6 +103,16 @@ if part progress; then
     fi
 fi
 
+if part cpu; then
+    $NEW/cuplas gen --kind normal --size 2048x2048 --channels 16 --deflate 0 n2048.h5 > /dev/null
+    for k in 1 2; do for b in old new; do bin=$([ $b = new ] && echo $NEW || echo $OLD); have $bin || continue
+        t0=$(now); $bin/cuplas sort n2048.h5 c-$b.h5 --force --backend cpu --log-format json \
+            --set sort.start_radius=2 --set sort.radius_decay=0.1 --set sort.min_configs=1 \
+            --set sort.max_configs=1 --set sort.max_passes=1 > cpu-$b-$k.log 2>&1
+        echo "{\"part\":\"cpu\",\"build\":\"$b\",\"run\":$k,\"process_s\":$(since $t0),\"job\":$(ev cpu-$b-$k.log job_done)}" >> $J
+    done; done
+fi
+
 if part pipe; then
     # collections A and B, default config (lanes by grid size, deflate 1, fsync)
     ( cd $SRC && OUT=$R/pipe PIPE_BIN=$NEW PIPE_QUICK=1 PIPE_PURE=1 PIPE_DEFLATE=1 PIPE_FSYNC=true \
@@ -137,6 +151,11 @@ for d in rows:
             d["process_s"] / j["sort_s"] if j.get("sort_s") else -1))
     if d["part"] == "big_bytes":
         print("  %d^2x16 old vs new output: %d bytes differ (8 = the wall_seconds double)" % (d["n"], d["bytes_differing"]))
+    if d["part"] == "cpu":
+        j = d["job"]
+        print("cpu backend 2048^2x16 (one level) %s run %d: process %.2f, sort %.2f, write %.2f"
+              " (encode %.2f, h5 %.2f)" % (d["build"], d["run"], d["process_s"], j.get("sort_s", -1),
+              j.get("write_s", -1), j.get("encode_s", -1), j.get("h5_s", -1)))
     if d["part"] == "progress":
         print("progress line inside one %s^2x16 GPU sort: %s distinct levels shown" % (d["n"], d.get("distinct_levels_shown", d.get("error"))))
     if d["part"] == "pipe":
