@@ -425,6 +425,15 @@ static void test_cli_streamed_write(void **state)
     }
     char *log = tu_slurp(f, "s2.log", NULL);
     assert_true(has_line(log, "\"event\":\"job_done\"", "\"encode_s\":", "\"h5_s\":", NULL));
+    assert_null(strstr(log, "run_timing"));   /* a debug event */
+    free(log);
+    /* where the process's time went, with logging.level: debug */
+    assert_int_equal(tu_sh(f, BIN " sort big.h5 s3.h5 --threads 1 --log-format json"
+                           " --set logging.level=debug%s", quick), 0);
+    log = tu_slurp(f, "err.txt", NULL);
+    assert_true(has_line(log, "\"event\":\"run_timing\"", "\"startup_s\":", "\"plan_s\":",
+                         "\"device_init_s\":-1", "\"first_sort_wait_s\":0", "\"teardown_s\":",
+                         NULL));
     free(log);
     char *a = tu_slurp(f, "s1.h5", &sa), *b = tu_slurp(f, "s2.h5", &sb);
     assert_true(sa > ((size_t)8 << 20));
