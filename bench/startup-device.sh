@@ -132,9 +132,10 @@ for b, v in one.items():
 for d in rows:
     if d["part"] == "one_timing":
         t = d["timing"]
-        print("  new, where it goes: process %.3f s; start-up %.3f (plan %.3f, GPU contexts %.3f),"
-              " first sort waited %.3f, run %.3f, teardown %.3f" % (d["process_s"],
-              t.get("startup_s", -1), t.get("plan_s", -1), t.get("device_init_s", -1),
+        print("  new, where it goes: process %.3f s; start-up %.3f (plan %.3f; made ahead: driver"
+              " %.3f, driver + contexts %.3f), first sort waited %.3f, run %.3f, teardown %.3f" % (
+              d["process_s"], t.get("startup_s", -1), t.get("plan_s", -1),
+              t.get("driver_init_s", -1), t.get("device_init_s", -1),
               t.get("first_sort_wait_s", -1), t.get("run_s", -1), t.get("teardown_s", -1)))
     if d["part"] == "one_bytes":
         print("  old vs new output: cmp rc %d (1: only wall_seconds/device may differ)" % d["cmp_rc"])

@@ -21,7 +21,8 @@
 struct cuplas_gpu_warm {
     pthread_t t;
     int *gpus, ngpus;       /* the config's list, copied; 0: every visible */
-    double t0, seconds;     /* seconds: valid once done is set */
+    double t0, seconds;     /* valid once done is set: the whole thread's */
+    double driver_s;        /* of which loading the driver (the first call) */
     int done;
 };
 
@@ -31,6 +32,7 @@ static void *warm(void *p)
     int n = cuplas_gpu_count();   /* loads the driver */
     cuplas_error e;
 
+    w->driver_s = cuplas_now_s() - w->t0;
     pthread_setname_np(pthread_self(), "cuplas-warm");
     for (int k = 0; k < (w->ngpus ? w->ngpus : n); k++) {
         int d = w->ngpus ? w->gpus[k] : k;
@@ -67,9 +69,12 @@ cuplas_gpu_warm *cuplas_gpu_warm_start(const cuplas_config *cfg)
     return w;
 }
 
-double cuplas_gpu_warm_seconds(cuplas_gpu_warm *w)
+double cuplas_gpu_warm_seconds(cuplas_gpu_warm *w, double *driver_s)
 {
-    return w && __atomic_load_n(&w->done, __ATOMIC_ACQUIRE) ? w->seconds : -1;
+    int done = w && __atomic_load_n(&w->done, __ATOMIC_ACQUIRE);
+    if (driver_s)
+        *driver_s = done ? w->driver_s : -1;
+    return done ? w->seconds : -1;
 }
 
 void cuplas_gpu_warm_free(cuplas_gpu_warm *w)
@@ -87,9 +92,11 @@ cuplas_gpu_warm *cuplas_gpu_warm_start(const cuplas_config *cfg)
     return NULL;
 }
 
-double cuplas_gpu_warm_seconds(cuplas_gpu_warm *w)
+double cuplas_gpu_warm_seconds(cuplas_gpu_warm *w, double *driver_s)
 {
     (void)w;
+    if (driver_s)
+        *driver_s = -1;
     return -1;
 }
 

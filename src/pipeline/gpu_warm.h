@@ -25,9 +25,11 @@ typedef struct cuplas_gpu_warm cuplas_gpu_warm;
  * CUDA, or no thread could start: nothing is made ahead then. */
 cuplas_gpu_warm *cuplas_gpu_warm_start(const cuplas_config *cfg);
 
-/* Seconds the thread took (driver and contexts), once it is done; -1 if
- * still running or w is NULL. Never waits. */
-double cuplas_gpu_warm_seconds(cuplas_gpu_warm *w);
+/* Seconds the thread took (driver and contexts), once it is done, with
+ * in *driver_s (if not NULL) the first CUDA call's part (loading the
+ * driver: the runner's own first call waits for it); -1 if still running
+ * or w is NULL. Never waits. */
+double cuplas_gpu_warm_seconds(cuplas_gpu_warm *w, double *driver_s);
 
 /* Join the thread and free w. NULL is a no-op. */
 void cuplas_gpu_warm_free(cuplas_gpu_warm *w);
