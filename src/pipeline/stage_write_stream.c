@@ -147,7 +147,9 @@ joined:
         st.op = 3;
         cuplas_job_h5_visit(j, session_run, &st);
     }
-    if (rc == 0 && x.rc) {
+    if (rc)   /* the file's failure names the output, as the one-visit write's */
+        cuplas_error_where(e, "%s:%s", j->job->output, j->job->dataset);
+    else if (x.rc) {   /* the encoder's names the input */
         *e = x.err;
         rc = x.rc;
     }
