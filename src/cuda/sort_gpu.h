@@ -39,7 +39,7 @@ int cuplas_gpu_mem_info(cuplas_gpu_ctx *ctx, size_t *free_b, size_t *total_b);
  * pays, 0.1-0.5 s), e.g. on a thread of its own while the run is
  * planned; every context on the device then finds it made. */
 int cuplas_gpu_touch(int device, cuplas_error *err);
-/* Before the first sort (the plan's largest grid): grow ctx's pinned
+/* Before the first sort (the lane's first grid, from the plan): grow ctx's pinned
  * buffers to n_q int16 features and n_idx index entries, so that no sort
  * allocates them, and load the level kernel for Cp padded channels (0:
  * not). 0, or -1 if the buffers cannot be allocated (the sort then tries

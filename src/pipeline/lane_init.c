@@ -21,13 +21,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "core/quantize.h"
 #include "cuda/sort_gpu.h"
 #include "util/clock.h"
 
 struct cuplas_lanes_init {
     cuplas_runner *r;
-    int dev, lanes, jobs;
-    int64_t n_q, n_idx;
+    int dev, lanes;
     pthread_t t;
     int started;
     pthread_mutex_t mu;
@@ -61,6 +61,29 @@ static void set_budget(cuplas_lanes_init *li, struct cuplas_gpu_ctx *ctx)
     gate->budget = budget;   /* before any lane is ready: no lane admits yet */
 }
 
+/* The pinned buffers lane k of device dev will first need: the grid of
+ * the job it will most likely take first, the (k * ndev + dev)-th of the
+ * list (largest grid first, so also the largest it will see). 0 when the
+ * lane will likely get no job. *cp: that grid's padded channels. */
+static void first_grid(const cuplas_runner *r, int dev, int k, int64_t *n_q, int64_t *n_idx,
+                       int *cp)
+{
+    int want = k * r->ndev + dev, seen = 0;
+    *n_q = *n_idx = 0;
+    *cp = 0;
+    for (int i = 0; i < r->jobs->n; i++) {
+        const cuplas_job *job = &r->jobs->v[i];
+        if (job->err.code || seen++ < want)
+            continue;
+        int nuse = job->use ? job->nuse
+                 : r->cfg->channels.use ? r->cfg->channels.nuse : (int)job->C;
+        *cp = cuplas_padded_channels(nuse);
+        *n_idx = job->H * job->W;
+        *n_q = *n_idx * *cp;
+        return;
+    }
+}
+
 static void *run(void *p)
 {
     cuplas_lanes_init *li = p;
@@ -90,31 +113,27 @@ static void *run(void *p)
                 li->order = NULL;   /* without one, sorts interleave */
         }
         cuplas_gpu_ctx_set_order(li->ctx[k], li->order);
-        /* pinned buffers for the largest grid (and its level kernel), only
-           for lanes that will get a job; a failure is retried by the sort */
-        if (k < li->jobs)
-            cuplas_gpu_prepare(li->ctx[k], li->n_q, li->n_idx,
-                               li->n_idx ? (int)(li->n_q / li->n_idx) : 0);
+        /* pinned buffers for the lane's first (largest) grid and its level
+           kernel; a failure is retried by the sort, a larger grid grows them */
+        int64_t n_q, n_idx;
+        int cp;
+        first_grid(r, li->dev, k, &n_q, &n_idx, &cp);
+        if (n_idx > 0)
+            cuplas_gpu_prepare(li->ctx[k], n_q, n_idx, cp);
         publish(li, k, 1);
     }
     return NULL;
 }
 
-cuplas_lanes_init *cuplas_lanes_init_start(cuplas_runner *r, int dev, int64_t n_q, int64_t n_idx)
+cuplas_lanes_init *cuplas_lanes_init_start(cuplas_runner *r, int dev)
 {
     cuplas_lanes_init *li = calloc(1, sizeof *li);
-    int jobs = 0;
 
     if (!li)
         return NULL;
     li->r = r;
     li->dev = dev;
     li->lanes = r->lanes;
-    li->n_q = n_q;
-    li->n_idx = n_idx;
-    for (int i = 0; i < r->jobs->n; i++)
-        jobs += !r->jobs->v[i].err.code;
-    li->jobs = (jobs + r->ndev - 1) / (r->ndev > 0 ? r->ndev : 1);
     li->ctx = calloc((size_t)li->lanes, sizeof *li->ctx);
     li->state = calloc((size_t)li->lanes, sizeof *li->state);
     li->err = calloc((size_t)li->lanes, sizeof *li->err);

@@ -6,7 +6,7 @@
  * What a lane needs before its first sort, and what this thread makes:
  * the device's memory budget (the admission gate), the device's sort
  * order, and per lane a context (stream, events) with its pinned buffers
- * sized for the plan's largest grid. A lane waits for its own context
+ * sized from the plan. A lane waits for its own context
  * only when it is about to sort (cuplas_lanes_init_wait).
  */
 #ifndef CUPLAS_LANE_INIT_H
@@ -18,11 +18,10 @@ struct cuplas_gpu_ctx;
 typedef struct cuplas_lanes_init cuplas_lanes_init;
 
 /* Start making device dev's lanes (r->lanes of them, workers dev*lanes
- * ...); n_q, n_idx: the pinned buffers' sizes (elements) from the plan.
- * NULL when out of memory or no thread could start: the lanes then make
- * their own, as they wait. */
-cuplas_lanes_init *cuplas_lanes_init_start(cuplas_runner *r, int dev, int64_t n_q,
-                                           int64_t n_idx);
+ * ...), each with pinned buffers sized from the plan for the grid it will
+ * likely take first (the list is largest grid first). Without a thread
+ * they are made here; NULL only when out of memory. */
+cuplas_lanes_init *cuplas_lanes_init_start(cuplas_runner *r, int dev);
 
 /* Wait for lane's context: 0 with *ctx (the lane's to free), or the error
  * in *err (the lane takes no jobs). Each lane calls it once; *waited_s

@@ -38,7 +38,6 @@
 #include "util/threads.h"
 #ifdef HAVE_CUDA
 #include "cuda/sort_gpu.h"
-#include "core/quantize.h"
 #endif
 
 #define LINE_LEN 2048
@@ -332,26 +331,6 @@ static void gpu_worker(cuplas_runner *r, int wi)
     cuplas_gpu_admit_leave(&r->gates[w->dev], &w->held);
 }
 
-/* The largest grid's pinned buffers, from the plan: int16 features
- * (padded channels) and index entries; n_q / n_idx is its padded
- * channel count. */
-static void plan_host(const cuplas_runner *r, int64_t *n_q, int64_t *n_idx)
-{
-    const cuplas_config *cfg = r->cfg;
-    *n_q = *n_idx = 0;
-    for (int i = 0; i < r->jobs->n; i++) {
-        const cuplas_job *job = &r->jobs->v[i];
-        if (job->err.code)
-            continue;
-        int64_t cells = job->H * job->W;
-        int nuse = job->use ? job->nuse : cfg->channels.use ? cfg->channels.nuse : (int)job->C;
-        if (cells > *n_idx || (cells == *n_idx && cells * cuplas_padded_channels(nuse) > *n_q)) {
-            *n_idx = cells;
-            *n_q = cells * cuplas_padded_channels(nuse);
-        }
-    }
-}
-
 /* The thread that owns GPU number dev: its lanes start reading at once,
  * while lane_init makes their contexts, the memory budget and the order.
  * Large grids' host loops run on the runner's pool, small grids' on their
@@ -577,11 +556,9 @@ int cuplas_runner_run(cuplas_runner *r, cuplas_error *err)
     } else if (!(r->inits = calloc((size_t)r->ndev, sizeof *r->inits))) {
         rc = cuplas_error_set(err, CUPLAS_ERR_NOMEM, "out of memory");
     } else {
-        int64_t n_q, n_idx;
-        plan_host(r, &n_q, &n_idx);
         r->inits_pending = r->nworkers;
         for (int d = 0; d < r->ndev; d++)   /* contexts made while the lanes read */
-            r->inits[d] = cuplas_lanes_init_start(r, d, n_q, n_idx);
+            r->inits[d] = cuplas_lanes_init_start(r, d);
 #ifdef _OPENMP
         int share = omp_get_num_procs() / (r->ndev * r->lanes);
         r->fallback_threads = share > 1 ? share : 1;
