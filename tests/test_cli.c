@@ -404,6 +404,49 @@ static void test_cli_threads_deterministic(void **state)
     }
 }
 
+/* A compressed result over 8 MiB is written while it encodes (its chunks
+ * stream to the HDF5 thread): the same layout and data with 1 and 2
+ * threads, and the job's stage times are reported. */
+static void test_cli_streamed_write(void **state)
+{
+    const fixture *f = *state;
+    const char *quick = " --backend cpu --set sort.start_radius=2 --set sort.radius_decay=0.1"
+                        " --set sort.max_configs=1 --set sort.min_configs=1 --set sort.max_passes=1";
+    char cmd[1024];
+    int64_t na, nb;
+    size_t sa, sb;
+
+    assert_int_equal(tu_sh(f, BIN " gen --kind normal --size 1024x1024 --channels 4 big.h5"), 0);
+    for (int t = 1; t <= 2; t++) {
+        snprintf(cmd, sizeof cmd,
+                 BIN " sort big.h5 s%d.h5 --threads %d --log-format json%s > s%d.log 2>&1", t, t,
+                 quick, t);
+        assert_int_equal(tu_sh(f, cmd), 0);
+    }
+    char *log = tu_slurp(f, "s2.log", NULL);
+    assert_true(has_line(log, "\"event\":\"job_done\"", "\"encode_s\":", "\"h5_s\":", NULL));
+    assert_null(strstr(log, "run_timing"));   /* a debug event */
+    free(log);
+    /* where the process's time went, with logging.level: debug */
+    assert_int_equal(tu_sh(f, BIN " sort big.h5 s3.h5 --threads 1 --log-format json"
+                           " --set logging.level=debug%s", quick), 0);
+    log = tu_slurp(f, "err.txt", NULL);
+    assert_true(has_line(log, "\"event\":\"run_timing\"", "\"startup_s\":", "\"plan_s\":",
+                         "\"device_init_s\":-1", "\"first_sort_wait_s\":0", "\"teardown_s\":",
+                         NULL));
+    free(log);
+    char *a = tu_slurp(f, "s1.h5", &sa), *b = tu_slurp(f, "s2.h5", &sb);
+    assert_true(sa > ((size_t)8 << 20));
+    assert_int_equal(sa, sb);   /* the same layout: only wall_seconds may differ */
+    free(a);
+    free(b);
+    int64_t *ia = index_of(f, "s1.h5", "/grid", &na), *ib = index_of(f, "s2.h5", "/grid", &nb);
+    assert_int_equal(na, nb);
+    assert_memory_equal(ia, ib, (size_t)na * sizeof *ia);
+    free(ia);
+    free(ib);
+}
+
 /* `cuplas run` with uncompressed outputs (contiguous datasets, small ones
  * built in memory) and with compressed ones: every output is correct, and
  * the job events carry the stage times. */
@@ -811,6 +854,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_cli_help, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cli_run_and_resume, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cli_threads_deterministic, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_cli_streamed_write, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cli_sort, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cli_uncompressed, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cli_bad_inputs, setup, teardown),

@@ -131,6 +131,7 @@ static void check_sort_parity(int64_t H, int64_t W, int C, const cuplas_sort_par
     assert_int_equal(sc.configs, sg.configs);
     assert_memory_equal(ic, ig, N * 8);
     assert_memory_equal(ig, ig2, N * 8); /* run to run */
+    assert_int_equal(sg.levels, sc.levels);
     free(x); free(ic); free(ig); free(ig2);
 }
 
@@ -191,6 +192,35 @@ static void test_gpu_sort_parity_large(void **state)
     p.max_configs = 4;
     p.max_passes = 4;
     check_sort_parity(2048, 2048, 16, &p);
+    /* over 2^22 cells a host callback counts each level for the progress
+       line: the index and the counts are the same */
+    check_sort_parity(2048, 2056, 3, &p);
+}
+
+/* Pinned buffers made ahead from the plan (lane_init.c) are the ones the
+ * sort uses: no reallocation for the planned grid, the same index. */
+static void test_gpu_prepare(void **state)
+{
+    (void)state;
+    enum { H = 256, W = 192, C = 3, N = H * W };
+    cuplas_gpu_ctx *lane = NULL;
+    cuplas_error err = {0};
+    cuplas_sort_params p;
+    cuplas_sort_stats st;
+    double *x = tu_colors(N, C, 5);
+    int64_t *a = malloc(N * 8), *b = malloc(N * 8);
+    cuplas_sort_params_default(&p);
+    assert_int_equal(cuplas_gpu_ctx_init(&lane, 0, &err), 0);
+    assert_int_equal(cuplas_gpu_prepare(lane, (int64_t)N * 4, N, 4), 0);
+    int16_t *pinned = cuplas_gpu_staging(lane, (int64_t)N * 4);
+    assert_non_null(pinned);
+    cuplas_sort_target t1 = {.gpu = lane}, t0 = {.gpu = ctx};
+    assert_int_equal(cuplas_sort_features(x, H, W, C, &p, &t1, a, &st, &err), 0);
+    assert_ptr_equal(cuplas_gpu_staging(lane, (int64_t)N * 4), pinned);
+    assert_int_equal(cuplas_sort_features(x, H, W, C, &p, &t0, b, &st, &err), 0);
+    assert_memory_equal(a, b, N * 8);
+    cuplas_gpu_ctx_free(lane);
+    free(x); free(a); free(b);
 }
 
 /* Lanes as the pipeline runs them: several contexts on one device share a
@@ -277,6 +307,7 @@ int main(void)
         cmocka_unit_test(test_gpu_sort_parity_nondefault),
         cmocka_unit_test(test_gpu_sort_parity_large),
         cmocka_unit_test(test_gpu_lanes_ordered),
+        cmocka_unit_test(test_gpu_prepare),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     cuplas_gpu_ctx_free(ctx);

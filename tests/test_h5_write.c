@@ -1,5 +1,6 @@
 /*
- * test_h5_write.c - cmocka tests of writing result files: folders, permutation checks, large and misused outputs (h5_write.c, publish.c).
+ * test_h5_write.c - cmocka tests of writing result files: folders, permutation checks, large,
+ * streamed and misused outputs (h5_write.c, publish.c).
  *
  * Inputs are written with the plain HDF5 API (iotest.h) into a fresh
  * mkdtemp folder per test, removed afterwards; outputs are read back with
@@ -143,6 +144,111 @@ static void test_large_outputs(void **state)
     free(v);
 }
 
+static void slurp_file(const char *path, unsigned char **buf, size_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    fseek(f, 0, SEEK_END);
+    *n = (size_t)ftell(f);
+    fseek(f, 0, SEEK_SET);
+    assert_non_null(*buf = malloc(*n + 1));
+    assert_int_equal(fread(*buf, 1, *n, f), *n);
+    fclose(f);
+}
+
+/* A streamed write (chunks stored in batches while the encoding runs,
+ * cuplas_h5_wstream) gives the bytes of the one-visit write, whatever the
+ * batches; the encoding's progress reaches every chunk in file order. */
+static void test_streamed_same_bytes(void **state)
+{
+    enum { H = 1100, W = 1000, C = 4, N = H * W };
+    const hsize_t dims[3] = {H, W, C};
+    char in[PATH_MAX], ref[PATH_MAX], out[PATH_MAX];
+    float *v = malloc((size_t)N * C * sizeof *v);
+    int64_t *index = malloc((size_t)N * sizeof *index);
+    cuplas_output_opts opts = {.deflate = 1, .shuffle = true};
+    cuplas_h5_encoded *e1 = NULL, *e2 = NULL;
+    cuplas_h5_encode_progress prog;
+    cuplas_h5_wstream *ws = NULL;
+    cuplas_h5grid g;
+    cuplas_error err;
+    uint64_t x = 88172645463325252ull;
+
+    assert_non_null(v);
+    assert_non_null(index);
+    for (int i = 0; i < N * C; i++) {   /* xorshift: data deflate cannot shrink much */
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        v[i] = (float)(x >> 40) * 0.5f;
+    }
+    for (int i = 0; i < N; i++)
+        index[i] = ((int64_t)i * 104729 + 17) % N;
+    fpath(*state, "in.h5", in);
+    fpath(*state, "ref.h5", ref);
+    fpath(*state, "out.h5", out);
+    put_dataset(in, 1, "/g", H5T_IEEE_F32LE, 3, dims, v, NULL);
+    cuplas_error_clear(&err);
+    assert_int_equal(cuplas_h5_read_grid(in, "/g", 0, 0, &g, &err), 0);
+
+    /* the reference: encode, then one write */
+    assert_int_equal(cuplas_h5_encode_result(&g, index, &opts, NULL, NULL, &e1, &err), 0);
+    assert_false(cuplas_h5_encoded_in_memory(e1));
+    assert_int_equal(cuplas_h5_write_encoded(ref, &g, e1, NULL, &err), 0);
+
+    /* plan + run with progress: the same chunks, every one reported */
+    assert_int_equal(cuplas_h5_encode_plan(&g, index, &opts, NULL, &e2, &err), 0);
+    assert_int_equal(cuplas_h5_encode_progress_init(&prog, e2), 0);
+    assert_int_equal(cuplas_h5_encode_run(&g, index, e2, NULL, &prog, &err), 0);
+    size_t bytes = 0;
+    int fin = 0;
+    size_t n = e2->nchunks;
+    assert_int_equal(cuplas_h5_encode_wait(&prog, 2 * n, SIZE_MAX, &bytes, &fin), 2 * n);
+    assert_int_equal(fin, 1);
+    assert_int_equal(bytes, cuplas_h5_encoded_bytes(e1));
+    for (size_t k = 0; k < n; k++) {
+        assert_int_equal(e2->sorted[k].size, e1->sorted[k].size);
+        assert_memory_equal(e2->sorted[k].data, e1->sorted[k].data, e1->sorted[k].size);
+        assert_int_equal(e2->index[k].size, e1->index[k].size);
+    }
+    cuplas_h5_encode_progress_free(&prog);
+
+    /* stored in uneven batches, one of them across index -> sorted */
+    const size_t upto[] = {1, 3, n - 1, n + 2, 2 * n - 1, 2 * n};
+    char *tmp = cuplas_tmp_create(out, &err);
+    assert_non_null(tmp);
+    assert_int_equal(cuplas_h5_wstream_open(tmp, &g, e2, &ws, &err), 0);
+    for (size_t k = 0; k < sizeof upto / sizeof upto[0]; k++)
+        assert_int_equal(cuplas_h5_wstream_put(ws, upto[k], &err), 0);
+    assert_int_equal(cuplas_h5_wstream_close(ws, NULL, &err), 0);
+    assert_int_equal(cuplas_h5_write_raw(tmp, e2, NULL, &err), 0);
+    assert_int_equal(cuplas_tmp_publish(tmp, out, 0, &err), 0);
+    free(tmp);
+
+    unsigned char *a, *b;
+    size_t na, nb;
+    slurp_file(ref, &a, &na);
+    slurp_file(out, &b, &nb);
+    assert_int_equal(na, nb);
+    assert_memory_equal(a, b, na);
+    free(a);
+    free(b);
+
+    /* closed before every chunk is stored: an internal error, nothing leaks */
+    assert_non_null(tmp = cuplas_tmp_create(out, &err));
+    assert_int_equal(cuplas_h5_wstream_open(tmp, &g, e2, &ws, &err), 0);
+    assert_int_equal(cuplas_h5_wstream_put(ws, n, &err), 0);
+    cuplas_error_clear(&err);
+    assert_int_equal(cuplas_h5_wstream_close(ws, NULL, &err), CUPLAS_ERR_INTERNAL);
+    assert_non_null(strstr(err.msg, "closed with"));
+    unlink(tmp);
+    free(tmp);
+
+    cuplas_h5_encoded_free(e1);
+    cuplas_h5_encoded_free(e2);
+    cuplas_h5grid_free(&g);
+    free(index);
+    free(v);
+}
+
 /* Misuse is a clean internal error, not a crash. */
 static void test_chunk_misuse(void **state)
 {
@@ -185,6 +291,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_not_a_permutation, setup, teardown),
         cmocka_unit_test_setup_teardown(test_large_outputs, setup, teardown),
         cmocka_unit_test_setup_teardown(test_chunk_misuse, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_streamed_same_bytes, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -17,7 +17,9 @@
 
 #include "util/fsutil.h"
 #include "util/log.h"
+#include "pipeline/gpu_warm.h"
 #include "pipeline/manifest.h"
+#include "util/clock.h"
 #include "pipeline/runner.h"
 #include "pipeline/shard.h"
 #include "io/stale.h"
@@ -169,6 +171,8 @@ static int cmd_run(int argc, char **argv)
     volatile int early_stop = 0;
     int c, rc = CUPLAS_EXIT_OK, loaded = 0, dry = 0, have_runner = 0, no_shard = 0, force = 0;
     int have_man = 0;
+    double t_main = cuplas_now_s(), t_plan = 0;
+    cuplas_gpu_warm *warm = NULL;
 
     cuplas_error_clear(&err);
     memset(&runner, 0, sizeof runner);
@@ -236,6 +240,10 @@ static int cmd_run(int argc, char **argv)
     if ((rc = cuplas_cli_load_config(argv[optind], &ov, log_format, &cfg, &lg, &err)) != 0)
         goto done;
     loaded = 1;
+    /* the GPUs' contexts are made while the inputs are planned */
+    if (!dry)
+        warm = cuplas_gpu_warm_start(&cfg);
+    t_plan = cuplas_now_s();
     /* the whole list, failed inputs included: every task must split the same list */
     if (cuplas_jobs_build(&jobs, &cfg, &err) != 0 ||
         cuplas_shard_select(&jobs, &shard, &mine, &err) != 0) {
@@ -265,6 +273,9 @@ static int cmd_run(int argc, char **argv)
         goto done;
     }
     have_runner = 1;
+    runner.t_main = t_main;
+    runner.plan_s = cuplas_now_s() - t_plan;
+    runner.warm = warm;
     /* after the devices are known (no GPU: exit 3 with no output folder),
        before anything in the folder is touched */
     if (lock_folder(cfg.output.dir, &shard, &err) != 0) {
@@ -314,6 +325,7 @@ done:
     cuplas_cli_catch_signals(NULL);
     if (have_runner)
         cuplas_runner_free(&runner);
+    cuplas_gpu_warm_free(warm);
     if (have_man)
         cuplas_manifest_free(&man);
     free(man_path);

@@ -18,7 +18,9 @@
 #include "io/ply.h"
 #include "io/scene.h"
 #include "util/log.h"
+#include "pipeline/gpu_warm.h"
 #include "pipeline/runner.h"
+#include "util/clock.h"
 
 static const char sort_help[] =
     "Usage: cuplas sort IN.h5[:/DATASET] OUT.h5 [options]\n"
@@ -156,6 +158,8 @@ static int cmd_sort(int argc, char **argv)
     long long height = 0, width = 0, v;
     int c, rc = CUPLAS_EXIT_OK, loaded = 0, have_runner = 0, force = 0, gpu = 0,
         backend = 0, bad = 0;
+    double t_main = cuplas_now_s(), t_plan = 0;
+    cuplas_gpu_warm *warm = NULL;
 
     cuplas_error_clear(&err);
     memset(&runner, 0, sizeof runner);
@@ -227,6 +231,9 @@ static int cmd_sort(int argc, char **argv)
     if ((rc = cuplas_cli_load_config(NULL, &ov, log_format, &cfg, &lg, &err)) != 0)
         goto done;
     loaded = 1;
+    /* the GPU's context is made while the input is probed and read */
+    warm = cuplas_gpu_warm_start(&cfg);
+    t_plan = cuplas_now_s();
     if (split_input(argv[optind], &file, &dataset, &err) != 0) {
         rc = cuplas_cli_fail(&err);
         goto done;
@@ -239,6 +246,9 @@ static int cmd_sort(int argc, char **argv)
         goto done;
     }
     have_runner = 1;
+    runner.t_main = t_main;
+    runner.plan_s = cuplas_now_s() - t_plan;
+    runner.warm = warm;
     cuplas_cli_catch_signals(&runner.cancel);
     if (cuplas_runner_run(&runner, &err) != 0) {
         cuplas_cli_error(&err);
@@ -250,6 +260,7 @@ done:
     cuplas_cli_catch_signals(NULL);
     if (have_runner)
         cuplas_runner_free(&runner);
+    cuplas_gpu_warm_free(warm);
     cuplas_jobs_free(&jobs);
     free(file);
     free(dataset);

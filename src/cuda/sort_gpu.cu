@@ -54,6 +54,12 @@ struct cuplas_gpu_order {
     cudaEvent_t last;    /* recorded after the last ordered sort's launches */
 };
 
+/* Grids of more than this many cells count their levels as they finish
+ * (a host callback after each level's kernel, read by the progress
+ * line): such a sort takes seconds, and a callback's few microseconds a
+ * level are lost in it. Smaller grids report their levels at the end. */
+#define PROGRESS_CELLS ((int64_t)1 << 22)
+
 /* Carved out of the workspace for one grid. */
 struct gpu_buffers {
     int16_t *q, *t;  /* cell i at q + i*cs, t + i*cs */
@@ -215,6 +221,32 @@ static void *grow_pinned(void *p, int64_t *have, int64_t n, size_t es)
     return p;
 }
 
+extern "C" int cuplas_gpu_touch(int device, cuplas_error *err)
+{
+    int rc = 0;
+    CUPLAS_CUDA_TRY(err, cudaSetDevice(device));
+    CUPLAS_CUDA_TRY(err, cudaFree(0));   /* creates the primary context */
+fail:
+    if (rc)
+        cuplas_error_where(err, "gpu %d", device);
+    return rc;
+}
+
+extern "C" int cuplas_gpu_prepare(cuplas_gpu_ctx *ctx, int64_t n_q, int64_t n_idx, int Cp)
+{
+    cuplas_error e;
+    if (cudaSetDevice(ctx->device) != cudaSuccess)
+        return -1;
+    ctx->h_q = (int16_t *)grow_pinned(ctx->h_q, &ctx->h_q_n, n_q, sizeof(int16_t));
+    ctx->h_idx = (int32_t *)grow_pinned(ctx->h_idx, &ctx->h_idx_n, n_idx, sizeof(int32_t));
+    /* the occupancy query loads the level kernel's module (lazy loading) */
+    cuplas_error_clear(&e);
+    if (Cp > 0 && ctx->occ_cp != Cp &&
+        cuplas_assign_level_gpu_occupancy(Cp, &ctx->occ_per_sm, &e) == 0)
+        ctx->occ_cp = Cp;
+    return ctx->h_q && ctx->h_idx ? 0 : -1;
+}
+
 extern "C" int16_t *cuplas_gpu_staging(cuplas_gpu_ctx *ctx, int64_t n)
 {
     if (cudaSetDevice(ctx->device) != cudaSuccess)
@@ -289,6 +321,13 @@ static gpu_buffers carve(void *ws, int64_t H, int64_t W, int Cp)
 
 /* ------------------------------------------------------------------ sort */
 
+/* A level's kernel finished: one more for the progress line (runs on a
+ * CUDA thread, in stream order; the counter is a display's, read racily). */
+static void CUDART_CB level_done(void *levels)
+{
+    (*(volatile int *)levels)++;
+}
+
 extern "C" int cuplas_sort_gpu(cuplas_gpu_ctx *ctx, const cuplas_qgrid *g,
                                const cuplas_sort_params *p, const cuplas_schedule *s,
                                int64_t *index, const volatile int *cancel,
@@ -303,6 +342,7 @@ extern "C" int cuplas_sort_gpu(cuplas_gpu_ctx *ctx, const cuplas_qgrid *g,
     gpu_buffers b;
     cudaStream_t str = ctx->stream;
     cuplas_gpu_order *ordered = NULL;   /* set while its lock is held */
+    int count_levels = 0;               /* level_done callbacks queued */
     (void)cancel; /* a GPU sort always completes its grid (README) */
     memset(st, 0, sizeof *st);
     if (N > INT32_MAX)
@@ -340,6 +380,7 @@ extern "C" int cuplas_sort_gpu(cuplas_gpu_ctx *ctx, const cuplas_qgrid *g,
     CUPLAS_TRY(cuplas_shuffle_gpu(b.q, b.idx, b.in, N, g->Cp, b.cs, p->seed, p->shuffle, str,
                                   err));
     /* every launch is asynchronous: the loop decisions live on the device */
+    count_levels = N > PROGRESS_CELLS;
     for (int L = 0; L < s->nlevels; L++) {
         const cuplas_level *lv = &s->levels[L];
         CUPLAS_TRY(cuplas_blur_gpu(b.q, b.t, g->H, g->W, g->C, g->Cp, b.cs, lv->rx, lv->ry,
@@ -347,6 +388,8 @@ extern "C" int cuplas_sort_gpu(cuplas_gpu_ctx *ctx, const cuplas_qgrid *g,
         CUPLAS_TRY(cuplas_assign_level_gpu(b.q, b.idx, b.t, g->Cp,
                                            cuplas_level_params_make(p, lv, g->H, g->W, L),
                                            b.state, per_sm * ctx->sms, str, err));
+        if (count_levels)
+            CUPLAS_CUDA_TRY(err, cudaLaunchHostFunc(str, level_done, (void *)&st->levels));
     }
     CUPLAS_CUDA_TRY(err, cudaEventRecord(ctx->ev[2], str));
     if (ordered) {
@@ -373,6 +416,11 @@ extern "C" int cuplas_sort_gpu(cuplas_gpu_ctx *ctx, const cuplas_qgrid *g,
     st->d2h_ms = ms[2];
 fail:
     order_leave(ordered);   /* a failed launch: the next waits on an older record */
+    if (rc && count_levels) {
+        /* no callback may touch st after this returns (a CPU retry reuses it) */
+        cudaStreamSynchronize(str);
+        cudaGetLastError();
+    }
     if (rc)
         cuplas_error_where(err, "gpu %d (%s)", ctx->device, ctx->name);
     return rc;

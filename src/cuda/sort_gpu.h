@@ -35,6 +35,16 @@ void cuplas_gpu_ctx_free(cuplas_gpu_ctx *ctx);
 const char *cuplas_gpu_name(const cuplas_gpu_ctx *ctx);
 /* Free and total device memory now, in bytes. */
 int cuplas_gpu_mem_info(cuplas_gpu_ctx *ctx, size_t *free_b, size_t *total_b);
+/* Create device's primary context (what the first CUDA call on it
+ * pays, 0.1-0.5 s), e.g. on a thread of its own while the run is
+ * planned; every context on the device then finds it made. */
+int cuplas_gpu_touch(int device, cuplas_error *err);
+/* Before the first sort (the lane's first grid, from the plan): grow ctx's pinned
+ * buffers to n_q int16 features and n_idx index entries, so that no sort
+ * allocates them, and load the level kernel for Cp padded channels (0:
+ * not). 0, or -1 if the buffers cannot be allocated (the sort then tries
+ * again). */
+int cuplas_gpu_prepare(cuplas_gpu_ctx *ctx, int64_t n_q, int64_t n_idx, int Cp);
 /* Pinned host buffer of at least n int16 for the next sort's features
  * (grown on demand, owned by ctx); NULL if it cannot be allocated. */
 int16_t *cuplas_gpu_staging(cuplas_gpu_ctx *ctx, int64_t n);

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include <libdeflate.h>
+#include <pthread.h>
 
 #define AUTO_CHUNK_BYTES ((size_t)1 << 20)
 #define MSG_LEN 128                          /* per-chunk failure text */
@@ -482,41 +483,62 @@ static int encode_chunk(const cuplas_h5grid *in, const int64_t *index, cuplas_h5
     return 0;
 }
 
-/* encode_result without the error context (write_result adds its own). */
 typedef struct encode_ctx {
     const cuplas_h5grid *in;
     const int64_t *index;
     cuplas_h5_encoded *e;
     size_t scratch;     /* bytes of the larger chunk */
+    cuplas_h5_encode_progress *prog;   /* or NULL */
 } encode_ctx;
 
-/* Chunk j of sorted (j < nchunks) or of index. Scratch only for
- * compression: uncompressed chunks are gathered straight into their
+/* Item j done (r: its result): advance the in-order prefix and wake the
+ * writer waiting on it. */
+static void progress_note(cuplas_h5_encode_progress *g, const cuplas_h5_encoded *e, int64_t j,
+                          int r)
+{
+    pthread_mutex_lock(&g->mu);
+    g->state[j] = r ? 2 : 1;
+    while (g->prefix < 2 * e->nchunks && g->state[g->prefix] == 1) {
+        size_t k = g->prefix++;
+        g->prefix_bytes += k < e->nchunks ? e->index[k].size : e->sorted[k - e->nchunks].size;
+    }
+    if (r)
+        g->failed = 1;
+    pthread_cond_broadcast(&g->cv);
+    pthread_mutex_unlock(&g->mu);
+}
+
+/* Item j: chunk j of index (j < nchunks), else chunk j - nchunks of
+ * sorted; the order HDF5 stores them in (index is created first), so a
+ * streamed write finds its next chunk among the first done. Scratch only
+ * for compression: uncompressed chunks are gathered straight into their
  * output (and shuffle implies deflate). */
 static int encode_one(void *p, int64_t j)
 {
     const encode_ctx *x = p;
     cuplas_h5_encoded *e = x->e;
-    int which = (size_t)j >= e->nchunks;
+    int which = (size_t)j < e->nchunks;
+    size_t ci = which ? (size_t)j : (size_t)j - e->nchunks;
     unsigned char *a = e->deflate ? malloc(x->scratch) : NULL;
     unsigned char *b = e->shuffle ? malloc(x->scratch) : NULL;
     int r = (a || !e->deflate) && (b || !e->shuffle)
-                ? encode_chunk(x->in, x->index, e, which, which ? (size_t)j - e->nchunks : (size_t)j,
-                               a, b)
+                ? encode_chunk(x->in, x->index, e, which, ci, a, b)
                 : -1;
     free(a);
     free(b);
+    if (x->prog)
+        progress_note(x->prog, e, j, r);
     return r;
 }
 
-static int encode_result(const cuplas_h5grid *in, const int64_t *index,
-                         const cuplas_output_opts *opts, cuplas_h5_buffers *bufs,
-                         cuplas_pool *pool, cuplas_h5_encoded **enc_out, cuplas_error *err)
+static int encode_plan(const cuplas_h5grid *in, const int64_t *index,
+                       const cuplas_output_opts *opts, cuplas_h5_buffers *bufs,
+                       cuplas_h5_encoded **enc_out, cuplas_error *err)
 {
     cuplas_h5_encoded *e = NULL;
     size_t row_bytes = in->elem_size * (size_t)in->C * (size_t)in->W;
-    size_t sorted_bytes, index_bytes, scratch, first_bad;
-    int rc = 0, bad_code = 0;
+    size_t sorted_bytes, index_bytes;
+    int rc = 0;
 
     *enc_out = NULL;
     if (!in->raw)
@@ -540,7 +562,7 @@ static int encode_result(const cuplas_h5grid *in, const int64_t *index,
         CUPLAS_FAIL(err, CUPLAS_ERR_OUTPUT, "a chunk of %lld rows is %zu bytes; HDF5 chunks "
                     "stay under 4 GiB (lower output.chunk_rows)", (long long)e->chunk_rows,
                     sorted_bytes);
-    scratch = sorted_bytes > index_bytes ? sorted_bytes : index_bytes;
+    e->scratch = sorted_bytes > index_bytes ? sorted_bytes : index_bytes;
     if (!(e->sorted = calloc(e->nchunks, sizeof *e->sorted)) ||
         !(e->index = calloc(e->nchunks, sizeof *e->index)))
         CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
@@ -550,16 +572,6 @@ static int encode_result(const cuplas_h5grid *in, const int64_t *index,
         CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory for a %lldx%lld result",
                     (long long)in->H, (long long)in->W);
 
-    /* one item per chunk of either dataset; the lowest failing one is
-     * reported, so the outcome does not depend on the schedule */
-    encode_ctx x = {in, index, e, scratch};
-    first_bad = (size_t)cuplas_par_for(pool, 2 * (int64_t)e->nchunks, encode_one, &x, &bad_code);
-    if (first_bad < 2 * e->nchunks) {
-        if (bad_code == -1)
-            CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory compressing the output");
-        CUPLAS_FAIL(err, CUPLAS_ERR_INTERNAL, "deflate failed on a %s chunk",
-                    first_bad < e->nchunks ? "sorted" : "index");
-    }
     *enc_out = e;
     e = NULL;
 fail:
@@ -567,14 +579,96 @@ fail:
     return rc;
 }
 
+/* One item per chunk of either dataset; the lowest failing one is
+ * reported, so the outcome does not depend on the schedule. */
+static int encode_run(const cuplas_h5grid *in, const int64_t *index, cuplas_h5_encoded *e,
+                      cuplas_pool *pool, cuplas_h5_encode_progress *prog, cuplas_error *err)
+{
+    encode_ctx x = {in, index, e, e->scratch, prog};
+    int rc = 0, bad_code = 0;
+    size_t first_bad = (size_t)cuplas_par_for(pool, 2 * (int64_t)e->nchunks, encode_one, &x,
+                                              &bad_code);
+    if (first_bad < 2 * e->nchunks) {
+        if (bad_code == -1)
+            CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory compressing the output");
+        CUPLAS_FAIL(err, CUPLAS_ERR_INTERNAL, "deflate failed on a %s chunk",
+                    first_bad < e->nchunks ? "index" : "sorted");
+    }
+fail:
+    if (prog) {   /* whatever happened: a waiting writer must wake */
+        pthread_mutex_lock(&prog->mu);
+        prog->finished = 1;
+        prog->failed |= rc != 0;
+        pthread_cond_broadcast(&prog->cv);
+        pthread_mutex_unlock(&prog->mu);
+    }
+    return rc;
+}
+
+int cuplas_h5_encode_plan(const cuplas_h5grid *in, const int64_t *index,
+                          const cuplas_output_opts *opts, cuplas_h5_buffers *bufs,
+                          cuplas_h5_encoded **enc, cuplas_error *err)
+{
+    int rc = encode_plan(in, index, opts, bufs, enc, err);
+    if (rc && in->file)
+        cuplas_error_where(err, "%s:%s", in->file, in->dataset);
+    return rc;
+}
+
+int cuplas_h5_encode_run(const cuplas_h5grid *in, const int64_t *index, cuplas_h5_encoded *enc,
+                         cuplas_pool *pool, cuplas_h5_encode_progress *prog, cuplas_error *err)
+{
+    int rc = encode_run(in, index, enc, pool, prog, err);
+    if (rc && in->file)
+        cuplas_error_where(err, "%s:%s", in->file, in->dataset);
+    return rc;
+}
+
 int cuplas_h5_encode_result(const cuplas_h5grid *in, const int64_t *index,
                             const cuplas_output_opts *opts, cuplas_h5_buffers *bufs,
                             cuplas_pool *pool, cuplas_h5_encoded **enc, cuplas_error *err)
 {
-    int rc = encode_result(in, index, opts, bufs, pool, enc, err);
-    if (rc && in->file)
-        cuplas_error_where(err, "%s:%s", in->file, in->dataset);
+    int rc = cuplas_h5_encode_plan(in, index, opts, bufs, enc, err);
+    if (rc == 0 && (rc = cuplas_h5_encode_run(in, index, *enc, pool, NULL, err)) != 0) {
+        cuplas_h5_encoded_free(*enc);
+        *enc = NULL;
+    }
     return rc;
+}
+
+int cuplas_h5_encode_progress_init(cuplas_h5_encode_progress *g, const cuplas_h5_encoded *e)
+{
+    memset(g, 0, sizeof *g);
+    if (!(g->state = calloc(2 * e->nchunks + 1, 1)))
+        return -1;
+    pthread_mutex_init(&g->mu, NULL);
+    pthread_cond_init(&g->cv, NULL);
+    return 0;
+}
+
+void cuplas_h5_encode_progress_free(cuplas_h5_encode_progress *g)
+{
+    if (!g->state)
+        return;
+    pthread_cond_destroy(&g->cv);
+    pthread_mutex_destroy(&g->mu);
+    free(g->state);
+    g->state = NULL;
+}
+
+size_t cuplas_h5_encode_wait(cuplas_h5_encode_progress *g, size_t items, size_t bytes,
+                             size_t *prefix_bytes, int *finished)
+{
+    pthread_mutex_lock(&g->mu);
+    while (!g->finished && !g->failed && g->prefix < items && g->prefix_bytes <= bytes)
+        pthread_cond_wait(&g->cv, &g->mu);
+    size_t n = g->prefix;
+    if (prefix_bytes)
+        *prefix_bytes = g->prefix_bytes;
+    if (finished)
+        *finished = g->finished ? (g->failed ? -1 : 1) : g->failed ? -1 : 0;
+    pthread_mutex_unlock(&g->mu);
+    return n;
 }
 
 void cuplas_h5_encoded_free(cuplas_h5_encoded *enc)

@@ -16,6 +16,7 @@
 #ifndef CUPLAS_CODEC_H
 #define CUPLAS_CODEC_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -120,6 +121,7 @@ typedef struct cuplas_h5_encoded {
     size_t image_size;
     int nseg;
     uint64_t seg[CUPLAS_H5_IMAGE_SEGS][2];
+    size_t scratch;          /* bytes of the larger chunk (encoding)       */
 } cuplas_h5_encoded;
 
 /* Bytes per cell of sorted (which 0) or index (which 1). */
@@ -142,6 +144,40 @@ int cuplas_h5_encode_result(const cuplas_h5grid *in, const int64_t *index,
                             const cuplas_output_opts *opts, cuplas_h5_buffers *bufs,
                             cuplas_pool *pool, cuplas_h5_encoded **enc, cuplas_error *err);
 void cuplas_h5_encoded_free(cuplas_h5_encoded *enc);
+
+/* encode_result in two steps, for a write that stores chunks while later
+ * ones are still being encoded (h5_write.h, cuplas_h5_wstream): plan
+ * checks the index and lays out *enc (no chunk yet); run encodes every
+ * chunk (in parallel) and, with prog, reports each one done. The items
+ * run in the order the file stores them: index's chunks, then sorted's.
+ * On failure run leaves enc to the caller to free. */
+int cuplas_h5_encode_plan(const cuplas_h5grid *in, const int64_t *index,
+                          const cuplas_output_opts *opts, cuplas_h5_buffers *bufs,
+                          cuplas_h5_encoded **enc, cuplas_error *err);
+
+/* What a streamed write waits on: item k (k < nchunks: index's chunk k,
+ * else sorted's chunk k - nchunks) is ready once prefix > k; nothing of
+ * an item is read before that. */
+typedef struct cuplas_h5_encode_progress {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    unsigned char *state;   /* per item: 0 pending, 1 done, 2 failed        */
+    size_t prefix;          /* items done in order from the first           */
+    size_t prefix_bytes;    /* their encoded bytes                          */
+    int finished, failed;   /* run returned; an item failed                 */
+} cuplas_h5_encode_progress;
+
+int cuplas_h5_encode_run(const cuplas_h5grid *in, const int64_t *index, cuplas_h5_encoded *enc,
+                         cuplas_pool *pool, cuplas_h5_encode_progress *prog, cuplas_error *err);
+/* For enc's items (after plan); 0 or -1 out of memory. */
+int cuplas_h5_encode_progress_init(cuplas_h5_encode_progress *prog, const cuplas_h5_encoded *enc);
+void cuplas_h5_encode_progress_free(cuplas_h5_encode_progress *prog);
+/* Sleep until at least `items` items are done in order, or their bytes
+ * exceed `bytes`, or run finished or an item failed; returns the items
+ * done in order, with their bytes in *prefix_bytes and in *finished 1
+ * (run finished), -1 (something failed) or 0. */
+size_t cuplas_h5_encode_wait(cuplas_h5_encode_progress *prog, size_t items, size_t bytes,
+                             size_t *prefix_bytes, int *finished);
 
 /* Is enc's file built in memory (at most CUPLAS_H5_IMAGE_MAX_BYTES of
  * data)? And how many bytes of data does it hold? */

@@ -61,43 +61,79 @@ fail:
     return rc;
 }
 
-/* Create dataset `name` (rank 2 or 3) and store the encoded chunks.
- * Compressed: chunked (chunk_rows rows a chunk), each chunk stored as it
- * is with H5Dwrite_chunk; the dcpl names the filters it went through.
+/* A dataset being written: its ids, open from ds_create to ds_close. */
+typedef struct ds_ids {
+    hid_t sid, dcpl, did;
+} ds_ids;
+
+#define DS_NONE {H5I_INVALID_HID, H5I_INVALID_HID, H5I_INVALID_HID}
+
+/* Create dataset `name` (rank 2 or 3). Compressed: chunked (chunk_rows
+ * rows a chunk); the dcpl names the filters the chunks went through.
  * Uncompressed: contiguous, and *raw_at gets the data's file offset: the
  * bytes are left to write_raw, outside the serialised HDF5 calls. */
-static int write_dataset(hid_t gid, const char *name, hid_t type, int rank, const hsize_t *dims,
-                         const hsize_t *chunk, const cuplas_h5_chunk *c,
-                         const cuplas_h5_encoded *e, uint64_t *raw_at, cuplas_error *err)
+static int ds_create(hid_t gid, const char *name, hid_t type, int rank, const hsize_t *dims,
+                     const hsize_t *chunk, const cuplas_h5_encoded *e, ds_ids *d,
+                     uint64_t *raw_at, cuplas_error *err)
 {
-    hid_t sid = H5I_INVALID_HID, dcpl = H5I_INVALID_HID, did = H5I_INVALID_HID;
     int rc = 0;
     char cause[CAUSE_LEN];
 
-    CUPLAS_TRY(make_dcpl(rank, e->deflate ? chunk : NULL, e->shuffle, e->deflate, &dcpl, err));
-    if ((sid = H5Screate_simple(rank, dims, NULL)) < 0 ||
-        (did = H5Dcreate2(gid, name, type, sid, H5P_DEFAULT, dcpl, H5P_DEFAULT)) < 0)
+    CUPLAS_TRY(make_dcpl(rank, e->deflate ? chunk : NULL, e->shuffle, e->deflate, &d->dcpl, err));
+    if ((d->sid = H5Screate_simple(rank, dims, NULL)) < 0 ||
+        (d->did = H5Dcreate2(gid, name, type, d->sid, H5P_DEFAULT, d->dcpl, H5P_DEFAULT)) < 0)
         CUPLAS_FAIL(err, CUPLAS_ERR_OUTPUT, "cannot create dataset %s (%s)", name,
                     h5_cause(cause));
     if (!e->deflate) {
-        haddr_t at = H5Dget_offset(did);
+        haddr_t at = H5Dget_offset(d->did);
         if (at == HADDR_UNDEF)
             CUPLAS_FAIL(err, CUPLAS_ERR_OUTPUT, "no storage allocated for %s", name);
         *raw_at = (uint64_t)at;
     }
-    for (size_t ci = 0; e->deflate && ci < e->nchunks; ci++) {
-        hsize_t offset[3] = {(hsize_t)ci * (hsize_t)e->chunk_rows, 0, 0};
-        if (H5Dwrite_chunk(did, H5P_DEFAULT, 0, offset, c[ci].size, c[ci].data) < 0)
-            CUPLAS_FAIL(err, CUPLAS_ERR_OUTPUT, "cannot write %s at row %llu (%s)", name,
-                        (unsigned long long)offset[0], h5_cause(cause));
-    }
 fail:
-    if (did >= 0 && H5Dclose(did) < 0 && !rc)
+    return rc;
+}
+
+/* Store chunks [from, to) as they are (H5Dwrite_chunk). */
+static int ds_put(const ds_ids *d, const char *name, const cuplas_h5_chunk *c,
+                  const cuplas_h5_encoded *e, size_t from, size_t to, cuplas_error *err)
+{
+    char cause[CAUSE_LEN];
+    for (size_t ci = from; ci < to; ci++) {
+        hsize_t offset[3] = {(hsize_t)ci * (hsize_t)e->chunk_rows, 0, 0};
+        if (H5Dwrite_chunk(d->did, H5P_DEFAULT, 0, offset, c[ci].size, c[ci].data) < 0)
+            return cuplas_error_set(err, CUPLAS_ERR_OUTPUT, "cannot write %s at row %llu (%s)",
+                                    name, (unsigned long long)offset[0], h5_cause(cause));
+    }
+    return 0;
+}
+
+/* Close d's ids (dataset first); rc: the caller's status so far. */
+static int ds_close(ds_ids *d, const char *name, int rc, cuplas_error *err)
+{
+    char cause[CAUSE_LEN];
+    if (d->did >= 0 && H5Dclose(d->did) < 0 && !rc)
         rc = cuplas_error_set(err, CUPLAS_ERR_OUTPUT, "cannot close %s (%s)", name,
                               h5_cause(cause));
-    if (dcpl >= 0) H5Pclose(dcpl);
-    if (sid >= 0) H5Sclose(sid);
+    if (d->dcpl >= 0) H5Pclose(d->dcpl);
+    if (d->sid >= 0) H5Sclose(d->sid);
+    d->did = d->dcpl = d->sid = H5I_INVALID_HID;
     return rc;
+}
+
+/* Create dataset `name` and store every encoded chunk (ds_create). */
+static int write_dataset(hid_t gid, const char *name, hid_t type, int rank, const hsize_t *dims,
+                         const hsize_t *chunk, const cuplas_h5_chunk *c,
+                         const cuplas_h5_encoded *e, uint64_t *raw_at, cuplas_error *err)
+{
+    ds_ids d = DS_NONE;
+    int rc = 0;
+
+    CUPLAS_TRY(ds_create(gid, name, type, rank, dims, chunk, e, &d, raw_at, err));
+    if (e->deflate)
+        CUPLAS_TRY(ds_put(&d, name, c, e, 0, e->nchunks, err));
+fail:
+    return ds_close(&d, name, rc, err);
 }
 
 /* One attribute: `type` in the file, `mtype` in memory, `n` values (0 = scalar). */
@@ -330,6 +366,150 @@ fail:
         enc->nseg = 0;
     }
     return rc;
+}
+
+/* ------------------------------------------------- streamed writing */
+
+struct cuplas_h5_wstream {
+    hid_t type, fapl, lcpl, gcpl, fid, gid;
+    ds_ids d;                 /* the dataset open now                       */
+    int open_which;           /* 1 index, 0 sorted, -1 none                 */
+    size_t next;              /* items stored (index's chunks, then sorted's) */
+    const cuplas_h5grid *in;
+    cuplas_h5_encoded *enc;
+    char *tmp;
+};
+
+/* Create dataset `index` (which 1) or `sorted` (0), as write_encoded_to. */
+static int ws_create(cuplas_h5_wstream *s, int which, cuplas_error *err)
+{
+    const cuplas_h5grid *in = s->in;
+    const cuplas_h5_encoded *enc = s->enc;
+    uint64_t unused;
+    s->open_which = which;
+    if (which) {
+        hsize_t idims[2] = {(hsize_t)in->H, (hsize_t)in->W};
+        hsize_t ichunk[2] = {(hsize_t)enc->chunk_rows, (hsize_t)in->W};
+        return ds_create(s->gid, "index", enc->wide ? H5T_STD_I64LE : H5T_STD_I32LE, 2, idims,
+                         ichunk, enc, &s->d, &unused, err);
+    }
+    hsize_t sdims[3] = {(hsize_t)in->H, (hsize_t)in->W, (hsize_t)in->C};
+    hsize_t schunk[3] = {(hsize_t)enc->chunk_rows, (hsize_t)in->W, (hsize_t)in->C};
+    return ds_create(s->gid, "sorted", s->type, 3, sdims, schunk, enc, &s->d, &unused, err);
+}
+
+int cuplas_h5_wstream_open(const char *tmp, const cuplas_h5grid *in, cuplas_h5_encoded *enc,
+                           cuplas_h5_wstream **out, cuplas_error *err)
+{
+    cuplas_h5_wstream *s = calloc(1, sizeof *s);
+    char cause[CAUSE_LEN];
+    int rc = 0;
+
+    *out = NULL;
+    if (!s || !(s->tmp = strdup(tmp))) {
+        free(s);
+        return cuplas_error_set(err, CUPLAS_ERR_NOMEM, "out of memory");
+    }
+    s->type = s->fapl = s->lcpl = s->gcpl = s->fid = s->gid = H5I_INVALID_HID;
+    s->d = (ds_ids)DS_NONE;
+    s->open_which = -1;
+    s->in = in;
+    s->enc = enc;
+    if (!enc->deflate || !cuplas_dtype_name(&in->type) || enc->H != in->H || enc->W != in->W ||
+        enc->C != in->C || enc->elem_size != in->elem_size)
+        CUPLAS_FAIL(err, CUPLAS_ERR_INTERNAL,
+                    "a streamed write needs compressed chunks of the grid that was encoded");
+    enc->raw_pending = 0;
+    /* the calls of write_encoded_to's on-disk path, in its order */
+    if ((s->type = (hid_t)cuplas_h5_type_create(&in->type)) < 0)
+        CUPLAS_FAIL(err, CUPLAS_ERR_INTERNAL, "cannot make the %s type (%s)", in->dtype,
+                    h5_cause(cause));
+    if ((s->fapl = H5Pcreate(H5P_FILE_ACCESS)) < 0 ||
+        H5Pset_fclose_degree(s->fapl, H5F_CLOSE_SEMI) < 0 ||
+        (s->fid = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, s->fapl)) < 0)
+        CUPLAS_FAIL(err, CUPLAS_ERR_OUTPUT, "cannot create %s (%s)", tmp, h5_cause(cause));
+    if ((s->lcpl = H5Pcreate(H5P_LINK_CREATE)) < 0 ||
+        H5Pset_create_intermediate_group(s->lcpl, 1) < 0 ||
+        (s->gcpl = H5Pcreate(H5P_GROUP_CREATE)) < 0 || H5Pset_obj_track_times(s->gcpl, 0) < 0 ||
+        (s->gid = H5Gcreate2(s->fid, in->dataset, s->lcpl, s->gcpl, H5P_DEFAULT)) < 0)
+        CUPLAS_FAIL(err, CUPLAS_ERR_OUTPUT, "cannot create group %s (%s)", in->dataset,
+                    h5_cause(cause));
+    CUPLAS_TRY(ws_create(s, 1, err));
+    *out = s;
+    return 0;
+fail:
+    cuplas_h5_wstream_abort(s);
+    return rc;
+}
+
+int cuplas_h5_wstream_put(cuplas_h5_wstream *s, size_t upto, cuplas_error *err)
+{
+    const cuplas_h5_encoded *e = s->enc;
+    size_t n = e->nchunks;
+    int rc = 0;
+
+    if (upto > 2 * n)
+        upto = 2 * n;
+    while (s->next < upto) {
+        if (s->next < n) {   /* index's chunks */
+            size_t to = upto < n ? upto : n;
+            CUPLAS_TRY(ds_put(&s->d, "index", e->index, e, s->next, to, err));
+            s->next = to;
+            continue;
+        }
+        if (s->open_which == 1) {   /* index done: then sorted, as write_encoded_to */
+            CUPLAS_TRY(ds_close(&s->d, "index", 0, err));
+            CUPLAS_TRY(ws_create(s, 0, err));
+        }
+        CUPLAS_TRY(ds_put(&s->d, "sorted", e->sorted, e, s->next - n, upto - n, err));
+        s->next = upto;
+    }
+fail:
+    return rc;
+}
+
+int cuplas_h5_wstream_close(cuplas_h5_wstream *s, const cuplas_result_meta *meta,
+                            cuplas_error *err)
+{
+    char cause[CAUSE_LEN];
+    int rc = 0;
+
+    if (s->next != 2 * s->enc->nchunks)
+        CUPLAS_FAIL(err, CUPLAS_ERR_INTERNAL, "a streamed write closed with %zu of %zu chunks",
+                    s->next, 2 * s->enc->nchunks);
+    if (s->open_which == 1) {   /* H = 0 cannot happen; kept for the order */
+        CUPLAS_TRY(ds_close(&s->d, "index", 0, err));
+        CUPLAS_TRY(ws_create(s, 0, err));
+    }
+    CUPLAS_TRY(ds_close(&s->d, "sorted", 0, err));
+    s->open_which = -1;
+    if (s->in->dropped)
+        CUPLAS_TRY(write_dropped(s->gid, s->in, err));
+    CUPLAS_TRY(write_attrs(s->gid, s->in, meta, err));
+    if (H5Gclose(s->gid) < 0)
+        CUPLAS_FAIL(err, CUPLAS_ERR_OUTPUT, "cannot close group (%s)", h5_cause(cause));
+    s->gid = H5I_INVALID_HID;
+    if (H5Fclose(s->fid) < 0)
+        CUPLAS_FAIL(err, CUPLAS_ERR_OUTPUT, "cannot close %s (%s)", s->tmp, h5_cause(cause));
+    s->fid = H5I_INVALID_HID;
+fail:
+    cuplas_h5_wstream_abort(s);
+    return rc;
+}
+
+void cuplas_h5_wstream_abort(cuplas_h5_wstream *s)
+{
+    if (!s)
+        return;
+    ds_close(&s->d, "", 1, NULL);
+    if (s->gid >= 0) H5Gclose(s->gid);
+    if (s->type >= 0) H5Tclose(s->type);
+    if (s->gcpl >= 0) H5Pclose(s->gcpl);
+    if (s->lcpl >= 0) H5Pclose(s->lcpl);
+    if (s->fid >= 0) H5Fclose(s->fid);
+    if (s->fapl >= 0) H5Pclose(s->fapl);
+    free(s->tmp);
+    free(s);
 }
 
 int cuplas_h5_write_encoded(const char *out_path, const cuplas_h5grid *in,

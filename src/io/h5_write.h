@@ -49,6 +49,24 @@ typedef struct cuplas_result_meta {
 int cuplas_h5_write_encoded_to(const char *tmp, const cuplas_h5grid *in, cuplas_h5_encoded *enc,
                                const cuplas_result_meta *meta, cuplas_error *err);
 
+/* A large compressed result written while its chunks are still being
+ * encoded (cuplas_h5_encode_run with progress, codec.h): the same HDF5
+ * calls in the same order as write_encoded_to's on-disk path, so the same
+ * bytes, split over several visits of the HDF5 thread so that other
+ * lanes' tasks run between them. open: create tmp, the group and
+ * `index`; put: store items [stored, upto) (index's chunks, then
+ * sorted's; `sorted` is created after index's last); close: attributes,
+ * `complete`, close the file, free s; abort: free s on any failure (the
+ * caller unlinks tmp). Only for files write_encoded_to would not build in
+ * memory (more than CUPLAS_H5_IMAGE_MAX_BYTES of encoded data). */
+typedef struct cuplas_h5_wstream cuplas_h5_wstream;
+int cuplas_h5_wstream_open(const char *tmp, const cuplas_h5grid *in, cuplas_h5_encoded *enc,
+                           cuplas_h5_wstream **s, cuplas_error *err);
+int cuplas_h5_wstream_put(cuplas_h5_wstream *s, size_t upto, cuplas_error *err);
+int cuplas_h5_wstream_close(cuplas_h5_wstream *s, const cuplas_result_meta *meta,
+                            cuplas_error *err);
+void cuplas_h5_wstream_abort(cuplas_h5_wstream *s);
+
 /* One-thread tools: write_encoded_to + write_raw + publish (with fsync)
  * at out_path, after checking its folder. Does not free enc. */
 int cuplas_h5_write_encoded(const char *out_path, const cuplas_h5grid *in, cuplas_h5_encoded *enc,

@@ -8,7 +8,10 @@
 #include <stdint.h>
 
 #include "eval/codec.h"
+#include "io/codec.h"
 #include "io/grid.h"
+#include "io/h5_thread.h"
+#include "io/h5_write.h"
 #include "io/ply.h"
 #include "pipeline/runner.h"
 #include "util/pool.h"
@@ -35,6 +38,7 @@ typedef struct job_ctx {
     char *eval_json;              /* eval: the `eval` attribute, or NULL    */
     cuplas_buf png;               /* eval: the preview PNG, size 0 = none   */
     char *images_tmp;             /* eval: eval.images' folder, not yet published */
+    int give_back;                /* the lane's GPU failed to start: requeue */
 } job_ctx;
 
 /* eval (eval.enabled, output.preview): the result measured and drawn on
@@ -42,5 +46,20 @@ typedef struct job_ctx {
 void cuplas_stage_eval(job_ctx *j);
 /* After the result is published: its preview and eval images. */
 void cuplas_stage_publish_extras(job_ctx *j);
+
+/* Run fn(arg) on the HDF5 thread; the job's time queued and in HDF5
+ * add up (stages.c). */
+void cuplas_job_h5_visit(job_ctx *j, cuplas_h5task_fn fn, void *arg);
+
+/* write, for a compressed result of more than CUPLAS_H5_IMAGE_MAX_BYTES
+ * raw (stage_write_stream.c): encode the result while the HDF5 thread
+ * stores its chunks. 0 with *enc (every chunk encoded) and either *tmp,
+ * the temp file written and closed (left: write_raw, publish), or *tmp
+ * NULL when the encoded data fits an in-memory file (left: the one-visit
+ * write, as before). encode_s is set from t0. On failure nothing is left
+ * behind. */
+int cuplas_stage_write_streamed(job_ctx *j, const cuplas_result_meta *meta,
+                                cuplas_h5_encoded **enc, char **tmp, double t0,
+                                cuplas_error *e);
 
 #endif

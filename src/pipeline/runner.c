@@ -31,6 +31,8 @@
 #include "io/h5_lib.h"
 #include "io/h5_thread.h"
 #include "io/publish.h"
+#include "pipeline/gpu_warm.h"
+#include "pipeline/lane_init.h"
 #include "pipeline/stages.h"
 #include "util/clock.h"
 #include "util/threads.h"
@@ -89,10 +91,27 @@ const char *cuplas_job_state_name(cuplas_job_state s)
 
 /* ------------------------------------------------------------------ queue */
 
-/* Take the next pending job; -1 when the queue is empty or cancelled. */
-static int take_job(cuplas_runner *r)
+/* A job a lane gave back (its GPU failed to start), or -1; under lane_mu. */
+static int given_back(cuplas_runner *r)
+{
+    return r->ngiven_back > 0 && !r->cancel ? r->given_back[--r->ngiven_back] : -1;
+}
+
+/* Take the next pending job; -1 when the queue is empty or cancelled. A
+ * lane whose GPU start-up failed takes none; a lane that finds the queue
+ * empty waits while another lane's start-up is pending, since that lane
+ * may yet give its job back. */
+static int take_job(cuplas_runner *r, cuplas_worker *w)
 {
     int i = -1;
+
+    if (w->init_done < 0)
+        return -1;
+    pthread_mutex_lock(&r->lane_mu);
+    i = given_back(r);
+    pthread_mutex_unlock(&r->lane_mu);
+    if (i >= 0)
+        return i;
     cuplas_lock_take(&r->queue_lock);
     while (!r->cancel && r->next < r->jobs->n) {
         int k = r->next++;
@@ -102,7 +121,25 @@ static int take_job(cuplas_runner *r)
         }
     }
     cuplas_lock_give(&r->queue_lock);
+    if (i >= 0 || w->gpu < 0)
+        return i;
+    /* nothing left: this lane's own start-up first (it may have failed),
+       then the others' */
+    if (!w->init_done && cuplas_lane_ready(r, w) != 0)
+        return -1;
+    pthread_mutex_lock(&r->lane_mu);
+    while ((i = given_back(r)) < 0 && r->inits_pending > 0 && !r->cancel)
+        pthread_cond_wait(&r->lane_cv, &r->lane_mu);
+    pthread_mutex_unlock(&r->lane_mu);
     return i;
+}
+
+void cuplas_runner_give_back(cuplas_runner *r, int i)
+{
+    pthread_mutex_lock(&r->lane_mu);
+    r->given_back[r->ngiven_back++] = i;
+    pthread_cond_broadcast(&r->lane_cv);
+    pthread_mutex_unlock(&r->lane_mu);
 }
 
 /* "[#####.....] 12/64 datasets, 3.1 grids/s, ETA 17 s; level 40/122" on
@@ -121,7 +158,8 @@ static void progress_draw(cuplas_runner *r, int done)
                                   " ETA %.0f s", bar, done, n, rate,
                                   rate > 0 ? (n - done) / rate : 0.0);
     /* racy reads of counters other threads write: a display, never a
-       decision; a GPU sort's levels count only when it ends */
+       decision; a GPU sort of up to 2^22 cells counts its levels only
+       when it ends (cuda/sort_gpu.cu) */
     for (int k = 0; k < r->nworkers && shown < 3 && len < sizeof text - 40; k++) {
         int i = r->workers[k].sorting - 1;
         if (i < 0 || i >= n)
@@ -217,80 +255,107 @@ static void ticker_stop(cuplas_runner *r)
 
 /* ------------------------------------------------------------- workers */
 
+/* The end of a job: the run's first start and last end, for run_timing. */
+static void job_ended(cuplas_runner *r, double t0)
+{
+    double t = cuplas_now_s();
+    cuplas_lock_take(&r->queue_lock);
+    if (!r->t_first_job || t0 < r->t_first_job)
+        r->t_first_job = t0;
+    if (t > r->t_last_job)
+        r->t_last_job = t;
+    cuplas_lock_give(&r->queue_lock);
+    progress(r);
+}
+
 static void cpu_worker(cuplas_runner *r, int wi)
 {
     int i;
-    while ((i = take_job(r)) >= 0) {
+    while ((i = take_job(r, &r->workers[wi])) >= 0) {
+        double t0 = cuplas_now_s();
         cuplas_job_run(r, wi, NULL, i);
-        progress(r);
+        job_ended(r, t0);
     }
     cuplas_worker_buffers_free(&r->workers[wi]);
 }
 
 #ifdef HAVE_CUDA
-static void gpu_worker(cuplas_runner *r, int wi, cuplas_gpu_order *order)
+int cuplas_lane_ready(cuplas_runner *r, cuplas_worker *w)
+{
+    int rc = -1;
+
+    if (w->init_done)
+        return w->init_done > 0 ? 0 : -1;
+    if (r->inits && r->inits[w->dev])
+        rc = cuplas_lanes_init_wait(r->inits[w->dev], w->lane, &w->ctx, &w->init_wait_s,
+                                    &w->err);
+    else
+        cuplas_error_set(&w->err, CUPLAS_ERR_NOMEM, "out of memory starting the GPU lanes");
+    pthread_mutex_lock(&r->lane_mu);
+    w->init_done = rc == 0 ? 1 : -1;
+    r->inits_pending--;
+    pthread_cond_broadcast(&r->lane_cv);
+    pthread_mutex_unlock(&r->lane_mu);
+    if (rc == 0) {
+        snprintf(w->name, sizeof w->name, "%s", cuplas_gpu_name(w->ctx));
+        return 0;
+    }
+    char buf[1100], text[1200];
+    snprintf(text, sizeof text, "cuplas: error: %s (this GPU takes no jobs)",
+             cuplas_error_format(&w->err, buf, sizeof buf));
+    cuplas_log_event(r->log, CUPLAS_LOG_ERROR, "worker_failed", text,
+                     CUPLAS_LF_I("gpu", w->gpu), CUPLAS_LF_S("error", w->err.msg), NULL);
+    return -1;
+}
+
+static void gpu_worker(cuplas_runner *r, int wi)
 {
     cuplas_worker *w = &r->workers[wi];
-    cuplas_gpu_ctx *ctx = NULL;
     int i;
 
     char tname[16];
     snprintf(tname, sizeof tname, "cuplas-g%d.%d", w->gpu, w->lane);
     pthread_setname_np(pthread_self(), tname);
-    if (cuplas_gpu_ctx_init(&ctx, w->gpu, &w->err) != 0) {
-        char buf[1100], text[1200];
-        snprintf(text, sizeof text, "cuplas: error: %s (this GPU takes no jobs)",
-                 cuplas_error_format(&w->err, buf, sizeof buf));
-        cuplas_log_event(r->log, CUPLAS_LOG_ERROR, "worker_failed", text,
-                         CUPLAS_LF_I("gpu", w->gpu), CUPLAS_LF_S("error", w->err.msg), NULL);
-        return;
+    /* the lane reads its first grid while its context is made; the job
+       waits for it before its sort (stages.c) */
+    while ((i = take_job(r, w)) >= 0) {
+        double t0 = cuplas_now_s();
+        if (cuplas_job_run(r, wi, w->ctx, i) == 0)
+            job_ended(r, t0);
     }
-    snprintf(w->name, sizeof w->name, "%s", cuplas_gpu_name(ctx));
-    cuplas_gpu_ctx_set_order(ctx, order);
-    while ((i = take_job(r)) >= 0) {
-        cuplas_job_run(r, wi, ctx, i);
-        progress(r);
-    }
+    if (!w->init_done)
+        cuplas_lane_ready(r, w);   /* the context is made: it is the lane's to free */
     cuplas_worker_buffers_free(w);
-    cuplas_gpu_ctx_free(ctx);
+    cuplas_gpu_ctx_free(w->ctx);
+    w->ctx = NULL;
     cuplas_gpu_admit_leave(&r->gates[w->dev], &w->held);
 }
 
-/* The thread that owns GPU number dev: sizes its memory budget, then runs
- * its lanes as nested threads. Large grids' host loops run on the
- * runner's pool, small grids' on their lane alone (one OpenMP thread: a
- * team of a few threads per microsecond loop costs more than it saves);
- * a sort that falls back to the CPU gets the lane's share of the cores. */
+/* The thread that owns GPU number dev: its lanes start reading at once,
+ * while lane_init makes their contexts, the memory budget and the order.
+ * Large grids' host loops run on the runner's pool, small grids' on their
+ * lane alone (one OpenMP thread: a team of a few threads per microsecond
+ * loop costs more than it saves); a sort that falls back to the CPU gets
+ * the lane's share of the cores. */
 static void gpu_device(cuplas_runner *r, int dev)
 {
-    size_t fr = 0, tot = 0;
-    int first = dev * r->lanes, gpu = r->workers[first].gpu;
-    cuplas_gpu_ctx *probe = NULL;
-    cuplas_gpu_order *order = NULL;   /* without one, sorts interleave */
-    cuplas_error e;
-
-    cuplas_error_clear(&e);
-    if (cuplas_gpu_ctx_init(&probe, gpu, &e) == 0) {
-        cuplas_gpu_mem_info(probe, &fr, &tot);
-        cuplas_gpu_ctx_free(probe);
-        cuplas_gpu_order_create(&order, gpu, &e);
-    }
-    /* leave room for the lanes' CUDA contexts and the runtime */
-    r->gates[dev].budget = fr > ((size_t)1 << 30) ? (fr - ((size_t)1 << 29)) / 10 * 9 : fr / 2;
-    if (r->cfg->backend.memory_limit_mb > 0 &&
-        ((size_t)r->cfg->backend.memory_limit_mb << 20) < r->gates[dev].budget)
-        r->gates[dev].budget = (size_t)r->cfg->backend.memory_limit_mb << 20;
+    int first = dev * r->lanes;
 #ifdef _OPENMP
     #pragma omp parallel num_threads(r->lanes)
     {
         omp_set_num_threads(1);
-        gpu_worker(r, first + omp_get_thread_num(), order);
+        gpu_worker(r, first + omp_get_thread_num());
     }
 #else
     for (int k = 0; k < r->lanes; k++) /* no OpenMP: lanes take turns */
-        gpu_worker(r, first + k, order);
+        gpu_worker(r, first + k);
 #endif
-    cuplas_gpu_order_free(order);
+}
+#else
+int cuplas_lane_ready(cuplas_runner *r, cuplas_worker *w)
+{
+    (void)r, (void)w;
+    return -1;
 }
 #endif
 
@@ -362,7 +427,10 @@ int cuplas_runner_init(cuplas_runner *r, const cuplas_config *cfg, const cuplas_
     r->jobs = jobs;
     r->log = log;
     cuplas_lock_init(&r->queue_lock);
-    if (!(r->results = calloc((size_t)jobs->n + 1, sizeof *r->results)))
+    pthread_mutex_init(&r->lane_mu, NULL);
+    pthread_cond_init(&r->lane_cv, NULL);
+    if (!(r->results = calloc((size_t)jobs->n + 1, sizeof *r->results)) ||
+        !(r->given_back = calloc((size_t)jobs->n + 1, sizeof *r->given_back)))
         CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
     for (int i = 0; i < jobs->n; i++) {
         r->results[i].worker = -1;
@@ -374,7 +442,8 @@ int cuplas_runner_init(cuplas_runner *r, const cuplas_config *cfg, const cuplas_
     cuplas_h5_tune();
 
 #ifdef HAVE_CUDA
-    ngpu = cuplas_gpu_count();
+    if (b->device != CUPLAS_DEVICE_CPU)   /* a CPU run never starts the driver */
+        ngpu = cuplas_gpu_count();
 #endif
     r->use_gpu = b->device == CUPLAS_DEVICE_GPU || (b->device == CUPLAS_DEVICE_AUTO && ngpu > 0);
     if (r->use_gpu && ngpu == 0) {
@@ -412,6 +481,30 @@ int cuplas_runner_init(cuplas_runner *r, const cuplas_config *cfg, const cuplas_
 fail:
     cuplas_runner_free(r);
     return rc;
+}
+
+/* Where the process's time went, as a debug event (logging.level: debug):
+ * start-up (command start -> first job), planning, the GPU contexts made
+ * ahead, the longest a lane waited for its GPU before its first sort, and
+ * teardown (last job ended -> the run returned). */
+static void log_timing(cuplas_runner *r)
+{
+    double wait = 0, startup = r->t_main > 0 && r->t_first_job > 0 ? r->t_first_job - r->t_main
+                                                                    : 0;
+    double driver, warm = cuplas_gpu_warm_seconds(r->warm, &driver);   /* -1: none */
+    char text[320];
+    for (int k = 0; k < r->nworkers; k++)
+        wait = r->workers[k].init_wait_s > wait ? r->workers[k].init_wait_s : wait;
+    snprintf(text, sizeof text, "cuplas: timing: start-up %.3f s (plan %.3f s; made ahead: "
+             "driver %.3f s, GPU contexts %.3f s), first sort waited %.3f s for its GPU, "
+             "teardown %.3f s", startup, r->plan_s, driver, warm, wait, r->teardown_s);
+    cuplas_log_event(r->log, CUPLAS_LOG_DEBUG, "run_timing", text,
+                     CUPLAS_LF_D("startup_s", startup), CUPLAS_LF_D("plan_s", r->plan_s),
+                     CUPLAS_LF_D("driver_init_s", driver),
+                     CUPLAS_LF_D("device_init_s", warm),
+                     CUPLAS_LF_D("first_sort_wait_s", wait),
+                     CUPLAS_LF_D("teardown_s", r->teardown_s),
+                     CUPLAS_LF_D("run_s", r->wall_s), NULL);
 }
 
 int cuplas_runner_run(cuplas_runner *r, cuplas_error *err)
@@ -460,7 +553,12 @@ int cuplas_runner_run(cuplas_runner *r, cuplas_error *err)
 #ifdef HAVE_CUDA
     else if (cuplas_pool_create(host_threads(r->cfg), &r->pool, err) != 0) {
         rc = (int)err->code;
+    } else if (!(r->inits = calloc((size_t)r->ndev, sizeof *r->inits))) {
+        rc = cuplas_error_set(err, CUPLAS_ERR_NOMEM, "out of memory");
     } else {
+        r->inits_pending = r->nworkers;
+        for (int d = 0; d < r->ndev; d++)   /* contexts made while the lanes read */
+            r->inits[d] = cuplas_lanes_init_start(r, d);
 #ifdef _OPENMP
         int share = omp_get_num_procs() / (r->ndev * r->lanes);
         r->fallback_threads = share > 1 ? share : 1;
@@ -477,6 +575,10 @@ int cuplas_runner_run(cuplas_runner *r, cuplas_error *err)
 #endif
         for (int k = 0; k < r->nworkers; k++)
             started |= r->workers[k].err.code == CUPLAS_OK;
+        for (int d = 0; d < r->ndev; d++)
+            cuplas_lanes_init_free(r->inits[d]);
+        free(r->inits);
+        r->inits = NULL;
         cuplas_pool_free(r->pool);
         r->pool = NULL;
     }
@@ -487,6 +589,8 @@ int cuplas_runner_run(cuplas_runner *r, cuplas_error *err)
     r->h5 = NULL;
     sync_outputs(r);
     r->wall_s = cuplas_now_s() - t0;
+    r->teardown_s = r->t_last_job > 0 ? cuplas_now_s() - r->t_last_job : 0;
+    log_timing(r);
     if (!started && rc == 0) {
         *err = r->workers[0].err;
         rc = err->code ? (int)err->code : CUPLAS_ERR_NODEVICE;
@@ -586,6 +690,10 @@ void cuplas_runner_free(cuplas_runner *r)
         free(r->results[i].preview);
     }
     free(r->results);
+    free(r->given_back);
+    r->given_back = NULL;
+    pthread_cond_destroy(&r->lane_cv);
+    pthread_mutex_destroy(&r->lane_mu);
     free(r->workers);
     for (int d = 0; r->gates && d < r->ndev; d++)
         cuplas_gpu_admit_free(&r->gates[d]);

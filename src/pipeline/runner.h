@@ -16,6 +16,8 @@
 #ifndef CUPLAS_RUNNER_H
 #define CUPLAS_RUNNER_H
 
+#include <pthread.h>
+
 #include "config/config.h"
 #include "pipeline/gpu_admit.h"
 #include "util/error.h"
@@ -77,6 +79,10 @@ typedef struct cuplas_worker {
     cuplas_error err;          /* the worker could not start (GPU init)      */
     volatile int sorting;      /* 1 + the job it is sorting now, or 0: read
                                   by the progress line's ticker              */
+    /* a GPU lane's context, made while it reads its first grid (lane_init.h) */
+    struct cuplas_gpu_ctx *ctx;  /* NULL until the lane has waited for it    */
+    int init_done;             /* waited: 1 ready, -1 failed (takes no jobs) */
+    double init_wait_s;        /* how long it waited, before its first sort  */
 } cuplas_worker;
 
 typedef struct cuplas_runner {
@@ -104,6 +110,20 @@ typedef struct cuplas_runner {
     int64_t pin_id;              /* (cuplas_h5_pin), or -1                    */
     char cpu_name[128];
     double wall_s;
+    /* GPU lanes start-up (lane_init.h): per device, and the jobs a lane
+       whose GPU failed gave back; lanes wait on lane_mu for them while
+       another lane's start-up is pending */
+    struct cuplas_lanes_init **inits;
+    int *given_back, ngiven_back, inits_pending;
+    pthread_mutex_t lane_mu;
+    pthread_cond_t lane_cv;
+    /* where a process's time goes (the run_timing log event): the caller
+       sets t_main (when the command started, cuplas_now_s), plan_s (jobs
+       planned) and warm (the GPU contexts made ahead, gpu_warm.h, or NULL) */
+    double t_main, plan_s;
+    struct cuplas_gpu_warm *warm;
+    double t_first_job, t_last_job;   /* first job started, last ended   */
+    double teardown_s;                /* last job ended -> run returned   */
 } cuplas_runner;
 
 /*
@@ -113,6 +133,13 @@ typedef struct cuplas_runner {
  */
 int cuplas_runner_init(cuplas_runner *r, const cuplas_config *cfg, const cuplas_jobs *jobs,
                        cuplas_log *log, cuplas_error *err);
+
+/* Lane w's GPU context before its first sort: 0 (w->ctx set), or -1
+ * when it could not be made (logged; the lane takes no more jobs and the
+ * caller gives its job back, cuplas_runner_give_back). */
+int cuplas_lane_ready(cuplas_runner *r, cuplas_worker *w);
+/* Job i goes back to the queue, for another lane. */
+void cuplas_runner_give_back(cuplas_runner *r, int i);
 
 /* Run every job. Returns 0, or CUPLAS_ERR_NODEVICE if no worker could
  * start (fatal); job failures are in results, not in the return value. */

@@ -151,8 +151,7 @@ static void log_result(cuplas_runner *r, const cuplas_job *job, const cuplas_job
 
 /* ------------------------------------------------------ the HDF5 thread */
 
-/* Run fn(arg) on the HDF5 thread; the job's time queued and in HDF5 add up. */
-static void h5_visit(job_ctx *j, cuplas_h5task_fn fn, void *arg)
+void cuplas_job_h5_visit(job_ctx *j, cuplas_h5task_fn fn, void *arg)
 {
     double wait = 0, run = 0;
     cuplas_h5exec_run(j->r->h5, fn, arg, &wait, &run);
@@ -283,7 +282,7 @@ static int stage_read(job_ctx *j, int *skip, cuplas_error *e)
     read_task task = {.j = j, .e = e};
     int rc;
 
-    h5_visit(j, read_run, &task);
+    cuplas_job_h5_visit(j, read_run, &task);
     *skip = task.skip;
     if ((rc = task.rc) != 0 || *skip)
         return rc;
@@ -606,7 +605,7 @@ static int stage_write(job_ctx *j, cuplas_error *e)
     double t = cuplas_now_s();
     char *params = NULL, *tmp = NULL, *ply_tmp = NULL, device[256];
     cuplas_h5_encoded *enc = NULL;
-    int rc = 0;
+    int rc = 0, streamed = 0;
 
     if (j->empty)
         CUPLAS_TRY(and_after_padded(j, &res->and_after, e));
@@ -632,21 +631,34 @@ static int stage_write(job_ctx *j, cuplas_error *e)
     };
     /* gather, shuffle and deflate here; on the HDF5 thread, the file's
        metadata and (compressed) chunks; uncompressed data, fsync and
-       rename here again */
-    CUPLAS_TRY(cuplas_h5_encode_result(&j->g, j->index, &cfg->output, &j->w->io,
-                                       cfg->output.deflate > 0 ? j->r->pool : j->pool, &enc, e));
-    res->encode_s = cuplas_now_s() - t;
+       rename here again. A large compressed result overlaps the two. */
+    if (cfg->output.deflate > 0 &&
+        (size_t)(j->g.H * j->g.W) * (j->g.elem_size * (size_t)j->g.C + 4) >
+            CUPLAS_H5_IMAGE_MAX_BYTES) {
+        CUPLAS_TRY(cuplas_stage_write_streamed(j, &meta, &enc, &tmp, t, e));
+        streamed = tmp != NULL;
+    } else {
+        CUPLAS_TRY(cuplas_h5_encode_result(&j->g, j->index, &cfg->output, &j->w->io,
+                                           cfg->output.deflate > 0 ? j->r->pool : j->pool, &enc,
+                                           e));
+        res->encode_s = cuplas_now_s() - t;
+    }
     /* the sorted PLY first, published just before the HDF5 result, whose
        `complete` attribute is what a rerun trusts */
     if (job->ply_out && (rc = write_ply(j, &ply_tmp, e)) != 0) {
         cuplas_error_where(e, "%s", job->ply_out);
+        if (streamed)
+            unlink(tmp);
         goto fail;
     }
-    if (!(tmp = cuplas_tmp_create(job->output, e))) {
+    if (!tmp && !(tmp = cuplas_tmp_create(job->output, e))) {
         rc = e->code ? (int)e->code : CUPLAS_ERR_OUTPUT;
     } else {
         write_task task = {.j = j, .tmp = tmp, .enc = enc, .meta = &meta, .e = e};
-        h5_visit(j, write_run, &task);
+        if (streamed)
+            task.rc = 0;   /* written and closed already */
+        else
+            cuplas_job_h5_visit(j, write_run, &task);
         if ((rc = task.rc) == 0)
             rc = cuplas_h5_write_raw(tmp, enc, j->pool, e);
         /* the scene's PLY first: a result whose name exists is complete */
@@ -724,6 +736,13 @@ static int run_stages(job_ctx *j, cuplas_error *e)
         return 0;
     }
     CUPLAS_TRY(stage_prep(j, e));
+    if (j->w->gpu >= 0 && !j->gpu) {   /* the lane's context, made meanwhile */
+        if (cuplas_lane_ready(j->r, j->w) != 0) {
+            j->give_back = 1;
+            return -1;
+        }
+        j->gpu = j->w->ctx;
+    }
     CUPLAS_TRY(stage_sort(j, e));
     cuplas_stage_eval(j);
     CUPLAS_TRY(stage_write(j, e));
@@ -733,7 +752,7 @@ fail:
     return rc;
 }
 
-void cuplas_job_run(cuplas_runner *r, int wi, struct cuplas_gpu_ctx *gpu, int i)
+int cuplas_job_run(cuplas_runner *r, int wi, struct cuplas_gpu_ctx *gpu, int i)
 {
     cuplas_worker *w = &r->workers[wi];
     job_ctx j = {.r = r, .w = w, .gpu = gpu, .job = &r->jobs->v[i], .res = &r->results[i]};
@@ -748,7 +767,7 @@ void cuplas_job_run(cuplas_runner *r, int wi, struct cuplas_gpu_ctx *gpu, int i)
     cuplas_log_event(r->log, CUPLAS_LOG_DEBUG, "job_start", NULL,
                      CUPLAS_LF_S("file", j.job->file), CUPLAS_LF_S("dataset", j.job->dataset),
                      CUPLAS_LF_I("gpu", w->gpu), NULL);
-    if (run_stages(&j, &e) != 0) {
+    if (run_stages(&j, &e) != 0 && !j.give_back) {
         res->err = e;
         res->state = e.code == CUPLAS_ERR_INTERRUPTED ? CUPLAS_JOB_CANCELLED : CUPLAS_JOB_FAILED;
     }
@@ -764,8 +783,16 @@ void cuplas_job_run(cuplas_runner *r, int wi, struct cuplas_gpu_ctx *gpu, int i)
         free(j.images_tmp);
     }
     cuplas_h5grid_free(&j.g);   /* no HDF5 call: the grid holds none */
+    if (j.give_back) {   /* this lane's GPU could not start: another lane's job */
+        memset(res, 0, sizeof *res);
+        res->worker = -1;
+        res->gpu = -1;
+        cuplas_runner_give_back(r, i);
+        return -1;
+    }
     res->total_s = cuplas_now_s() - t0;
     w->jobs++;
     w->busy_s += res->total_s;
     log_result(r, j.job, res);
+    return 0;
 }

@@ -22,9 +22,12 @@ extern "C" {
 struct cuplas_gpu_ctx;
 
 /* Run job i on worker wi (gpu: that lane's device context, NULL for the
- * CPU worker): fills r->results[i] (state, error, metrics, timings) and
- * logs its event. Never exits; a failure ends only this job. */
-void cuplas_job_run(cuplas_runner *r, int wi, struct cuplas_gpu_ctx *gpu, int i);
+ * CPU worker, or for a GPU lane whose context is still being made: the
+ * job waits for it before its sort): fills r->results[i] (state, error,
+ * metrics, timings) and logs its event. Never exits; a failure ends only
+ * this job. Returns 0, or -1 when the lane's GPU could not start and the
+ * job went back to the queue untouched (cuplas_runner_give_back). */
+int cuplas_job_run(cuplas_runner *r, int wi, struct cuplas_gpu_ctx *gpu, int i);
 
 /* The `job_failed` event of a failed job (also for jobs that failed while
  * planning). */

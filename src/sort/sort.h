@@ -30,7 +30,9 @@ typedef struct cuplas_sort_target {
                                    count before the levels run, for a
                                    progress display that reads st->levels
                                    (the CPU sorter counts it up level by
-                                   level; a GPU sort sets it at its end) */
+                                   level, a GPU sort of more than 2^22
+                                   cells as each level's kernel ends; a
+                                   smaller GPU sort sets it at its end) */
 } cuplas_sort_target;
 
 /* x: N x C features (normalised and weighted). index: N gather entries. */

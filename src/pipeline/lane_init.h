@@ -1,0 +1,36 @@
+/*
+ * lane_init.h - one GPU's lanes made ready on a thread of their own, while
+ * the lanes already read and prepare their first grids. Private to
+ * src/pipeline/ (runner.c).
+ *
+ * What a lane needs before its first sort, and what this thread makes:
+ * the device's memory budget (the admission gate), the device's sort
+ * order, and per lane a context (stream, events) with its pinned buffers
+ * sized from the plan. A lane waits for its own context
+ * only when it is about to sort (cuplas_lanes_init_wait).
+ */
+#ifndef CUPLAS_LANE_INIT_H
+#define CUPLAS_LANE_INIT_H
+
+#include "pipeline/runner.h"
+
+struct cuplas_gpu_ctx;
+typedef struct cuplas_lanes_init cuplas_lanes_init;
+
+/* Start making device dev's lanes (r->lanes of them, workers dev*lanes
+ * ...), each with pinned buffers sized from the plan for the grid it will
+ * likely take first (the list is largest grid first). Without a thread
+ * they are made here; NULL only when out of memory. */
+cuplas_lanes_init *cuplas_lanes_init_start(cuplas_runner *r, int dev);
+
+/* Wait for lane's context: 0 with *ctx (the lane's to free), or the error
+ * in *err (the lane takes no jobs). Each lane calls it once; *waited_s
+ * gets the time spent waiting. */
+int cuplas_lanes_init_wait(cuplas_lanes_init *li, int lane, struct cuplas_gpu_ctx **ctx,
+                           double *waited_s, cuplas_error *err);
+
+/* Join the thread and free li with the device's sort order; every lane
+ * has waited (its context is its own). */
+void cuplas_lanes_init_free(cuplas_lanes_init *li);
+
+#endif
