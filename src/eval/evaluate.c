@@ -280,9 +280,11 @@ static void json_image_bytes(FILE *f, const cuplas_eval_result *r)
                 continue;
             fprintf(f, "%s\"%s\": {", first ? "" : ", ", cuplas_codec_name((cuplas_codec)c));
             first = 0;
-            for (int i = 0; i < r->nimages; i++)
-                fprintf(f, "%s\"%s\": %lld", i ? ", " : "", r->image_name[i],
-                        (long long)r->image_bytes[k][c][i]);
+            for (int i = 0; i < r->nimages; i++) {
+                fputs(i ? ", " : "", f);
+                cuplas_json_write_str(f, r->image_name[i]);
+                fprintf(f, ": %lld", (long long)r->image_bytes[k][c][i]);
+            }
             fputc('}', f);
         }
         fputc('}', f);
