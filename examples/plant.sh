@@ -1,7 +1,8 @@
 #!/bin/bash
 # plant.sh - a real 3DGS capture end to end with one command: sort the plant
-# scene (113,648 splats, antimatter15 .splat) with the SOG preset's
-# channels and transforms, on a padded auto grid, and write both the HDF5
+# scene (113,648 splats, antimatter15 .splat) with SOG's own channels and
+# transforms (configs/sog.yaml adds the rotation and weights tuned for
+# compressed bytes), on a padded auto grid, and write both the HDF5
 # result and the sorted scene as a graphdeco PLY.
 #
 # Scene: "plant" by Marcel Padilla (github.com/marcelpadilla/splats),

@@ -104,7 +104,25 @@ static void test_eval_json_and_images(void **state)
             assert_int_equal(count, 3);
             assert_int_equal((int64_t)cuplas_json_get_num(cuplas_json_get(bytes, order), codec, -1),
                              sum);
+            /* image_bytes: each file's own size, in the scheme's image order */
+            const cuplas_json *per = cuplas_json_get(
+                cuplas_json_get(cuplas_json_get(doc, "image_bytes"), order), codec);
+            assert_non_null(per);
+            assert_int_equal(per->type, CUPLAS_JSON_OBJECT);
+            assert_int_equal(per->n, 3);
+            for (int i = 0; i < per->n; i++) {
+                char file[PATH_MAX + 160];
+                struct stat st;
+                snprintf(file, sizeof file, "%s/%s.%s", dir, per->keys[i], codec);
+                assert_int_equal(stat(file, &st), 0);
+                assert_int_equal((int64_t)per->items[i].number, (int64_t)st.st_size);
+            }
         }
+    /* the images are named in the scheme's order: plain_000 .. plain_002 */
+    const cuplas_json *ps = cuplas_json_get(cuplas_json_get(cuplas_json_get(doc, "image_bytes"),
+                                                            "sorted"), "png");
+    assert_string_equal(ps->keys[0], "plain_000");
+    assert_string_equal(ps->keys[2], "plain_002");
     /* the sorted images are the plain codes of the result's sorted grid */
     char path[PATH_MAX + 128];
     cuplas_h5_result r;
@@ -145,7 +163,14 @@ static void test_eval_json_and_images(void **state)
     assert_int_equal(tu_sh(f, "\"$B\" eval out.h5"), 0);
     assert_non_null(js = tu_slurp(f, "out.txt", NULL));
     assert_non_null(strstr(js, "morton"));
+    assert_non_null(strstr(js, "plain_001"));   /* the per-image table */
     free(js);
+    /* --webp-method: a lower effort is accepted and recorded, 0..6 only */
+    assert_int_equal(tu_sh(f, "\"$B\" eval out.h5 --codecs webp --webp-method 2 --json"), 0);
+    assert_non_null(js = tu_slurp(f, "out.txt", NULL));
+    assert_non_null(strstr(js, "\"webp_method\": 2"));
+    free(js);
+    assert_int_equal(tu_sh(f, "\"$B\" eval out.h5 --webp-method 7"), 2);
     assert_int_equal(tu_sh(f, "\"$B\" eval out.h5 --images imgs"), 2);   /* not empty */
     assert_int_equal(tu_sh(f, "\"$B\" eval out.h5 --scheme sog"), 2);    /* no names */
     assert_int_equal(tu_sh(f, "\"$B\" eval out.h5 --codecs gif"), 2);

@@ -99,7 +99,8 @@ int cuplas_cli_print_plan(FILE *out, const cuplas_config *cfg, const cuplas_jobs
         cuplas_error_clear(&e);
         if (j->err.code) {
             e = j->err;
-        } else if (cuplas_job_channels(cfg, j->C, &use, &nuse, &e) == 0) {
+        } else if (j->use /* resolved by name while planning, weights checked there */ ||
+                   cuplas_job_channels(cfg, j->C, &use, &nuse, &e) == 0) {
             char *slash = strrchr(j->output, '/');
             char *dir = slash ? strndup(j->output, (size_t)(slash - j->output)) : strdup(".");
             const char *p = dir ? dir_problem(dir[0] ? dir : "/", why, sizeof why) : NULL;

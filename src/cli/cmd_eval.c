@@ -55,6 +55,8 @@ static const char eval_help[] =
     "                      range), sog or gsplat (need channels x, y, z, ...)\n"
     "  --dpq-p P           the p of DPQ_p (default 16)\n"
     "  --seed N            seed of the random order (default 0)\n"
+    "  --webp-method N     WebP effort 0..6 (default 6: the smallest files,\n"
+    "                      several times slower than 4)\n"
     "  --names LIST        channel names, comma-separated, one per channel, for\n"
     "                      a result without a channel_names attribute (e.g.\n"
     "                      x,y,z,f_dc_0,... for sog and gsplat); they replace\n"
@@ -181,7 +183,7 @@ static int cmd_eval(int argc, char **argv)
         {"json", no_argument, NULL, 'j'},       {"images", required_argument, NULL, 'i'},
         {"codecs", required_argument, NULL, 'c'}, {"scheme", required_argument, NULL, 's'},
         {"dpq-p", required_argument, NULL, 'p'},  {"seed", required_argument, NULL, 'S'},
-        {"names", required_argument, NULL, 'n'},
+        {"names", required_argument, NULL, 'n'},  {"webp-method", required_argument, NULL, 'w'},
         {"help", no_argument, NULL, 'h'},       {NULL, 0, NULL, 0},
     };
     cuplas_eval_opts o;
@@ -196,6 +198,7 @@ static int cmd_eval(int argc, char **argv)
 
     cuplas_error_clear(&err);
     cuplas_eval_opts_default(&o);
+    o.per_image = 1;
     optind = 0;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (c) {
@@ -220,6 +223,12 @@ static int cmd_eval(int argc, char **argv)
                 return cuplas_cli_usage("eval", "--dpq-p wants a number >= 1, got '%s'", optarg);
             break;
         }
+        case 'w':
+            if (cuplas_cli_int(optarg, 0, 6, &v) != 0)
+                return cuplas_cli_usage("eval", "--webp-method wants an integer in [0, 6], got "
+                                        "'%s'", optarg);
+            o.codec.webp_method = (int)v;
+            break;
         case 'S':
             if (cuplas_cli_int(optarg, 0, INT64_MAX, &v) != 0)
                 return cuplas_cli_usage("eval", "--seed wants an integer >= 0, got '%s'", optarg);

@@ -185,6 +185,13 @@ int cuplas_evaluate(const double *items, int64_t N, int C, const char *const *na
         }
     }
     res->nimages = imgs[0].n;
+    res->per_image = o->per_image && res->nimages <= CUPLAS_EVAL_MAX_IMAGES;
+    for (int i = 0; res->per_image && i < res->nimages; i++)
+        snprintf(res->image_name[i], sizeof res->image_name[i], "%s", imgs[0].img[i].name);
+    for (int k = 0; k < CUPLAS_ORDER_COUNT; k++)
+        for (int c = 0; c < CUPLAS_CODEC_COUNT; c++)
+            for (int i = 0; i < CUPLAS_EVAL_MAX_IMAGES; i++)
+                res->image_bytes[k][c][i] = -1;
     free(grid), grid = NULL;
 
     /* the encodes: one (order, codec) pair per task */
@@ -198,8 +205,8 @@ int cuplas_evaluate(const double *items, int64_t N, int C, const char *const *na
             if (!(o->codecs & 1u << c))
                 continue;
             int64_t total = 0;
-            if (cuplas_images_bytes(&imgs[k], (cuplas_codec)c, &o->codec, dirs[k], &total, NULL,
-                                    &terr[t]) == 0)
+            if (cuplas_images_bytes(&imgs[k], (cuplas_codec)c, &o->codec, dirs[k], &total,
+                                    res->per_image ? res->image_bytes[k][c] : NULL, &terr[t]) == 0)
                 res->order[k].bytes[c] = total;
         }
         for (int t = 0; t < ntask && failed < 0; t++)
@@ -262,6 +269,29 @@ static void json_codecs(FILE *f, const cuplas_eval_result *r, int what)
     fputc('}', f);
 }
 
+/* "image_bytes": {order: {codec: {image: bytes}}}: where the bytes are */
+static void json_image_bytes(FILE *f, const cuplas_eval_result *r)
+{
+    fputs(", \"image_bytes\": {", f);
+    for (int k = 0; k < CUPLAS_ORDER_COUNT; k++) {
+        fprintf(f, "%s\"%s\": {", k ? ", " : "", cuplas_order_name((cuplas_order_kind)k));
+        for (int c = 0, first = 1; c < CUPLAS_CODEC_COUNT; c++) {
+            if (!(r->codecs & 1u << c))
+                continue;
+            fprintf(f, "%s\"%s\": {", first ? "" : ", ", cuplas_codec_name((cuplas_codec)c));
+            first = 0;
+            for (int i = 0; i < r->nimages; i++) {
+                fputs(i ? ", " : "", f);
+                cuplas_json_write_str(f, r->image_name[i]);
+                fprintf(f, ": %lld", (long long)r->image_bytes[k][c][i]);
+            }
+            fputc('}', f);
+        }
+        fputc('}', f);
+    }
+    fputc('}', f);
+}
+
 void cuplas_eval_result_json(FILE *f, const cuplas_eval_result *r)
 {
     const cuplas_eval_order_stats *s = &r->order[CUPLAS_ORDER_SORTED];
@@ -293,6 +323,8 @@ void cuplas_eval_result_json(FILE *f, const cuplas_eval_result *r)
     json_codecs(f, r, 1);
     fputs(", \"ratios\": ", f);
     json_codecs(f, r, 2);
+    if (r->per_image)
+        json_image_bytes(f, r);
     fputs(", \"orders\": {", f);
     for (int k = 0; k < CUPLAS_ORDER_COUNT; k++) {
         fprintf(f, "%s\"%s\": {\"and\": ", k ? ", " : "", cuplas_order_name((cuplas_order_kind)k));
@@ -413,4 +445,24 @@ void cuplas_eval_result_print(FILE *f, const cuplas_eval_result *r)
     fprintf(f, "\nDPQ_%g: %s. sorted/x: the sorted grid's bytes over that order's (below 1: "
             "sorting wins).\n", r->dpq_p, isfinite(r->order[0].dpq) ? "exact" :
             "not computed (over 4096 items)");
+    if (!r->per_image)
+        return;
+    /* where the bytes are: each image, sorted and Morton side by side */
+    fprintf(f, "\n%-16s", "image (bytes)");
+    for (int c = 0; c < CUPLAS_CODEC_COUNT; c++)
+        if (r->codecs & 1u << c)
+            fprintf(f, " %11s %11s %8s", cuplas_codec_name((cuplas_codec)c), "morton", "sorted/M");
+    fputc('\n', f);
+    for (int i = 0; i < r->nimages; i++) {
+        fprintf(f, "%-16s", r->image_name[i]);
+        for (int c = 0; c < CUPLAS_CODEC_COUNT; c++) {
+            if (!(r->codecs & 1u << c))
+                continue;
+            int64_t a = r->image_bytes[CUPLAS_ORDER_SORTED][c][i];
+            int64_t b = r->image_bytes[CUPLAS_ORDER_MORTON][c][i];
+            fprintf(f, " %11lld %11lld %8.4f", (long long)a, (long long)b,
+                    b > 0 ? (double)a / (double)b : NAN);
+        }
+        fputc('\n', f);
+    }
 }

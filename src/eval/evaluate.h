@@ -42,7 +42,15 @@ typedef struct cuplas_eval_opts {
     cuplas_codec_opts codec;   /* cuplas_codec_opts_default                */
     const char *images_dir;    /* NULL, or write DIR/ORDER/NAME.EXT: the
                                   measured files (DIR/ORDER created)       */
+    int per_image;             /* 1: keep each image's bytes (the result's
+                                  image_* fields; `cuplas eval` sets it, the
+                                  pipeline's stored eval leaves it 0)      */
 } cuplas_eval_opts;
+
+/* Images an order whose bytes per_image keeps, at most: the SOG and gsplat
+ * schemes make 21 with 45 f_rest; a plain scheme of more channels gets no
+ * breakdown. */
+#define CUPLAS_EVAL_MAX_IMAGES 32
 
 void cuplas_eval_opts_default(cuplas_eval_opts *o);
 
@@ -66,6 +74,11 @@ typedef struct cuplas_eval_result {
     cuplas_codec_opts codec;             /* the codec settings measured with */
     double seconds;                      /* wall time of the evaluation      */
     cuplas_eval_order_stats order[CUPLAS_ORDER_COUNT];
+    /* per_image: each image's bytes (-1: codec not measured), in the
+     * scheme's image order; 0 when not asked for or over the cap */
+    int per_image;
+    char image_name[CUPLAS_EVAL_MAX_IMAGES][32];
+    int64_t image_bytes[CUPLAS_ORDER_COUNT][CUPLAS_CODEC_COUNT][CUPLAS_EVAL_MAX_IMAGES];
 } cuplas_eval_result;
 
 /* Measure: items (N x C doubles, input order), names (C names or NULL),

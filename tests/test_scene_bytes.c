@@ -1,0 +1,131 @@
+/*
+ * test_scene_bytes.c - the SOG preset (configs/sog.yaml) on the plant
+ * scene earns its keep in compressed bytes: the SOG-scheme images of the
+ * sorted grid, lossless PNG, against the same images in a Morton order of
+ * x, y, z (the strongest cheap baseline; `cuplas eval`'s "morton").
+ *
+ * Measured 2026-11-24 (bench/results/2026-11-24-cpu-scenes): PNG bytes
+ * sorted / Morton 0.9434 for the shipped config (weights 8 x,y,z, 1
+ * colour, 1.5 log scale, 3 unit rotation), 0.9703 for SOG's own setting
+ * (9 channels at weight 1, exp scales). The index is deterministic
+ * (seeded, any thread count), so the ratio only moves with the zlib
+ * build; the floor leaves 0.7 % for that.
+ * PNG is the codec checked because it is fast (about 1 s for all four
+ * orders); WebP at method 6 takes minutes and stays in the benchmark.
+ *
+ * Also: the per-image breakdown (`image_bytes`) adds up to the totals, and
+ * colour, scale and rotation each beat Morton by a documented margin.
+ *
+ * Skipped without the shared scene (shared/data/scenes/plant.splat).
+ */
+#define _GNU_SOURCE
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tmpdir.h"
+#include "clitest.h"
+#include "util/json.h"
+
+#define PLANT CUPLAS_SRCDIR "/../shared/data/scenes/plant.splat"
+#define SOG_YAML CUPLAS_SRCDIR "/configs/sog.yaml"
+
+/* sorted / Morton PNG bytes of the shipped config must stay at or below
+ * this: 5 % below Morton (measured 0.9434). */
+#define PNG_RATIO_FLOOR 0.950
+
+static int setup(void **state)
+{
+    return tu_fixture_new(state, CUPLAS_BUILDDIR "/tests/test_scene_bytes.XXXXXX");
+}
+
+static int teardown(void **state)
+{
+    tu_fixture_free(state);
+    return 0;
+}
+
+static int64_t image_bytes(const cuplas_json *doc, const char *order, const char *image)
+{
+    const cuplas_json *o = cuplas_json_get(cuplas_json_get(doc, "image_bytes"), order);
+    double b = cuplas_json_get_num(cuplas_json_get(o, "png"), image, -1);
+    assert_true(b > 0);
+    return (int64_t)b;
+}
+
+static void test_sog_preset_beats_morton_in_png(void **state)
+{
+    fixture *f = *state;
+    cuplas_json *doc = NULL;
+    cuplas_error e;
+    char *js;
+
+    if (access(PLANT, R_OK) != 0) {
+        skip();
+        return;
+    }
+    cuplas_error_clear(&e);
+    /* the preset plans clean: its 13 weights match the 13 channels it
+     * names (check once compared them with all 14 of the scene) */
+    assert_int_equal(tu_sh(f, "\"$B\" check '" SOG_YAML "' --set 'inputs=[{files: \"" PLANT
+                           "\"}]' --set output.dir=out"), 0);
+    assert_int_equal(tu_sh(f, "\"$B\" run '" SOG_YAML "' --set 'inputs=[{files: \"" PLANT "\"}]' "
+                           "--set output.dir=out --set output.ply=false "
+                           "--set backend.device=cpu --set logging.level=warn"), 0);
+    assert_int_equal(tu_sh(f, "\"$B\" eval out/plant.vertex.h5 --scheme sog --codecs png --json"),
+                     0);
+    assert_non_null(js = tu_slurp(f, "out.txt", NULL));
+    assert_int_equal(cuplas_json_parse(js, strlen(js), &doc, &e), 0);
+    assert_int_equal((int)cuplas_json_get_num(doc, "H", 0), 337);   /* floor(sqrt(113648)) */
+    assert_int_equal((int)cuplas_json_get_num(doc, "images", 0), 6);
+
+    double ratio = cuplas_json_get_num(cuplas_json_get(cuplas_json_get(doc, "ratios"), "morton"),
+                                       "png", NAN);
+    print_message("plant, SOG preset: PNG bytes sorted / Morton %.4f (floor %.3f)\n", ratio,
+                  PNG_RATIO_FLOOR);
+    assert_true(ratio <= PNG_RATIO_FLOOR);
+    /* and it beats the file order and a random order by more */
+    double vs_input = cuplas_json_get_num(
+        cuplas_json_get(cuplas_json_get(doc, "ratios"), "input"), "png", NAN);
+    assert_true(vs_input < ratio);
+
+    /* the breakdown adds up, order by order */
+    static const char *const names[6] = {"xyz_lo", "xyz_hi", "f_dc", "scale", "rot", "opacity"};
+    static const char *const orders[2] = {"sorted", "morton"};
+    for (int k = 0; k < 2; k++) {
+        int64_t sum = 0;
+        for (int i = 0; i < 6; i++)
+            sum += image_bytes(doc, orders[k], names[i]);
+        assert_int_equal(sum, (int64_t)cuplas_json_get_num(
+                                  cuplas_json_get(cuplas_json_get(doc, "bytes"), orders[k]), "png",
+                                  -1));
+    }
+    /* where the bytes are: the sorted attributes win (colour and scale by
+     * about 10 % or more, rotation by over 25 %; measured 0.906, 0.827,
+     * 0.744). The
+     * position images still lose to Morton's runs of equal high bytes
+     * (xyz_hi 2.25x, xyz_lo 1.07x): not asserted, so that a win there is
+     * welcome */
+    assert_true(image_bytes(doc, "sorted", "f_dc") < 0.95 * image_bytes(doc, "morton", "f_dc"));
+    assert_true(image_bytes(doc, "sorted", "scale") < 0.95 * image_bytes(doc, "morton", "scale"));
+    assert_true(image_bytes(doc, "sorted", "rot") < 0.80 * image_bytes(doc, "morton", "rot"));
+    cuplas_json_free(doc);
+    free(js);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_sog_preset_beats_morton_in_png, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
