@@ -138,6 +138,7 @@ static void assert_sort_equal(const cuplas_sort_params *a, const cuplas_sort_par
     assert_int_equal(a->min_configs, b->min_configs);
     assert_int_equal(a->max_configs, b->max_configs);
     assert_int_equal(a->max_passes, b->max_passes);
+    assert_int_equal(a->group_size, b->group_size);
     assert_int_equal(a->preset, b->preset);
 }
 
@@ -471,6 +472,14 @@ static void test_config_error_odd_block_size(void **state)
 {
     expect_error(state, "odd_block", INPUTS "sort:\n  min_block_size: 5\n", NULL, 0,
                  "4:19", "sort.min_block_size: 5 is odd", "an even integer >= 2");
+}
+
+static void test_config_error_group_size(void **state)
+{
+    expect_error(state, "group_12", INPUTS "sort:\n  group_size: 12\n", NULL, 0,
+                 "4:15", "sort.group_size: 12", "accepted: 4, 8 or 16");
+    expect_error(state, "group_32", INPUTS "sort:\n  group_size: 32\n", NULL, 0,
+                 "4:15", "sort.group_size", NULL);
 }
 
 static void test_config_error_max_below_min_configs(void **state)
@@ -1030,6 +1039,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_config_error_out_of_range),
         cmocka_unit_test(test_config_error_bad_enum),
         cmocka_unit_test(test_config_error_odd_block_size),
+        cmocka_unit_test(test_config_error_group_size),
         cmocka_unit_test(test_config_error_max_below_min_configs),
         cmocka_unit_test(test_config_error_duplicate_channel),
         cmocka_unit_test(test_config_error_weights_length),

@@ -24,7 +24,7 @@ static const cuplas_sort_params presets[] = {
         .min_block_size = 4, .blur_passes = 1,
         .border_x = CUPLAS_BORDER_CIRCULAR, .border_y = CUPLAS_BORDER_REFLECT,
         .improvement_break = 1e-3, .min_configs = 2, .max_configs = 4, .max_passes = 2,
-        .preset = CUPLAS_PRESET_DEFAULT },
+        .group_size = 4, .preset = CUPLAS_PRESET_DEFAULT },
     /* fewer levels (decay 0.85: 39 instead of 122 at 1024^2) and a
      * configuration ends once a pass gains under 1 %: 0.31x the default's
      * passes at 1024^2 x 3 for AND 3.936 (CUPLAS: 4.285) */
@@ -34,7 +34,7 @@ static const cuplas_sort_params presets[] = {
         .min_block_size = 4, .blur_passes = 1,
         .border_x = CUPLAS_BORDER_CIRCULAR, .border_y = CUPLAS_BORDER_REFLECT,
         .improvement_break = 1e-2, .min_configs = 2, .max_configs = 4, .max_passes = 2,
-        .preset = CUPLAS_PRESET_FAST },
+        .group_size = 4, .preset = CUPLAS_PRESET_FAST },
     /* quality first: a slow decay, up to 16 configurations of up to 16
      * passes per level that run until a pass gains under 0.01 %, and
      * borders that do not wrap (a wrapped target joins the grid's left and
@@ -45,7 +45,7 @@ static const cuplas_sort_params presets[] = {
         .min_block_size = 4, .blur_passes = 1,
         .border_x = CUPLAS_BORDER_REFLECT, .border_y = CUPLAS_BORDER_REFLECT,
         .improvement_break = 1e-4, .min_configs = 4, .max_configs = 16, .max_passes = 16,
-        .preset = CUPLAS_PRESET_BEST },
+        .group_size = 4, .preset = CUPLAS_PRESET_BEST },
 };
 
 _Static_assert(sizeof presets / sizeof presets[0] == sizeof preset_names / sizeof preset_names[0],
