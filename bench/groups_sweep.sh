@@ -3,7 +3,7 @@
 # group size 4/8/16 and the per-configuration target, each against the
 # default's work levers, so they can be compared at equal CPU time.
 #
-#   bench/groups_sweep.sh OUTDIR [GROUP...]   GROUP: main (default), work
+#   bench/groups_sweep.sh OUTDIR [GROUP...]   GROUP: main (default), work, best, fast
 #   env: GSWEEP_CASES cases for bench_groups (default below)
 #        GSWEEP_BIN   bench_groups binary (default bench/bench_groups)
 #
@@ -54,6 +54,17 @@ for g in $groups; do
         run k16-d0.85 --group 16 sort.radius_decay=0.85
         run k16-c1..2 --group 16 sort.min_configs=1 sort.max_configs=2
         run k16-ib1e-2 --group 16 sort.improvement_break=1e-2
+        ;;
+    best) # `best` with larger groups, and cheaper variants of it
+        run best-k8 --group 8 sort.preset=best
+        run best-k16 --group 16 sort.preset=best
+        run best-k16-d0.98 --group 16 sort.preset=best sort.radius_decay=0.98
+        run best-k16-c2..8 --group 16 sort.preset=best sort.min_configs=2 sort.max_configs=8
+        ;;
+    fast) # `fast` with larger groups
+        run fast-k4 --group 4 sort.preset=fast
+        run fast-k8 --group 8 sort.preset=fast
+        run fast-k16 --group 16 sort.preset=fast
         ;;
     *) echo "unknown group $g" >&2; exit 2 ;;
     esac

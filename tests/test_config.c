@@ -916,6 +916,30 @@ static void test_config_preset_params_yaml(void **state)
     free(params);
     cuplas_config_free(&back);
     cuplas_config_free(&cfg);
+
+    /* sort.group_size (newer than the params attribute): absent at its
+     * preset's value, present and read back otherwise */
+    const char *groups[] = { "sort:\n  group_size: 4\n", "sort:\n  group_size: 16\n",
+                             "sort:\n  preset: best\n  group_size: 4\n",
+                             "sort:\n  preset: best\n  group_size: 8\n" };
+    for (int i = 0; i < 4; i++) {
+        char full[256];
+        snprintf(full, sizeof full, "%s%s", INPUTS, groups[i]);
+        assert_int_equal(load_text(state, "pp_group", full, NULL, 0, &cfg, &err), 0);
+        params = cuplas_config_params_to_yaml(&cfg);
+        cuplas_sort_params pre;
+        cuplas_sort_params_of_preset(cfg.sort.preset, &pre);
+        assert_true((strstr(params, "group_size") != NULL) == (cfg.sort.group_size != pre.group_size));
+        len = strlen(INPUTS) + strlen(params) + 1;
+        text = malloc(len);
+        snprintf(text, len, "%s%s", INPUTS, params);
+        assert_int_equal(load_text(state, "pp_group_back", text, NULL, 0, &back, &err), 0);
+        assert_sort_equal(&cfg.sort, &back.sort);
+        free(text);
+        free(params);
+        cuplas_config_free(&back);
+        cuplas_config_free(&cfg);
+    }
 }
 
 static void test_config_free_twice(void **state)

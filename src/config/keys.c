@@ -137,7 +137,7 @@ const struct key cuplas_cfg_keys[] = {
     { "sort.max_passes", K_INT, AT(sort.max_passes), .min = 1, .flags = F_MIN,
       .doc = "passes per block configuration, at most" },
     { "sort.group_size", K_INT, AT(sort.group_size), .min = 4, .max = 16,
-      .flags = F_MIN | F_MAX,
+      .flags = F_MIN | F_MAX | F_PARAMS_NONDEFAULT,
       .doc = "cells per random group of a pass: 4 (the best of 24 arrangements), 8 or "
              "16 (an exact assignment solve per group: lower AND per pass, more work "
              "per pass; bench/results/2026-11-24-cpu-groups)" },

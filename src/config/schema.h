@@ -48,10 +48,14 @@ enum {
     F_PARAMS_IF_SET = 1u << 8, /* in the params attribute only when set:
                                  results of configs from before the key
                                  keep their bytes                          */
-    F_PARAMS_NONZERO = 1u << 9 /* enums: left out of the params attribute
+    F_PARAMS_NONZERO = 1u << 9, /* enums: left out of the params attribute
                                   while 0 (the default), so results of
                                   configs that predate the key keep their
                                   bytes and their resume identity        */
+    F_PARAMS_NONDEFAULT = 1u << 10 /* sort.* integers: left out of the params
+                                  attribute while at sort.preset's value
+                                  (the same reason; the preset is named
+                                  there unless default, so it reads back) */
 };
 
 struct key {

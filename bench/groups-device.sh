@@ -1,0 +1,79 @@
+#!/bin/bash
+# groups-device.sh - one device run for sort.group_size (issue 16's
+# larger groups, bench/results/2026-11-24-cpu-groups): the GPU parity
+# suite, then the candidate settings' GPU time and AND on the issue's
+# cases, so that the CPU's AND-per-pass figures can be turned into ms.
+#
+#   (CUDA build) bash scripts/device-bundle.sh    # binaries + libs + peer-inputs.h5 -> .dev
+#   device run, carry [".dev"]: bash bench/groups-device.sh
+#
+# GD_PARTS picks sections (default "test bench"); GD_RUNS the timed runs
+# per case (default 5, after one warm-up: bench_sort's median, CUDA
+# events). Results: $OUT/groups.jsonl (one bench_sort line per candidate
+# and case, "label" added), $OUT/test_gpu.log, and $OUT/table.txt, printed
+# last. Cases: the peers' colors_1024 and colors_2048 (the issue's AND
+# targets are on these) and cuplas gen normals 1024^2 x 16.
+set -u
+FINAL=${OUT:-$PWD}; OUT=/tmp/gd-results; rm -rf $OUT; mkdir -p $OUT
+export LD_LIBRARY_PATH=$PWD/.dev/lib
+NEW=$PWD/.dev/bin
+PARTS=" ${GD_PARTS:-test bench} "
+RUNS=${GD_RUNS:-5}
+part() { case "$PARTS" in *" $1 "*) return 0;; esac; return 1; }
+S=$OUT/table.txt; : > $S
+{ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader; nproc; } > $OUT/gpu.txt
+cat $OUT/gpu.txt | tee -a $S
+PEER=$PWD/.dev/peer-inputs.h5
+C1024=$PEER:/colors_1024 C2048=$PEER:/colors_2048 N16=normal:1024x1024x16
+
+if part test; then
+    ( time $NEW/test_gpu ) > $OUT/test_gpu.log 2>&1
+    echo "test_gpu rc=$? $(grep -E '^\[  (PASSED|FAILED) \]' $OUT/test_gpu.log | tr '\n' ' ')" | tee -a $S
+    grep -E "^\[  FAILED  \]|parity .*group|FAIL" $OUT/test_gpu.log | head -20 | tee -a $S
+fi
+
+# label | --set arguments | cases. The first rows are today's presets;
+# then group sizes on the default, then the cheaper controls that the CPU
+# sweep found to keep most of the gain (fewer configurations, an earlier
+# stop), then `best` with groups of 16.
+CANDIDATES="default||$C1024 $C2048 $N16
+g8|sort.group_size=8|$C1024 $C2048 $N16
+g16|sort.group_size=16|$C1024 $C2048 $N16
+g16-ib1e-2|sort.group_size=16 sort.improvement_break=1e-2|$C1024 $C2048 $N16
+g16-c1..2|sort.group_size=16 sort.min_configs=1 sort.max_configs=2|$C1024 $C2048 $N16
+g8-ib1e-2|sort.group_size=8 sort.improvement_break=1e-2|$C1024 $C2048
+fast||$C1024
+fast-g8|sort.preset=fast sort.group_size=8|$C1024
+best|sort.preset=best|$C1024
+best-g16|sort.preset=best sort.group_size=16|$C1024
+best-g16-d0.98|sort.preset=best sort.group_size=16 sort.radius_decay=0.98|$C1024"
+
+if part bench; then
+    while IFS='|' read -r label sets cases; do
+        [ -n "$label" ] || continue
+        args=()
+        [ "$label" = fast ] && args+=(--set sort.preset=fast)
+        for kv in $sets; do args+=(--set "$kv"); done
+        # one bench_sort per case: a slow candidate cannot hold up the rest
+        for c in $cases; do
+            timeout 300 $NEW/bench_sort --runs $RUNS "${args[@]}" "$c" 2>>$OUT/bench.err |
+                sed "s/^{/{\"label\":\"$label\",\"sets\":\"$sets\",/" >> $OUT/groups.jsonl
+            [ "${PIPESTATUS[0]}" = 0 ] || echo "{\"label\":\"$label\",\"case\":\"$c\",\"error\":\"rc ${PIPESTATUS[0]}\"}" >> $OUT/groups.jsonl
+        done
+    done <<<"$CANDIDATES"
+    python3 - $OUT/groups.jsonl <<'PY' | tee -a $S
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
+print("%-16s %-28s %9s %8s %7s %6s" % ("label", "case", "device_ms", "AND", "passes", "levels"))
+for d in rows:
+    if "device_ms" not in d:
+        print("%-16s %-28s %s" % (d.get("label"), d.get("case"), d.get("error", "?")))
+        continue
+    case = d["case"].split(":")[-1] if ".h5:" in d["case"] else d["case"]
+    print("%-16s %-28s %9.1f %8.4f %7d %6d" % (d["label"], case, d["device_ms"], d["and_after"],
+                                              d["passes"], d["levels"]))
+PY
+fi
+tar czf $FINAL/gd-results.tgz -C /tmp gd-results
+cp $S $FINAL/table.txt
+cat $S
