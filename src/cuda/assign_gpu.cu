@@ -26,7 +26,10 @@
  * sort.group_size 8 and 16 run a second, generic path (group_level_kernel,
  * solve_group): one thread per group of k cells gathers the k x k costs
  * (global memory, 4 channels at a time, any Cp), solves them with
- * core/lap.h in local memory, and writes back the cells that move. It
+ * core/lap.h in local memory, and writes back the cells that move. At
+ * Cp = 4 it keeps the k points instead of the k x k matrix and lets lap.h
+ * compute each cost as it reads it (cuplas_lap_solve_pts4: 256 bytes of
+ * local memory per thread instead of 2 KiB). It
  * repeats the level kernel's control loop rather than sharing it, so the
  * tuned 4-cell kernels stay exactly as they were.
  */
@@ -276,33 +279,50 @@ static __host__ __device__ __forceinline__ group_geom make_group_geom(const cupl
     return g;
 }
 
-/*
- * Solve group gi (cells r*k .. r*k+m-1 of block b's permuted offsets) in
- * place; add its identity and optimal costs. The same costs and the same
- * lap.h steps as cpu/assign_cpu.c's group_pass, so the same arrangement;
- * only moved cells are read back and written (as solve_quad).
- */
-template <bool PACKED>
-static __device__ __forceinline__ void solve_group(int16_t *q, int32_t *idx, const int16_t *t,
-                                                   int Cp, const group_geom &g,
-                                                   const cuplas_perm &perm, uint32_t gi,
-                                                   unsigned long long &cid,
-                                                   unsigned long long &cbest)
+/* Cp = 4 ([q | t] records): the points, not a 2 KiB cost matrix, in local
+ * memory; lap.h computes each cost as it reads it (the same answer). */
+static __device__ __forceinline__ void solve_group_points(int16_t *q, int32_t *idx, size_t cs,
+                                                          int m, const uint32_t *cell,
+                                                          unsigned long long &cid,
+                                                          unsigned long long &cbest)
 {
-    const uint32_t b = gi / g.per, r = gi - b * g.per;
-    const uint32_t by = b / g.nbx, bx = b - by * g.nbx;
-    const int m = cuplas_group_cells(g.n, g.k, r);
-    const int nc = Cp / 4;
-    const size_t cs = PACKED ? 2 * (size_t)Cp : (size_t)Cp;
-    uint32_t cell[CUPLAS_LAP_MAX];
-    for (int j = 0; j < m; j++) {
-        uint32_t o = cuplas_perm_apply(&perm, r * g.k + (uint32_t)j);
-        uint32_t oy = o / g.bw, ox = o - oy * g.bw;
-        uint32_t y = by * g.bh + oy + g.sy, x = bx * g.bw + ox + g.sx;
-        y = y >= g.H ? y - g.H : y;
-        x = x >= g.W ? x - g.W : x;
-        cell[j] = y * g.W + x;
+    int16_t xs[CUPLAS_LAP_MAX][4], ts[CUPLAS_LAP_MAX][4];
+    for (int i = 0; i < m; i++) {
+        const short4x2 rec = *(const short4x2 *)(q + cell[i] * cs);
+        xs[i][0] = rec.q.x, xs[i][1] = rec.q.y, xs[i][2] = rec.q.z, xs[i][3] = rec.q.w;
+        ts[i][0] = rec.t.x, ts[i][1] = rec.t.y, ts[i][2] = rec.t.z, ts[i][3] = rec.t.w;
     }
+    uint64_t ci = 0;
+    for (int j = 0; j < m; j++)
+        ci += cuplas_lap_sq4(xs[j], ts[j]);
+    uint8_t src[CUPLAS_LAP_MAX];
+    const uint64_t cb = cuplas_lap_solve_pts4(m, xs, ts, src);
+    cid += ci;
+    cbest += cb;
+    if (cb >= ci)
+        return;
+    int32_t id[CUPLAS_LAP_MAX];
+    for (int j = 0; j < m; j++)
+        if (src[j] != j)
+            id[j] = idx[cell[j]];
+    for (int j = 0; j < m; j++)
+        if (src[j] != j) {
+            idx[cell[j]] = id[src[j]];
+            const int16_t *v = xs[src[j]];
+            *(short4 *)(q + cell[j] * cs) = make_short4(v[0], v[1], v[2], v[3]);
+        }
+}
+
+/* Any Cp: the k x k cost matrix, gathered 4 channels at a time. */
+template <bool PACKED>
+static __device__ __forceinline__ void solve_group_matrix(int16_t *q, int32_t *idx,
+                                                          const int16_t *t, int Cp,
+                                                          size_t cs, int m,
+                                                          const uint32_t *cell,
+                                                          unsigned long long &cid,
+                                                          unsigned long long &cbest)
+{
+    const int nc = Cp / 4;
     uint64_t D[CUPLAS_LAP_MAX * CUPLAS_LAP_MAX];
     for (int e = 0; e < m * m; e++)
         D[e] = 0;
@@ -343,6 +363,38 @@ static __device__ __forceinline__ void solve_group(int16_t *q, int32_t *idx, con
             if (src[j] != j)
                 ((short4 *)(q + cell[j] * cs))[c] = a[src[j]];
     }
+}
+
+/*
+ * Solve group gi (cells r*k .. r*k+m-1 of block b's permuted offsets) in
+ * place; add its identity and optimal costs. The same costs and the same
+ * lap.h steps as cpu/assign_cpu.c's group_pass, so the same arrangement;
+ * only moved cells are read back and written (as solve_quad).
+ */
+template <bool PACKED>
+static __device__ __forceinline__ void solve_group(int16_t *q, int32_t *idx, const int16_t *t,
+                                                   int Cp, const group_geom &g,
+                                                   const cuplas_perm &perm, uint32_t gi,
+                                                   unsigned long long &cid,
+                                                   unsigned long long &cbest)
+{
+    const uint32_t b = gi / g.per, r = gi - b * g.per;
+    const uint32_t by = b / g.nbx, bx = b - by * g.nbx;
+    const int m = cuplas_group_cells(g.n, g.k, r);
+    const size_t cs = PACKED ? 2 * (size_t)Cp : (size_t)Cp;
+    uint32_t cell[CUPLAS_LAP_MAX];
+    for (int j = 0; j < m; j++) {
+        uint32_t o = cuplas_perm_apply(&perm, r * g.k + (uint32_t)j);
+        uint32_t oy = o / g.bw, ox = o - oy * g.bw;
+        uint32_t y = by * g.bh + oy + g.sy, x = bx * g.bw + ox + g.sx;
+        y = y >= g.H ? y - g.H : y;
+        x = x >= g.W ? x - g.W : x;
+        cell[j] = y * g.W + x;
+    }
+    if constexpr (PACKED)
+        solve_group_points(q, idx, cs, m, cell, cid, cbest);
+    else
+        solve_group_matrix<PACKED>(q, idx, t, Cp, cs, m, cell, cid, cbest);
 }
 
 /* level_kernel's control loop around solve_group (see there). */
