@@ -19,8 +19,8 @@
  * that, so a CUDA thread and the CPU return the same pi bit for bit. It is
  * NOT the lexicographically first optimum (quad.h's rule for k = 4): that
  * would need a second pass or 128-bit costs at k = 16. Callers keep the
- * identity unless the optimum is strictly cheaper, so a tie never moves a
- * cell.
+ * identity unless the optimum is strictly cheaper, so a group whose
+ * identity ties with the optimum never moves.
  */
 #ifndef CUPLAS_LAP_H
 #define CUPLAS_LAP_H
