@@ -434,6 +434,21 @@ static void test_sort_group_sizes(void **state)
         }
         free(ref); free(got); free(x);
     }
+    /* wider vectors (Cp = 8 and 60): the same index for 1 and 2 threads */
+    for (int C = 5; C <= 59; C += 54) {
+        int64_t H = 40, W = 36, N = H * W;
+        double *x = tu_normals(N, C, 31);
+        int64_t *ref = malloc(N * sizeof *ref), *got = malloc(N * sizeof *got);
+        for (int k = 8; k <= 16; k *= 2) {
+            p.group_size = k;
+            cuplas_set_threads(1);
+            sort_once(x, H, W, C, &p, ref);
+            cuplas_set_threads(2);
+            sort_once(x, H, W, C, &p, got);
+            assert_memory_equal(ref, got, N * sizeof *ref);
+        }
+        free(ref); free(got); free(x);
+    }
     p.group_size = 12;
     int64_t index[64];
     double x[64 * 3] = {0};
