@@ -62,7 +62,7 @@ static void quad_apply(int16_t *q, int64_t *idx, int Cp, const int64_t cell[4],
  * Groups of k > 4 cells (sort.group_size): the m x m costs of group r of
  * block b (m = k, or the leftover count), lap.h's optimal arrangement,
  * applied only when strictly cheaper than the identity (as the 4-cell
- * solve), so a tie never moves a cell.
+ * solve), so a group whose identity ties with the optimum never moves.
  */
 static void group_pass(int16_t *q, int64_t *idx, const int16_t *t, int Cp,
                        const cuplas_pass_geom *g, const cuplas_perm *perm,
