@@ -78,11 +78,13 @@ static void test_gpu_pass_parity(void **state)
     (void)state;
     const int64_t geo[][4] = {{64, 64, 16, 16}, {100, 37, 8, 36}, {257, 263, 256, 262}, {1, 257, 1, 256},
                               {3, 5, 2, 4}, {24, 20, 6, 6}};
-    /* Cp = 4: the [q | t] layout; Cp = 8: q and t apart; Cp = 20: the
-     * run-time channel loop. Groups of 4 (quad.h), 8 and 16 (lap.h; 6 x 6
-     * and 2 x 4 blocks leave a smaller last group) */
+    /* Cp = 4: the [q | t] layout; Cp = 8..16: q and t apart, channels
+     * known at compile time (groups of 8, 16: the points path); Cp = 20:
+     * the run-time channel loop (groups: the cost-matrix path). Groups of
+     * 4 (quad.h), 8 and 16 (lap.h; 6 x 6 and 2 x 4 blocks leave a smaller
+     * last group) */
     for (uint32_t k = 4; k <= 16; k *= 2)
-    for (int Cp = 4; Cp <= 20; Cp += Cp == 8 ? 12 : 4)
+    for (int Cp = 4; Cp <= 20; Cp += 4)
             for (size_t s = 0; s < sizeof geo / sizeof *geo; s++)
                 for (uint32_t kind = 0; kind < 2; kind++) {
                     int64_t H = geo[s][0], W = geo[s][1], N = H * W;
@@ -191,6 +193,8 @@ static void test_gpu_sort_parity_groups(void **state)
         check_sort_parity(64, 64, 3, &p);
         check_sort_parity(100, 37, 3, &p);
         check_sort_parity(1, 257, 3, &p);
+        check_sort_parity(96, 80, 7, &p);
+        check_sort_parity(96, 80, 10, &p);
         check_sort_parity(96, 80, 16, &p);
         check_sort_parity(96, 80, 59, &p);
         check_sort_parity(257, 263, 3, &p);

@@ -113,11 +113,11 @@ CUPLAS_HD uint64_t cuplas_lap_solve(int k, const uint64_t *D, uint8_t *src)
     return total;
 }
 
-/* |x - t|^2 of two 4-channel points (each square < 2^30: fits 32 bits). */
-CUPLAS_HD uint32_t cuplas_lap_sq4(const int16_t *x, const int16_t *t)
+/* |x - t|^2 of two cp-channel points (each square < 2^30). */
+CUPLAS_HD uint64_t cuplas_lap_sqdist(const int16_t *x, const int16_t *t, int cp)
 {
-    uint32_t s = 0;
-    for (int c = 0; c < 4; c++) {
+    uint64_t s = 0;
+    for (int c = 0; c < cp; c++) {
         int32_t d = (int32_t)x[c] - t[c];
         s += (uint32_t)(d * d);
     }
@@ -125,17 +125,18 @@ CUPLAS_HD uint32_t cuplas_lap_sq4(const int16_t *x, const int16_t *t)
 }
 
 /*
- * The same solve for 4-channel points, costs computed when the solver
- * reads them (x[i], t[j]: value i and target j) instead of from a k x k
- * matrix: the GPU's path at Cp = 4, where a thread's 2 KiB cost matrix
- * would live in local memory. Equal costs and the same body: the same
- * answer as cuplas_lap_solve on the matrix of these costs (test_lap).
+ * The same solve for points, costs computed when the solver reads them
+ * (x + i*cp: value i, t + j*cp: target j, cp channels each) instead of
+ * from a k x k matrix: the GPU's path for up to 16 channels, where a
+ * thread's 2 KiB cost matrix would live in local memory. Equal costs and
+ * the same body: the same answer as cuplas_lap_solve on the matrix of
+ * these costs (test_lap).
  */
-CUPLAS_HD uint64_t cuplas_lap_solve_pts4(int k, const int16_t (*x)[4], const int16_t (*t)[4],
-                                         uint8_t *src)
+CUPLAS_HD uint64_t cuplas_lap_solve_pts(int k, const int16_t *x, const int16_t *t, int cp,
+                                        uint8_t *src)
 {
     uint64_t total;
-#define CUPLAS_LAP_COST_P(i, j) cuplas_lap_sq4(x[i], t[j])
+#define CUPLAS_LAP_COST_P(i, j) cuplas_lap_sqdist(x + (i) * cp, t + (j) * cp, cp)
     CUPLAS_LAP_SOLVE_BODY(k, CUPLAS_LAP_COST_P, src, total);
 #undef CUPLAS_LAP_COST_P
     return total;

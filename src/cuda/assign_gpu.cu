@@ -26,10 +26,10 @@
  * sort.group_size 8 and 16 run a second, generic path (group_level_kernel,
  * solve_group): one thread per group of k cells gathers the k x k costs
  * (global memory, 4 channels at a time, any Cp), solves them with
- * core/lap.h in local memory, and writes back the cells that move. At
- * Cp = 4 it keeps the k points instead of the k x k matrix and lets lap.h
- * compute each cost as it reads it (cuplas_lap_solve_pts4: 256 bytes of
- * local memory per thread instead of 2 KiB). It
+ * core/lap.h in local memory, and writes back the cells that move. Up to
+ * Cp = 16 it keeps the k points instead of the k x k matrix and lets
+ * lap.h compute each cost as it reads it (cuplas_lap_solve_pts: 256
+ * bytes to 1 KiB of local memory per thread instead of 2 KiB). It
  * repeats the level kernel's control loop rather than sharing it, so the
  * tuned 4-cell kernels stay exactly as they were.
  */
@@ -279,24 +279,41 @@ static __host__ __device__ __forceinline__ group_geom make_group_geom(const cupl
     return g;
 }
 
-/* Cp = 4 ([q | t] records): the points, not a 2 KiB cost matrix, in local
- * memory; lap.h computes each cost as it reads it (the same answer). */
-static __device__ __forceinline__ void solve_group_points(int16_t *q, int32_t *idx, size_t cs,
-                                                          int m, const uint32_t *cell,
+/* Cp = 4 NC <= 16: the points, not a 2 KiB cost matrix, in local memory
+ * (at most 1 KiB for 16 cells of 16 channels); lap.h computes each cost
+ * as it reads it (the same answer). */
+template <int NC, bool PACKED>
+static __device__ __forceinline__ void solve_group_points(int16_t *q, int32_t *idx,
+                                                          const int16_t *t, size_t cs, int m,
+                                                          const uint32_t *cell,
                                                           unsigned long long &cid,
                                                           unsigned long long &cbest)
 {
-    int16_t xs[CUPLAS_LAP_MAX][4], ts[CUPLAS_LAP_MAX][4];
+    constexpr int CP = 4 * NC;
+    int16_t xs[CUPLAS_LAP_MAX * CP], ts[CUPLAS_LAP_MAX * CP];
     for (int i = 0; i < m; i++) {
-        const short4x2 rec = *(const short4x2 *)(q + cell[i] * cs);
-        xs[i][0] = rec.q.x, xs[i][1] = rec.q.y, xs[i][2] = rec.q.z, xs[i][3] = rec.q.w;
-        ts[i][0] = rec.t.x, ts[i][1] = rec.t.y, ts[i][2] = rec.t.z, ts[i][3] = rec.t.w;
+        const short4 *qv = (const short4 *)(q + cell[i] * cs);
+        const short4 *tv = PACKED ? qv + NC : (const short4 *)(t + cell[i] * cs);
+        for (int c = 0; c < NC; c++) {
+            short4 a, b;
+            if (PACKED && NC == 1) {
+                const short4x2 rec = *(const short4x2 *)qv;
+                a = rec.q;
+                b = rec.t;
+            } else {
+                a = qv[c];
+                b = tv[c];
+            }
+            int16_t *xo = xs + i * CP + 4 * c, *to = ts + i * CP + 4 * c;
+            xo[0] = a.x, xo[1] = a.y, xo[2] = a.z, xo[3] = a.w;
+            to[0] = b.x, to[1] = b.y, to[2] = b.z, to[3] = b.w;
+        }
     }
     uint64_t ci = 0;
     for (int j = 0; j < m; j++)
-        ci += cuplas_lap_sq4(xs[j], ts[j]);
+        ci += cuplas_lap_sqdist(xs + j * CP, ts + j * CP, CP);
     uint8_t src[CUPLAS_LAP_MAX];
-    const uint64_t cb = cuplas_lap_solve_pts4(m, xs, ts, src);
+    const uint64_t cb = cuplas_lap_solve_pts(m, xs, ts, CP, src);
     cid += ci;
     cbest += cb;
     if (cb >= ci)
@@ -308,12 +325,15 @@ static __device__ __forceinline__ void solve_group_points(int16_t *q, int32_t *i
     for (int j = 0; j < m; j++)
         if (src[j] != j) {
             idx[cell[j]] = id[src[j]];
-            const int16_t *v = xs[src[j]];
-            *(short4 *)(q + cell[j] * cs) = make_short4(v[0], v[1], v[2], v[3]);
+            for (int c = 0; c < NC; c++) {
+                const int16_t *v = xs + src[j] * CP + 4 * c;
+                ((short4 *)(q + cell[j] * cs))[c] = make_short4(v[0], v[1], v[2], v[3]);
+            }
         }
 }
 
-/* Any Cp: the k x k cost matrix, gathered 4 channels at a time. */
+/* Wider vectors (Cp > 16): the k x k cost matrix, gathered 4 channels at
+ * a time. */
 template <bool PACKED>
 static __device__ __forceinline__ void solve_group_matrix(int16_t *q, int32_t *idx,
                                                           const int16_t *t, int Cp,
@@ -371,7 +391,7 @@ static __device__ __forceinline__ void solve_group_matrix(int16_t *q, int32_t *i
  * lap.h steps as cpu/assign_cpu.c's group_pass, so the same arrangement;
  * only moved cells are read back and written (as solve_quad).
  */
-template <bool PACKED>
+template <int NC, bool PACKED>
 static __device__ __forceinline__ void solve_group(int16_t *q, int32_t *idx, const int16_t *t,
                                                    int Cp, const group_geom &g,
                                                    const cuplas_perm &perm, uint32_t gi,
@@ -391,14 +411,15 @@ static __device__ __forceinline__ void solve_group(int16_t *q, int32_t *idx, con
         x = x >= g.W ? x - g.W : x;
         cell[j] = y * g.W + x;
     }
-    if constexpr (PACKED)
-        solve_group_points(q, idx, cs, m, cell, cid, cbest);
+    if constexpr (NC > 0)
+        solve_group_points<NC, PACKED>(q, idx, t, cs, m, cell, cid, cbest);
     else
         solve_group_matrix<PACKED>(q, idx, t, Cp, cs, m, cell, cid, cbest);
 }
 
-/* level_kernel's control loop around solve_group (see there). */
-template <bool PACKED>
+/* level_kernel's control loop around solve_group (see there). NC as
+ * level_kernel's: Cp / 4 when known at compile time (1..4), else 0. */
+template <int NC, bool PACKED>
 __global__ void __launch_bounds__(SOLVE_THREADS, 2)
 group_level_kernel(int16_t *q, int32_t *idx, const int16_t *t, int Cp, cuplas_level_params a,
                    cuplas_level_counters *c)
@@ -420,7 +441,7 @@ group_level_kernel(int16_t *q, int32_t *idx, const int16_t *t, int Cp, cuplas_le
         const cuplas_perm perm = s_perm;
         unsigned long long cid = 0, cbest = 0;
         for (uint32_t gi = blockIdx.x * blockDim.x + threadIdx.x; gi < g.total; gi += stride)
-            solve_group<PACKED>(q, idx, t, Cp, g, perm, gi, cid, cbest);
+            solve_group<NC, PACKED>(q, idx, t, Cp, g, perm, gi, cid, cbest);
         unsigned long long *slot = c->sums + 2 * (s.passes % 3);
         add_sums(slot, cid, cbest);
         grid.sync();
@@ -445,14 +466,14 @@ group_level_kernel(int16_t *q, int32_t *idx, const int16_t *t, int Cp, cuplas_le
     }
 }
 
-template <bool PACKED>
+template <int NC, bool PACKED>
 __global__ void group_pass_kernel(int16_t *q, int32_t *idx, const int16_t *t, int Cp,
                                   group_geom g, cuplas_perm perm, cuplas_level_counters *c)
 {
     uint32_t gi = blockIdx.x * blockDim.x + threadIdx.x;
     unsigned long long cid = 0, cbest = 0;
     if (gi < g.total)
-        solve_group<PACKED>(q, idx, t, Cp, g, perm, gi, cid, cbest);
+        solve_group<NC, PACKED>(q, idx, t, Cp, g, perm, gi, cid, cbest);
     add_sums(c->sums, cid, cbest);
 }
 
@@ -464,8 +485,16 @@ typedef void (*level_fn)(int16_t *, int32_t *, const int16_t *, int, cuplas_leve
 
 static level_fn level_kernel_for(int Cp, int group)
 {
-    if (group > 4)
-        return cuplas_assign_gpu_packed(Cp) ? group_level_kernel<true> : group_level_kernel<false>;
+    if (group > 4) {
+        if (cuplas_assign_gpu_packed(Cp))
+            return group_level_kernel<1, true>;   /* Cp = 4 */
+        switch (Cp / 4) {
+        case 2: return group_level_kernel<2, false>;
+        case 3: return group_level_kernel<3, false>;
+        case 4: return group_level_kernel<4, false>;
+        }
+        return group_level_kernel<0, false>;
+    }
     if (cuplas_assign_gpu_packed(Cp))
         return level_kernel<1, true>;   /* Cp = 4 */
     switch (Cp / 4) {
@@ -517,10 +546,18 @@ int cuplas_assign_pass_gpu(int16_t *q, int32_t *idx, const int16_t *t, int Cp,
     if (pg->group > 4) {
         const group_geom gg = make_group_geom(*pg);
         const unsigned gblocks = cuplas_blocks(gg.total, SOLVE_THREADS);
+        typedef void (*group_pass_fn)(int16_t *, int32_t *, const int16_t *, int, group_geom,
+                                      cuplas_perm, cuplas_level_counters *);
+        group_pass_fn fn = group_pass_kernel<0, false>;
         if (cuplas_assign_gpu_packed(Cp))
-            group_pass_kernel<true><<<gblocks, SOLVE_THREADS, 0, stream>>>(q, idx, t, Cp, gg, perm, c);
-        else
-            group_pass_kernel<false><<<gblocks, SOLVE_THREADS, 0, stream>>>(q, idx, t, Cp, gg, perm, c);
+            fn = group_pass_kernel<1, true>;
+        else if (Cp / 4 == 2)
+            fn = group_pass_kernel<2, false>;
+        else if (Cp / 4 == 3)
+            fn = group_pass_kernel<3, false>;
+        else if (Cp / 4 == 4)
+            fn = group_pass_kernel<4, false>;
+        fn<<<gblocks, SOLVE_THREADS, 0, stream>>>(q, idx, t, Cp, gg, perm, c);
         CUPLAS_LAUNCH_CHECK(err, stream);
         return 0;
     }
