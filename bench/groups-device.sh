@@ -5,7 +5,10 @@
 # cases, so that the CPU's AND-per-pass figures can be turned into ms.
 #
 #   (CUDA build) bash scripts/device-bundle.sh    # binaries + libs + peer-inputs.h5 -> .dev
-#   device run, carry [".dev"]: bash bench/groups-device.sh
+#   device run, carry [".dev"]: GD_PARTS=test bash bench/groups-device.sh
+#   device run, carry [".dev"]: GD_PARTS=bench bash bench/groups-device.sh
+#   (two calls: test_gpu's CPU references plus every candidate may pass
+#   one command's 10 minutes)
 #
 # GD_PARTS picks sections (default "test bench"); GD_RUNS the timed runs
 # per case (default 5, after one warm-up: bench_sort's median, CUDA
