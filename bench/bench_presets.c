@@ -36,6 +36,7 @@
 #include "io/h5_gen.h"
 #include "io/h5_read.h"
 #include "sort/sort.h"
+#include "bench_cases.h"
 
 /* Process CPU time: on a shared machine it counts this sort's work, not
  * the other processes' (run with OMP_NUM_THREADS=1 to read it as work). */
@@ -57,86 +58,6 @@ static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
-}
-
-static double *load_png(const char *path, int64_t *H, int64_t *W, int *C)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    size_t cap = 1 << 20, n = 0;
-    uint8_t *data = malloc(cap);
-    size_t got;
-    while (data && (got = fread(data + n, 1, cap - n, f)) > 0) {
-        n += got;
-        if (n == cap)
-            data = realloc(data, cap *= 2);
-    }
-    fclose(f);
-    cuplas_eval_image im;
-    cuplas_error err = {0};
-    if (!data || cuplas_image_decode(CUPLAS_CODEC_PNG, data, n, 3, &im, &err)) {
-        fprintf(stderr, "%s: %s\n", path, err.msg);
-        free(data);
-        return NULL;
-    }
-    free(data);
-    double *x = malloc((size_t)(im.H * im.W * 3) * sizeof *x);
-    for (int64_t i = 0; x && i < im.H * im.W * 3; i++)
-        x[i] = im.px[i];
-    *H = im.H, *W = im.W, *C = 3;
-    free(im.px);
-    return x;
-}
-
-/* A case as N x C doubles (the same generated data as bench_sort). */
-static double *load_case(const char *spec, int64_t *H, int64_t *W, int *C)
-{
-    long long h = 0, w = 0, c = 3;
-    if (!strncmp(spec, "png:", 4))
-        return load_png(spec + 4, H, W, C);
-    if (!strncmp(spec, "normal:", 7) || !strncmp(spec, "colors:", 7)) {
-        int normal = spec[0] == 'n';
-        if (normal ? sscanf(spec + 7, "%lldx%lldx%lld", &h, &w, &c) != 3
-                   : sscanf(spec + 7, "%lldx%lld", &h, &w) < 1)
-            return NULL;
-        if (!normal && !strchr(spec + 7, 'x'))
-            w = h;
-        cuplas_gen_opts o;
-        cuplas_gen_defaults(&o);
-        o.kind = normal ? CUPLAS_GEN_NORMAL : CUPLAS_GEN_COLORS;
-        o.H = h, o.W = w, o.C = c, o.seed = 1337;
-        size_t es = cuplas_gen_elem_size(&o);
-        unsigned char *raw = malloc((size_t)(h * w * c) * es);
-        double *x = malloc((size_t)(h * w * c) * sizeof *x);
-        cuplas_gen_fill(&o, 0, 0, h * w, raw);
-        for (int64_t i = 0; i < h * w * c; i++)
-            x[i] = normal ? ((float *)raw)[i] : raw[i];
-        free(raw);
-        *H = h, *W = w, *C = (int)c;
-        return x;
-    }
-    char file[1024];
-    const char *colon = strrchr(spec, ':');
-    if (!colon || colon - spec >= (long)sizeof file)
-        return NULL;
-    memcpy(file, spec, (size_t)(colon - spec));
-    file[colon - spec] = 0;
-    cuplas_h5grid g = {0};
-    cuplas_error err = {0};
-    if (cuplas_h5_read_grid(file, colon + 1, 0, 0, &g, &err)) {
-        fprintf(stderr, "%s: %s\n", spec, err.msg);
-        return NULL;
-    }
-    int *use = malloc((size_t)g.C * sizeof *use);
-    for (int i = 0; i < g.C; i++)
-        use[i] = i;
-    double *x = malloc((size_t)(g.H * g.W * g.C) * sizeof *x);
-    cuplas_h5grid_to_double(&g, use, (int)g.C, x, NULL, &err);
-    *H = g.H, *W = g.W, *C = (int)g.C;
-    free(use);
-    cuplas_h5grid_free(&g);
-    return x;
 }
 
 int main(int argc, char **argv)

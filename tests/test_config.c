@@ -138,6 +138,7 @@ static void assert_sort_equal(const cuplas_sort_params *a, const cuplas_sort_par
     assert_int_equal(a->min_configs, b->min_configs);
     assert_int_equal(a->max_configs, b->max_configs);
     assert_int_equal(a->max_passes, b->max_passes);
+    assert_int_equal(a->group_size, b->group_size);
     assert_int_equal(a->preset, b->preset);
 }
 
@@ -471,6 +472,14 @@ static void test_config_error_odd_block_size(void **state)
 {
     expect_error(state, "odd_block", INPUTS "sort:\n  min_block_size: 5\n", NULL, 0,
                  "4:19", "sort.min_block_size: 5 is odd", "an even integer >= 2");
+}
+
+static void test_config_error_group_size(void **state)
+{
+    expect_error(state, "group_12", INPUTS "sort:\n  group_size: 12\n", NULL, 0,
+                 "4:15", "sort.group_size: 12", "accepted: 4, 8 or 16");
+    expect_error(state, "group_32", INPUTS "sort:\n  group_size: 32\n", NULL, 0,
+                 "4:15", "sort.group_size", NULL);
 }
 
 static void test_config_error_max_below_min_configs(void **state)
@@ -907,6 +916,30 @@ static void test_config_preset_params_yaml(void **state)
     free(params);
     cuplas_config_free(&back);
     cuplas_config_free(&cfg);
+
+    /* sort.group_size (newer than the params attribute): absent at its
+     * preset's value, present and read back otherwise */
+    const char *groups[] = { "sort:\n  group_size: 4\n", "sort:\n  group_size: 16\n",
+                             "sort:\n  preset: best\n  group_size: 4\n",
+                             "sort:\n  preset: best\n  group_size: 8\n" };
+    for (int i = 0; i < 4; i++) {
+        char full[256];
+        snprintf(full, sizeof full, "%s%s", INPUTS, groups[i]);
+        assert_int_equal(load_text(state, "pp_group", full, NULL, 0, &cfg, &err), 0);
+        params = cuplas_config_params_to_yaml(&cfg);
+        cuplas_sort_params pre;
+        cuplas_sort_params_of_preset(cfg.sort.preset, &pre);
+        assert_true((strstr(params, "group_size") != NULL) == (cfg.sort.group_size != pre.group_size));
+        len = strlen(INPUTS) + strlen(params) + 1;
+        text = malloc(len);
+        snprintf(text, len, "%s%s", INPUTS, params);
+        assert_int_equal(load_text(state, "pp_group_back", text, NULL, 0, &back, &err), 0);
+        assert_sort_equal(&cfg.sort, &back.sort);
+        free(text);
+        free(params);
+        cuplas_config_free(&back);
+        cuplas_config_free(&cfg);
+    }
 }
 
 static void test_config_free_twice(void **state)
@@ -1030,6 +1063,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_config_error_out_of_range),
         cmocka_unit_test(test_config_error_bad_enum),
         cmocka_unit_test(test_config_error_odd_block_size),
+        cmocka_unit_test(test_config_error_group_size),
         cmocka_unit_test(test_config_error_max_below_min_configs),
         cmocka_unit_test(test_config_error_duplicate_channel),
         cmocka_unit_test(test_config_error_weights_length),

@@ -78,9 +78,15 @@ static void test_gpu_blur_parity(void **state)
 static void test_gpu_pass_parity(void **state)
 {
     (void)state;
-    const int64_t geo[][4] = {{64, 64, 16, 16}, {100, 37, 8, 36}, {257, 263, 256, 262}, {1, 257, 1, 256}, {3, 5, 2, 4}};
-    /* Cp = 4: the [q | t] layout; Cp = 8: q and t apart */
-    for (int Cp = 4; Cp <= 8; Cp += 4)
+    const int64_t geo[][4] = {{64, 64, 16, 16}, {100, 37, 8, 36}, {257, 263, 256, 262}, {1, 257, 1, 256},
+                              {3, 5, 2, 4}, {24, 20, 6, 6}};
+    /* Cp = 4: the [q | t] layout; Cp = 8..16: q and t apart, channels
+     * known at compile time (groups of 8, 16: the points path); Cp = 20:
+     * the run-time channel loop (groups: the cost-matrix path). Groups of
+     * 4 (quad.h), 8 and 16 (lap.h; 6 x 6 and 2 x 4 blocks leave a smaller
+     * last group) */
+    for (uint32_t k = 4; k <= 16; k *= 2)
+    for (int Cp = 4; Cp <= 20; Cp += 4)
             for (size_t s = 0; s < sizeof geo / sizeof *geo; s++)
                 for (uint32_t kind = 0; kind < 2; kind++) {
                     int64_t H = geo[s][0], W = geo[s][1], N = H * W;
@@ -91,12 +97,12 @@ static void test_gpu_pass_parity(void **state)
                         i1[i] = i2[i] = i;
                     memcpy(q2, q, N * Cp * 2);
                     cuplas_pass_geom g = {H, W, geo[s][2], geo[s][3], H / 3, W / 2 + 1, kind,
-                                          (uint32_t)(geo[s][2] * geo[s][3])};
+                                          (uint32_t)(geo[s][2] * geo[s][3]), k};
                     uint64_t b1, a1, b2, a2;
                     cuplas_error err = {0};
                     cuplas_assign_pass_cpu(q, i1, t, Cp, &g, 5, 2, 3, 4, &b1, &a1);
                     if (cuplas_assign_pass_gpu_host(ctx, q2, i2, t, Cp, &g, 5, 2, 3, 4, &b2, &a2, &err))
-                        fail_msg("%s (%s)", err.msg, layout(Cp));
+                        fail_msg("%s (%s, group %u)", err.msg, layout(Cp), k);
                     assert_int_equal(b1, b2);
                     assert_int_equal(a1, a2);
                     assert_true(a1 < b1);
@@ -176,6 +182,37 @@ static void test_gpu_sort_parity_nondefault(void **state)
     p.shuffle = false;
     p.permuter = CUPLAS_PERMUTER_LCG;
     check_sort_parity(120, 90, 5, &p);
+}
+
+/* sort.group_size 8 and 16 (lap.h in one thread per group): both
+ * layouts, the run-time channel loop, odd shapes, and a slow decay. */
+static void test_gpu_sort_parity_groups(void **state)
+{
+    (void)state;
+    cuplas_sort_params p;
+    cuplas_sort_params_default(&p);
+    for (int k = 8; k <= 16; k *= 2) {
+        p.group_size = k;
+        check_sort_parity(64, 64, 3, &p);
+        check_sort_parity(100, 37, 3, &p);
+        check_sort_parity(1, 257, 3, &p);
+        check_sort_parity(96, 80, 7, &p);
+        check_sort_parity(96, 80, 10, &p);
+        check_sort_parity(96, 80, 16, &p);
+        check_sort_parity(96, 80, 59, &p);
+        check_sort_parity(257, 263, 3, &p);
+    }
+    cuplas_sort_params_of_preset(CUPLAS_PRESET_BEST, &p);
+    p.group_size = 16;
+    check_sort_parity(128, 128, 3, &p);
+    if (getenv("CUPLAS_TEST_QUICK"))
+        return;
+    cuplas_sort_params_default(&p);
+    for (int k = 8; k <= 16; k *= 2) {
+        p.group_size = k;
+        check_sort_parity(1000, 1000, 3, &p);
+        check_sort_parity(512, 512, 16, &p);
+    }
 }
 
 static void test_gpu_sort_parity_large(void **state)
@@ -305,6 +342,7 @@ int main(void)
         cmocka_unit_test(test_gpu_sort_parity_shapes),
         cmocka_unit_test(test_gpu_sort_parity_channels),
         cmocka_unit_test(test_gpu_sort_parity_nondefault),
+        cmocka_unit_test(test_gpu_sort_parity_groups),
         cmocka_unit_test(test_gpu_sort_parity_large),
         cmocka_unit_test(test_gpu_lanes_ordered),
         cmocka_unit_test(test_gpu_prepare),

@@ -193,7 +193,7 @@ static void test_pass_reports_exact_costs(void **state)
     int64_t *idx = malloc(N * sizeof *idx);
     for (int64_t i = 0; i < N; i++) idx[i] = i;
     assert_int_equal(cuplas_blur_cpu(g.q, t, H, W, g.Cp, 3, 3, 2, 0, 1, &err), 0);
-    cuplas_pass_geom geo = {H, W, 8, 8, 5, 17, 0, 64};
+    cuplas_pass_geom geo = {H, W, 8, 8, 5, 17, 0, 64, 4};
     uint64_t before, after;
     cuplas_assign_pass_cpu(g.q, idx, t, g.Cp, &geo, 9, 0, 0, 0, &before, &after);
     assert_true(after < before);
@@ -212,6 +212,57 @@ static void test_pass_reports_exact_costs(void **state)
     assert_true(tu_is_permutation(idx, N));
     free(t); free(idx); free(x);
     cuplas_qgrid_free(&g);
+}
+
+/* Groups of 8 and 16 (sort.group_size): 6 x 6 blocks hold 36 cells, so
+ * each block ends with a leftover group of 4; the reported costs are the
+ * exact costs of the covered cells before and after, and a second pass on
+ * the same grouping finds nothing to gain (every group is optimal). */
+static void test_group_pass_reports_exact_costs(void **state)
+{
+    (void)state;
+    int64_t H = 24, W = 20, N = H * W;
+    double *x = tu_colors(N, 3, 5);
+    cuplas_error err = {0};
+    for (uint32_t k = 8; k <= 16; k *= 2) {
+        cuplas_qgrid g;
+        assert_int_equal(cuplas_qgrid_build(x, H, W, 3, NULL, NULL, &g, &err), 0);
+        int16_t *t = malloc(N * g.Cp * 2);
+        int64_t *idx = malloc(N * sizeof *idx);
+        for (int64_t i = 0; i < N; i++) idx[i] = i;
+        assert_int_equal(cuplas_blur_cpu(g.q, t, H, W, g.Cp, 3, 3, 2, 0, 1, &err), 0);
+        cuplas_pass_geom geo = {H, W, 6, 6, 5, 17, 0, 36, k};
+        uint64_t direct[2] = {0, 0}, before, after, b2, a2;
+        for (int round = 0; round < 2; round++) {
+            /* the covered cells: 4 x 3 blocks of 6 x 6 = 24 rows x 18 columns */
+            for (int64_t by = 0; by < 24; by++)
+                for (int64_t bx = 0; bx < 18; bx++) {
+                    int64_t c = ((by + 5) % H) * W + (bx + 17) % W;
+                    for (int ch = 0; ch < g.Cp; ch++) {
+                        int d = g.q[c * g.Cp + ch] - t[c * g.Cp + ch];
+                        direct[round] += (uint64_t)(d * d);
+                    }
+                }
+            if (round == 0)
+                cuplas_assign_pass_cpu(g.q, idx, t, g.Cp, &geo, 9, 0, 0, 0, &before, &after);
+        }
+        assert_int_equal(before, direct[0]);
+        assert_int_equal(after, direct[1]);
+        assert_true(after < before);
+        cuplas_assign_pass_cpu(g.q, idx, t, g.Cp, &geo, 9, 0, 0, 0, &b2, &a2);
+        assert_int_equal(b2, after);
+        assert_int_equal(a2, after);
+        assert_true(tu_is_permutation(idx, N));
+        /* the index and the values moved together */
+        cuplas_qgrid g0;
+        assert_int_equal(cuplas_qgrid_build(x, H, W, 3, NULL, NULL, &g0, &err), 0);
+        for (int64_t i = 0; i < N; i++)
+            assert_memory_equal(g.q + i * g.Cp, g0.q + idx[i] * g.Cp, g.Cp * 2);
+        cuplas_qgrid_free(&g0);
+        free(t); free(idx);
+        cuplas_qgrid_free(&g);
+    }
+    free(x);
 }
 
 /* The level control (core/level.h) against the loop it replaced, written
@@ -349,6 +400,61 @@ static void test_sort_shapes_and_permuters(void **state)
             free(index);
             free(x);
         }
+}
+
+/* Groups of 8 and 16: any shape sorts to a permutation, the same for any
+ * thread count, and at 64^2 to a lower AND than groups of 4 (measured:
+ * bench/results/2026-11-24-cpu-groups). */
+static void test_sort_group_sizes(void **state)
+{
+    (void)state;
+    const int64_t shapes[][2] = {{2, 2}, {3, 5}, {1, 257}, {257, 1}, {100, 37}, {64, 64}};
+    cuplas_sort_params p;
+    cuplas_sort_params_default(&p);
+    for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
+        int64_t H = shapes[s][0], W = shapes[s][1], N = H * W;
+        double *x = tu_colors(N, 3, 1337);
+        int64_t *ref = malloc(N * sizeof *ref), *got = malloc(N * sizeof *got);
+        double and4 = 0;
+        for (int k = 4; k <= 16; k *= 2) {
+            p.group_size = k;
+            cuplas_set_threads(1);
+            sort_once(x, H, W, 3, &p, ref);
+            cuplas_set_threads(2);
+            sort_once(x, H, W, 3, &p, got);
+            assert_memory_equal(ref, got, N * sizeof *ref);
+            double and = cuplas_and(x, H, W, 3, ref, NULL);
+            if (k == 4)
+                and4 = and;
+            if (N == 4096) {
+                print_message("64x64 colours, group %d: AND %.3f\n", k, and);
+                if (k > 4)
+                    assert_true(and < and4);
+            }
+        }
+        free(ref); free(got); free(x);
+    }
+    /* wider vectors (Cp = 8 and 60): the same index for 1 and 2 threads */
+    for (int C = 5; C <= 59; C += 54) {
+        int64_t H = 40, W = 36, N = H * W;
+        double *x = tu_normals(N, C, 31);
+        int64_t *ref = malloc(N * sizeof *ref), *got = malloc(N * sizeof *got);
+        for (int k = 8; k <= 16; k *= 2) {
+            p.group_size = k;
+            cuplas_set_threads(1);
+            sort_once(x, H, W, C, &p, ref);
+            cuplas_set_threads(2);
+            sort_once(x, H, W, C, &p, got);
+            assert_memory_equal(ref, got, N * sizeof *ref);
+        }
+        free(ref); free(got); free(x);
+    }
+    p.group_size = 12;
+    int64_t index[64];
+    double x[64 * 3] = {0};
+    cuplas_sort_stats st;
+    cuplas_error err = {0};
+    assert_int_equal(cuplas_sort_features(x, 8, 8, 3, &p, NULL, index, &st, &err), CUPLAS_ERR_USAGE);
 }
 
 /* Standardised features are the same bytes for 1 and 4 threads. */
@@ -519,11 +625,13 @@ int main(void)
         cmocka_unit_test(test_blur_matches_direct_sum),
         cmocka_unit_test(test_schedule_plas_levels),
         cmocka_unit_test(test_pass_reports_exact_costs),
+        cmocka_unit_test(test_group_pass_reports_exact_costs),
         cmocka_unit_test(test_level_step_matches_loop),
         cmocka_unit_test(test_sort_quality_colors_64),
         cmocka_unit_test(test_sort_quality_colors_128),
         cmocka_unit_test(test_sort_thread_count_invariant),
         cmocka_unit_test(test_sort_shapes_and_permuters),
+        cmocka_unit_test(test_sort_group_sizes),
         cmocka_unit_test(test_normalize_thread_count_invariant),
         cmocka_unit_test(test_normalize_extreme_values),
         cmocka_unit_test(test_sort_tiny_is_optimal),

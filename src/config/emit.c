@@ -189,7 +189,12 @@ static bool wanted(const char *const *sections, const char *name, size_t len)
 static char *emit_yaml(const cuplas_config *cfg, const char *const *sections, bool params)
 {
     struct sbuf b = { 0 };
+    cuplas_config def = { 0 };    /* F_PARAMS_NONDEFAULT's reference: the
+                                     preset's values (the params name a
+                                     preset other than default, so they
+                                     read back to the same values) */
     const char *section = NULL;   /* the section whose header was written */
+    cuplas_sort_params_of_preset(cfg->sort.preset, &def.sort);
     size_t seclen = 0;
     for (size_t i = 0; i < CUPLAS_CFG_NKEYS; i++) {
         const struct key *k = &cuplas_cfg_keys[i];
@@ -205,6 +210,10 @@ static char *emit_yaml(const cuplas_config *cfg, const char *const *sections, bo
             continue;
         if (params && (k->flags & F_PARAMS_NONZERO)
             && *(const int *)((const char *)cfg + k->off) == 0)
+            continue;
+        if (params && (k->flags & F_PARAMS_NONDEFAULT)
+            && *(const int *)((const char *)cfg + k->off) ==
+               *(const int *)((const char *)&def + k->off))
             continue;
         if (!section || seclen != len || strncmp(section, k->name, len) != 0)
             put(&b, "%.*s:\n", (int)len, k->name);

@@ -136,6 +136,11 @@ const struct key cuplas_cfg_keys[] = {
              "sort.min_configs" },
     { "sort.max_passes", K_INT, AT(sort.max_passes), .min = 1, .flags = F_MIN,
       .doc = "passes per block configuration, at most" },
+    { "sort.group_size", K_INT, AT(sort.group_size), .min = 4, .max = 16,
+      .flags = F_MIN | F_MAX | F_PARAMS_NONDEFAULT,
+      .doc = "cells per random group of a pass: 4 (the best of 24 arrangements), 8 or "
+             "16 (an exact assignment solve per group: lower AND per pass, more work "
+             "per pass; bench/results/2026-11-24-cpu-groups)" },
 
     { "channels.use", K_CHANNELS, AT(channels.use), AT(channels.nuse), .min = 0,
       .max = MAX_CHANNEL, .flags = F_MIN | F_MAX, .aux_off = AT(channels.use_names),

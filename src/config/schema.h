@@ -48,10 +48,14 @@ enum {
     F_PARAMS_IF_SET = 1u << 8, /* in the params attribute only when set:
                                  results of configs from before the key
                                  keep their bytes                          */
-    F_PARAMS_NONZERO = 1u << 9 /* enums: left out of the params attribute
+    F_PARAMS_NONZERO = 1u << 9, /* enums: left out of the params attribute
                                   while 0 (the default), so results of
                                   configs that predate the key keep their
                                   bytes and their resume identity        */
+    F_PARAMS_NONDEFAULT = 1u << 10 /* sort.* integers: left out of the params
+                                  attribute while at sort.preset's value
+                                  (the same reason; the preset is named
+                                  there unless default, so it reads back) */
 };
 
 struct key {
@@ -76,7 +80,7 @@ struct removed_key {
 
 /* Row counts, constants so that the loader can size arrays by them;
  * keys.c asserts that they match the tables. */
-#define CUPLAS_CFG_NKEYS 49
+#define CUPLAS_CFG_NKEYS 50
 #define CUPLAS_CFG_NINPUT_KEYS 5
 
 /* The config's keys in schema order (the order of `cuplas check`, the dump

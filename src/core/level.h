@@ -44,12 +44,29 @@ typedef struct cuplas_sort_stats {
 } cuplas_sort_stats;
 
 /* What one pass needs: the level's block shape, the torus shift, the
- * grouping permutation's kind and domain (the bh*bw block offsets). */
+ * grouping permutation's kind and domain (the bh*bw block offsets), and
+ * the cells per group (0 or 4: the 4-cell solve of quad.h; 8 or 16: the
+ * assignment solve of lap.h). */
 typedef struct cuplas_pass_geom {
     int64_t H, W, bh, bw, sy, sx;
     uint32_t kind;     /* permuter */
     uint32_t n;        /* bh*bw */
+    uint32_t group;    /* sort.group_size; 0 reads as 4 */
 } cuplas_pass_geom;
+
+/* Groups of a block of n cells in groups of k (k > 4): the pass
+ * permutation of the offsets read k at a time; when k does not divide n,
+ * the last group holds the n % k leftover cells (a multiple of 4: blocks
+ * have even sides), so every cell is in a group. */
+CUPLAS_HD uint32_t cuplas_groups_per_block(uint32_t n, uint32_t k)
+{
+    return (n + k - 1) / k;
+}
+
+CUPLAS_HD int cuplas_group_cells(uint32_t n, uint32_t k, uint32_t r)
+{
+    return n - r * k < k ? (int)(n - r * k) : (int)k;
+}
 
 /* Everything a level's control and draws depend on (passed by value to
  * the GPU's level kernel). */
@@ -60,6 +77,7 @@ typedef struct cuplas_level_params {
     uint32_t H, W, bh, bw;   /* N < 2^31 on either backend */
     double improvement_break;
     uint32_t min_configs, max_configs, max_passes;
+    uint32_t group;          /* sort.group_size                            */
 } cuplas_level_params;
 
 /* Where a level is: the pass about to run, and the work done so far. */
@@ -93,6 +111,7 @@ static inline cuplas_level_params cuplas_level_params_make(const cuplas_sort_par
     a.min_configs = (uint32_t)p->min_configs;
     a.max_configs = (uint32_t)p->max_configs;
     a.max_passes = (uint32_t)p->max_passes;
+    a.group = (uint32_t)p->group_size;
     return a;
 }
 
@@ -112,12 +131,13 @@ CUPLAS_HD cuplas_pass_geom cuplas_level_geom(const cuplas_level_params *a, uint3
     g.bw = a->bw;
     g.kind = a->permuter;
     g.n = a->bh * a->bw;
+    g.group = a->group;
     cuplas_shift_draw(a->seed, a->level, cfg, a->H, a->W, &g.sy, &g.sx);
     return g;
 }
 
 /* The grouping of pass (level, cfg, pass): a permutation of the bh*bw
- * offsets of a block, read 4 at a time. */
+ * offsets of a block, read 4 (or group) at a time. */
 CUPLAS_HD cuplas_perm cuplas_pass_perm(const cuplas_pass_geom *g, uint64_t seed, uint32_t level,
                                        uint32_t cfg, uint32_t pass)
 {

@@ -46,6 +46,7 @@ typedef struct cuplas_sort_params {
     int min_configs;           /* sort.min_configs per level, >= 1          */
     int max_configs;           /* sort.max_configs per level                */
     int max_passes;            /* sort.max_passes per configuration         */
+    int group_size;            /* sort.group_size: cells per group, 4|8|16  */
     cuplas_preset preset;      /* sort.preset: where the values above came
                                   from; the sorter itself never reads it    */
 } cuplas_sort_params;

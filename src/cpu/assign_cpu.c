@@ -1,9 +1,12 @@
 /*
- * assign_cpu.c - the 4-cell solve, CPU reference of cuda/assign_gpu.cu.
+ * assign_cpu.c - the group solve, CPU reference of cuda/assign_gpu.cu.
  *
  * A pass splits every block of the level into random groups of 4 cells
  * (the pass's permutation of the block offsets, read 4 at a time), and
- * gives each group the best of its 24 arrangements (core/quad.h). Groups
+ * gives each group the best of its 24 arrangements (core/quad.h). With
+ * sort.group_size 8 or 16 the offsets are read 8 or 16 at a time and each
+ * group gets its optimal arrangement from the assignment solver
+ * (core/lap.h; a block's leftover cells form one smaller group). Groups
  * are disjoint, so a pass is order-free; its costs are exact integer
  * sums. A level repeats passes and configurations as core/level.h's
  * control decides.
@@ -12,6 +15,7 @@
 
 #include <string.h>
 
+#include "core/lap.h"
 #include "core/quad.h"
 #include "core/random.h"
 
@@ -54,11 +58,72 @@ static void quad_apply(int16_t *q, int64_t *idx, int Cp, const int64_t cell[4],
     }
 }
 
+/*
+ * Groups of k > 4 cells (sort.group_size): the m x m costs of group r of
+ * block b (m = k, or the leftover count), lap.h's optimal arrangement,
+ * applied only when strictly cheaper than the identity (as the 4-cell
+ * solve), so a group whose identity ties with the optimum never moves.
+ */
+static void group_pass(int16_t *q, int64_t *idx, const int16_t *t, int Cp,
+                       const cuplas_pass_geom *g, const cuplas_perm *perm,
+                       uint64_t *before, uint64_t *after)
+{
+    const uint32_t k = g->group;
+    const int64_t nbx = g->W / g->bw, per = cuplas_groups_per_block(g->n, k);
+    const int64_t total = nbx * (g->H / g->bh) * per;
+    uint64_t sb = 0, sa = 0;
+    #pragma omp parallel for reduction(+ : sb, sa) schedule(static)
+    for (int64_t gi = 0; gi < total; gi++) {
+        const int64_t b = gi / per, r = gi % per;
+        const int m = cuplas_group_cells(g->n, k, (uint32_t)r);
+        int64_t cell[CUPLAS_LAP_MAX];
+        for (int j = 0; j < m; j++)
+            cell[j] = quad_cell(g, b / nbx, b % nbx,
+                                cuplas_perm_apply(perm, (uint32_t)(r * k + j)));
+        uint64_t D[CUPLAS_LAP_MAX * CUPLAS_LAP_MAX], cid = 0;
+        for (int i = 0; i < m; i++)
+            for (int j = 0; j < m; j++) {
+                const int16_t *a = q + cell[i] * Cp, *bb = t + cell[j] * Cp;
+                uint64_t s = 0;
+                for (int c = 0; c < Cp; c++) {
+                    int32_t d = (int32_t)a[c] - bb[c];
+                    s += (uint32_t)(d * d);
+                }
+                D[i * m + j] = s;
+            }
+        for (int j = 0; j < m; j++)
+            cid += D[j * m + j];
+        uint8_t src[CUPLAS_LAP_MAX];
+        uint64_t cbest = cuplas_lap_solve(m, D, src);
+        sb += cid;
+        sa += cbest;
+        if (cbest < cid) {
+            static _Thread_local int16_t v[CUPLAS_LAP_MAX][CUPLAS_CPU_MAX_CP];
+            int64_t id[CUPLAS_LAP_MAX];
+            for (int i = 0; i < m; i++) {
+                memcpy(v[i], q + cell[i] * Cp, (size_t)Cp * sizeof *q);
+                id[i] = idx[cell[i]];
+            }
+            for (int j = 0; j < m; j++) {
+                memcpy(q + cell[j] * Cp, v[src[j]], (size_t)Cp * sizeof *q);
+                idx[cell[j]] = id[src[j]];
+            }
+        }
+    }
+    *before = sb;
+    *after = sa;
+}
+
 void cuplas_assign_pass_cpu(int16_t *q, int64_t *idx, const int16_t *target, int Cp,
                             const cuplas_pass_geom *g, uint64_t seed, uint32_t level,
                             uint32_t cfg, uint32_t pass, uint64_t *before,
                             uint64_t *after)
 {
+    if (g->group > 4) {
+        cuplas_perm gp = cuplas_pass_perm(g, seed, level, cfg, pass);
+        group_pass(q, idx, target, Cp, g, &gp, before, after);
+        return;
+    }
     cuplas_perm perm = cuplas_pass_perm(g, seed, level, cfg, pass);
     const int64_t nbx = g->W / g->bw, quads = g->n / 4;
     const int64_t total = nbx * (g->H / g->bh) * quads;

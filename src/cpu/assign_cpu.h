@@ -1,5 +1,5 @@
 /*
- * assign_cpu.h - the 4-cell solve (CPU reference): one pass over every
+ * assign_cpu.h - the group solve (CPU reference): one pass over every
  * group, and a whole level of passes. GPU twins: cuplas_assign_pass_gpu
  * and cuplas_assign_level_gpu (cuda/assign_gpu.cuh).
  */
@@ -17,8 +17,8 @@ extern "C" {
 /* Channels the CPU solve takes (a group's values sit on the stack). */
 #define CUPLAS_CPU_MAX_CP 1024
 
-/* One solve pass (level, cfg, pass) over every group, in place on q and
- * idx. Returns the sum of identity costs and of chosen costs over all
+/* One solve pass (level, cfg, pass) over every group (g->group cells
+ * each: 0 or 4, 8, 16), in place on q and idx. Returns the sum of identity costs and of chosen costs over all
  * groups. */
 void cuplas_assign_pass_cpu(int16_t *q, int64_t *idx, const int16_t *target, int Cp,
                             const cuplas_pass_geom *g, uint64_t seed, uint32_t level,

@@ -38,8 +38,9 @@ typedef struct cuplas_level_counters {
  * fits one 32-byte sector. */
 static inline int cuplas_assign_gpu_packed(int Cp) { return Cp <= 4; }
 
-/* Blocks per SM the level kernel for Cp channels keeps resident. */
-int cuplas_assign_level_gpu_occupancy(int Cp, int *blocks_per_sm, cuplas_error *err);
+/* Blocks per SM the level kernel for Cp channels and groups of `group`
+ * cells (sort.group_size) keeps resident. */
+int cuplas_assign_level_gpu_occupancy(int Cp, int group, int *blocks_per_sm, cuplas_error *err);
 
 /* All configurations and passes of one level, in place on q and idx, in
  * the layout of cuplas_assign_gpu_packed(Cp); adds the passes and

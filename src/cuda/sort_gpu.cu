@@ -31,7 +31,8 @@ struct cuplas_gpu_ctx {
     char name[256];
     cudaStream_t stream;
     int sms;             /* multiprocessors: the level kernel's grid bound */
-    int occ_cp, occ_per_sm; /* level-kernel occupancy, cached for one Cp */
+    int occ_cp, occ_group, occ_per_sm; /* level-kernel occupancy, cached for one
+                                          Cp and sort.group_size */
     void *ws;          /* device workspace, grown on demand */
     size_t ws_bytes;
     int16_t *h_q;      /* pinned: features to upload        */
@@ -353,9 +354,10 @@ extern "C" int cuplas_sort_gpu(cuplas_gpu_ctx *ctx, const cuplas_qgrid *g,
     if (!(ctx->h_idx = (int32_t *)grow_pinned(ctx->h_idx, &ctx->h_idx_n, N, sizeof(int32_t))))
         CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "cannot allocate pinned host memory for the index");
     /* a lane sorts many grids of one shape: query the occupancy once */
-    if (ctx->occ_cp != g->Cp) {
-        CUPLAS_TRY(cuplas_assign_level_gpu_occupancy(g->Cp, &ctx->occ_per_sm, err));
+    if (ctx->occ_cp != g->Cp || ctx->occ_group != p->group_size) {
+        CUPLAS_TRY(cuplas_assign_level_gpu_occupancy(g->Cp, p->group_size, &ctx->occ_per_sm, err));
         ctx->occ_cp = g->Cp;
+        ctx->occ_group = p->group_size;
     }
     per_sm = ctx->occ_per_sm;
     if (per_sm < 1)

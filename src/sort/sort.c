@@ -60,6 +60,8 @@ int cuplas_sort_features(const double *x, int64_t H, int64_t W, int C,
     cuplas_qgrid g = {0};
     cuplas_schedule s = {0};
     memset(st, 0, sizeof *st);
+    if (p->group_size != 0 && p->group_size != 4 && p->group_size != 8 && p->group_size != 16)
+        CUPLAS_FAIL(err, CUPLAS_ERR_USAGE, "sort.group_size %d: 4, 8 or 16", p->group_size);
     if (H * W < 4) {
         sort_tiny(x, (int)(H * W), C, index);
         return 0;
