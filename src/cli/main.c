@@ -19,7 +19,7 @@
 #include "cli/cli.h"       /* provides: the subcommand table entries, exit-code help text */
 #include "config/config.h"    /* provides: cuplas_config_print_keys (`cuplas help config`)   */
 #include "util/error.h"     /* provides: CUPLAS_EXIT_* process exit codes                   */
-#include "io/h5_lib.h"       /* provides: cuplas_h5_version, cuplas_h5_close_library       */
+#include "io/h5_lib.h"       /* provides: cuplas_h5_version (`cuplas --version`)             */
 
 static const cuplas_cmd *const commands[] = {
     &cuplas_cmd_run_def, &cuplas_cmd_check_def, &cuplas_cmd_sort_def, &cuplas_cmd_gen_def,
@@ -110,25 +110,6 @@ static void passive_openmp(char **argv)
 #endif
 }
 
-/*
- * Leave once a command has returned, without the exit handlers. Its files
- * are closed and the HDF5 library is closed here (what HDF5's handler
- * would do); what the handlers would still run is the CUDA runtime's
- * teardown of every GPU context, about 0.1 s of a one-file `cuplas sort`
- * on an H200 (issue 17), which the kernel does anyway when the process
- * ends. Sanitizer and coverage builds keep the handlers: leak checks and
- * gcov data run there.
- */
-static int leave(int rc)
-{
-#if !defined(__SANITIZE_ADDRESS__) && !defined(CUPLAS_COVERAGE)
-    cuplas_h5_close_library();
-    fflush(NULL);
-    _exit(rc);
-#endif
-    return rc;
-}
-
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -152,5 +133,5 @@ int main(int argc, char **argv)
         return CUPLAS_EXIT_USAGE;
     }
     passive_openmp(argv);
-    return leave(c->run(argc - 1, argv + 1));
+    return c->run(argc - 1, argv + 1);
 }

@@ -240,11 +240,14 @@ extern "C" int cuplas_gpu_prepare(cuplas_gpu_ctx *ctx, int64_t n_q, int64_t n_id
         return -1;
     ctx->h_q = (int16_t *)grow_pinned(ctx->h_q, &ctx->h_q_n, n_q, sizeof(int16_t));
     ctx->h_idx = (int32_t *)grow_pinned(ctx->h_idx, &ctx->h_idx_n, n_idx, sizeof(int32_t));
-    /* the occupancy query loads the level kernel's module (lazy loading) */
+    /* the occupancy query loads the level kernel's module (lazy loading);
+     * 4-cell groups, the presets' (a sort with another size queries again) */
     cuplas_error_clear(&e);
-    if (Cp > 0 && ctx->occ_cp != Cp &&
-        cuplas_assign_level_gpu_occupancy(Cp, &ctx->occ_per_sm, &e) == 0)
+    if (Cp > 0 && (ctx->occ_cp != Cp || ctx->occ_group != 4) &&
+        cuplas_assign_level_gpu_occupancy(Cp, 4, &ctx->occ_per_sm, &e) == 0) {
         ctx->occ_cp = Cp;
+        ctx->occ_group = 4;
+    }
     return ctx->h_q && ctx->h_idx ? 0 : -1;
 }
 

@@ -65,11 +65,6 @@ const char *cuplas_h5_cause(char buf[CUPLAS_H5_CAUSE_LEN])
     return buf;
 }
 
-void cuplas_h5_close_library(void)
-{
-    H5close();
-}
-
 void cuplas_h5_version(unsigned *major, unsigned *minor, unsigned *release)
 {
     *major = *minor = *release = 0;

@@ -26,10 +26,6 @@ void cuplas_h5_quiet(void);
  * threads that read and write start; results never depend on it. */
 void cuplas_h5_tune(void);
 
-/* Close the HDF5 library now, as its exit handler would: anything still
- * open is flushed and freed. For a process about to leave with _exit. */
-void cuplas_h5_close_library(void);
-
 /* The HDF5 library's version, for `cuplas --version`. */
 void cuplas_h5_version(unsigned *major, unsigned *minor, unsigned *release);
 
