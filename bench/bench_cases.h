@@ -1,5 +1,5 @@
 /*
- * bench_cases.h - the workshop's inputs as N x C doubles (bench_presets,
+ * bench_cases.h - the workshop's inputs as N x C doubles (bench_sort, bench_presets,
  * bench_groups): one definition of a CASE string.
  *   CASE = colors:N | colors:HxW | normal:HxWxC   (cuplas gen data, seed 1337)
  *        | FILE.h5:/dataset                         (e.g. the peers' colors_256)

@@ -12,6 +12,7 @@
  *       policy: sorts of one device interleave level by level).
  *   CASE = FILE.h5:/dataset            (e.g. the peers' colors_1024)
  *        | normal:HxWxC | colors:HxW   (cuplas gen data, seed 1337)
+ *        | png:FILE                      (bench_cases.h: the one CASE parser)
  *
  * Method: one warm-up sort per case, then N timed sorts (default 5); the
  * median is reported. "device_ms" is CUDA-event time from the shuffle to
@@ -37,6 +38,7 @@
 #include "cuda/sort_gpu.h"
 #endif
 #include "core/schedule.h"
+#include "bench_cases.h"
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -54,54 +56,6 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Load a case as N x C doubles. */
-static double *load_case(const char *spec, int64_t *H, int64_t *W, int *C)
-{
-    long long h = 0, w = 0, c = 3;
-    if (!strncmp(spec, "normal:", 7) || !strncmp(spec, "colors:", 7)) {
-        cuplas_gen_opts o;
-        cuplas_gen_defaults(&o);
-        int normal = spec[0] == 'n';
-        if ((normal && sscanf(spec + 7, "%lldx%lldx%lld", &h, &w, &c) != 3) ||
-            (!normal && sscanf(spec + 7, "%lldx%lld", &h, &w) != 2))
-            return NULL;
-        o.kind = normal ? CUPLAS_GEN_NORMAL : CUPLAS_GEN_COLORS;
-        o.H = h;
-        o.W = w;
-        o.C = c;
-        o.seed = 1337;
-        size_t es = cuplas_gen_elem_size(&o);
-        unsigned char *raw = malloc((size_t)(h * w * c) * es);
-        double *x = malloc((size_t)(h * w * c) * sizeof *x);
-        cuplas_gen_fill(&o, 0, 0, h * w, raw);
-        for (int64_t i = 0; i < h * w * c; i++)
-            x[i] = normal ? ((float *)raw)[i] : raw[i];
-        free(raw);
-        *H = h, *W = w, *C = (int)c;
-        return x;
-    }
-    char file[1024];
-    const char *colon = strrchr(spec, ':');
-    if (!colon || colon - spec >= (long)sizeof file)
-        return NULL;
-    memcpy(file, spec, colon - spec);
-    file[colon - spec] = 0;
-    cuplas_h5grid g = {0};
-    cuplas_error err = {0};
-    if (cuplas_h5_read_grid(file, colon + 1, 0, 0, &g, &err)) {
-        fprintf(stderr, "%s: %s\n", spec, err.msg);
-        return NULL;
-    }
-    int *use = malloc(g.C * sizeof *use);
-    for (int i = 0; i < g.C; i++)
-        use[i] = i;
-    double *x = malloc((size_t)(g.H * g.W * g.C) * sizeof *x);
-    cuplas_h5grid_to_double(&g, use, (int)g.C, x, NULL, &err);
-    *H = g.H, *W = g.W, *C = (int)g.C;
-    free(use);
-    cuplas_h5grid_free(&g);
-    return x;
-}
 
 #ifdef HAVE_CUDA
 /* M sorts of one grid over gpus x lanes contexts; returns grids/s. */
