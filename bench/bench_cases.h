@@ -1,6 +1,7 @@
 /*
  * bench_cases.h - the workshop's inputs as N x C doubles (bench_sort, bench_presets,
- * bench_groups): one definition of a CASE string.
+ * bench_groups): one definition of a CASE string, and the clocks and the
+ * median's sort order those programs share.
  *   CASE = colors:N | colors:HxW | normal:HxWxC   (cuplas gen data, seed 1337)
  *        | FILE.h5:/dataset                         (e.g. the peers' colors_256)
  *        | png:FILE                                 (8-bit RGB, e.g. the 32x32
@@ -13,11 +14,34 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "eval/codec.h"
 #include "io/dtype.h"
 #include "io/h5_gen.h"
 #include "io/h5_read.h"
+
+/* Wall time and this process's CPU time (all threads), in ms. */
+static inline double now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
+}
+
+static inline double cpu_now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
+}
+
+/* qsort order of doubles (for medians). */
+static inline int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
 
 static double *load_png(const char *path, int64_t *H, int64_t *W, int *C)
 {

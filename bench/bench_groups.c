@@ -41,19 +41,6 @@
 #include "eval/quality.h"
 #include "bench_cases.h"
 
-static double cpu_now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-    return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static int groups_sort(const double *x, int64_t H, int64_t W, int C,
                        const cuplas_sort_params *p, int k, int retarget, int64_t *index,
                        cuplas_sort_stats *st, int64_t *blurs, cuplas_error *err)

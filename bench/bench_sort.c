@@ -43,19 +43,6 @@
 #include <omp.h>
 #endif
 
-static double now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 
 #ifdef HAVE_CUDA
 /* M sorts of one grid over gpus x lanes contexts; returns grids/s. */

@@ -501,15 +501,18 @@ static int cmp_str0(const char *a, const char *b)
     return strcmp(a ? a : "", b ? b : "");
 }
 
+/* The tie-break both orders end with: dataset, then the inputs[] entry. */
+static int cmp_dataset_input(const cuplas_job *a, const cuplas_job *b)
+{
+    int c = cmp_str0(a->dataset, b->dataset);
+    return c ? c : (a->input > b->input) - (a->input < b->input);
+}
+
 static int cmp_identity(const void *pa, const void *pb)
 {
     const cuplas_job *a = pa, *b = pb;
     int c = strcmp(a->real, b->real);
-    if (!c)
-        c = cmp_str0(a->dataset, b->dataset);
-    if (!c)
-        c = (a->input > b->input) - (a->input < b->input);
-    return c;
+    return c ? c : cmp_dataset_input(a, b);
 }
 
 /* Largest grid first; the order is total, so every run plans the same. */
@@ -521,11 +524,7 @@ static int cmp_order(const void *pa, const void *pb)
     int c = (sa < sb) - (sa > sb);
     if (!c)
         c = strcmp(a->file, b->file);
-    if (!c)
-        c = cmp_str0(a->dataset, b->dataset);
-    if (!c)
-        c = (a->input > b->input) - (a->input < b->input);
-    return c;
+    return c ? c : cmp_dataset_input(a, b);
 }
 
 static int cmp_output(const void *pa, const void *pb)
