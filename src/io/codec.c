@@ -448,9 +448,8 @@ static int encode_chunk(const cuplas_h5grid *in, const int64_t *index, cuplas_h5
     unsigned char *cur;
     size_t n;
 
+    out->data = e->lent[which] + ci * e->slot[which];
     if (!e->deflate) {   /* the last step writes straight into the output */
-        if (!(out->data = e->lent[which] ? e->lent[which] + ci * len : malloc(len)))
-            return -1;
         out->size = len;
         gather_chunk(in, index, e, which, ci, e->shuffle ? a : out->data);
         if (e->shuffle)
@@ -467,21 +466,26 @@ static int encode_chunk(const cuplas_h5grid *in, const int64_t *index, cuplas_h5
        milliseconds a chunk takes, and nothing is shared between threads */
     if (!(z = libdeflate_alloc_compressor(e->deflate)))
         return -1;
-    n = libdeflate_zlib_compress_bound(z, len);
-    if (!(out->data = malloc(n))) {
-        libdeflate_free_compressor(z);
-        return -1;
-    }
-    n = libdeflate_zlib_compress(z, cur, len, out->data, n);
+    n = libdeflate_zlib_compress(z, cur, len, out->data, e->slot[which]);
     libdeflate_free_compressor(z);
-    if (n == 0)   /* cannot happen with a buffer of the bound's size */
+    if (n == 0)   /* cannot happen: a slot holds the bound */
         return -2;
-    unsigned char *p = realloc(out->data, n);   /* keep only what is used */
-    if (p)
-        out->data = p;
     out->size = n;
     return 0;
 }
+
+/* Scratch pairs (gathered, shuffled) handed from chunk to chunk: as many
+ * as threads ever encode at once, made on first need and freed when the
+ * run ends. Why not malloc per chunk: a 1 MiB block is mmap'd, faulted in
+ * and unmapped every time, and with all cores encoding those faults and
+ * unmaps (TLB shootdowns) queue on the process's memory lock (4096^2 x 16:
+ * 1.5 M minor faults, more system time than user time). */
+typedef struct scratch_stack {
+    pthread_mutex_t mu;
+    unsigned char **free;   /* pairs not in use: a, b back to back */
+    int nfree, cap;
+    size_t bytes;           /* of one pair */
+} scratch_stack;
 
 typedef struct encode_ctx {
     const cuplas_h5grid *in;
@@ -489,7 +493,40 @@ typedef struct encode_ctx {
     cuplas_h5_encoded *e;
     size_t scratch;     /* bytes of the larger chunk */
     cuplas_h5_encode_progress *prog;   /* or NULL */
+    scratch_stack *stack;
 } encode_ctx;
+
+static unsigned char *scratch_take(scratch_stack *s)
+{
+    unsigned char *p = NULL;
+    pthread_mutex_lock(&s->mu);
+    if (s->nfree > 0)
+        p = s->free[--s->nfree];
+    pthread_mutex_unlock(&s->mu);
+    return p ? p : malloc(s->bytes);
+}
+
+/* Back on the stack; freed when the stack cannot grow (out of memory). */
+static void scratch_give(scratch_stack *s, unsigned char *p)
+{
+    if (!p)
+        return;
+    pthread_mutex_lock(&s->mu);
+    if (s->nfree == s->cap) {
+        int cap = s->cap ? 2 * s->cap : 16;
+        unsigned char **f = realloc(s->free, (size_t)cap * sizeof *f);
+        if (f) {
+            s->free = f;
+            s->cap = cap;
+        }
+    }
+    if (s->nfree < s->cap) {
+        s->free[s->nfree++] = p;
+        p = NULL;
+    }
+    pthread_mutex_unlock(&s->mu);
+    free(p);
+}
 
 /* Item j done (r: its result): advance the in-order prefix and wake the
  * writer waiting on it. */
@@ -519,13 +556,10 @@ static int encode_one(void *p, int64_t j)
     cuplas_h5_encoded *e = x->e;
     int which = (size_t)j < e->nchunks;
     size_t ci = which ? (size_t)j : (size_t)j - e->nchunks;
-    unsigned char *a = e->deflate ? malloc(x->scratch) : NULL;
-    unsigned char *b = e->shuffle ? malloc(x->scratch) : NULL;
-    int r = (a || !e->deflate) && (b || !e->shuffle)
-                ? encode_chunk(x->in, x->index, e, which, ci, a, b)
-                : -1;
-    free(a);
-    free(b);
+    unsigned char *a = e->deflate ? scratch_take(x->stack) : NULL;
+    int r = a || !e->deflate ? encode_chunk(x->in, x->index, e, which, ci, a, a + x->scratch)
+                             : -1;
+    scratch_give(x->stack, a);
     if (x->prog)
         progress_note(x->prog, e, j, r);
     return r;
@@ -566,9 +600,22 @@ static int encode_plan(const cuplas_h5grid *in, const int64_t *index,
     if (!(e->sorted = calloc(e->nchunks, sizeof *e->sorted)) ||
         !(e->index = calloc(e->nchunks, sizeof *e->index)))
         CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
-    if (bufs && !e->deflate &&
-        (!(e->lent[0] = cuplas_h5_buffers_lend(bufs, CUPLAS_H5_SORTED, e->nchunks * sorted_bytes)) ||
-         !(e->lent[1] = cuplas_h5_buffers_lend(bufs, CUPLAS_H5_INDEX, e->nchunks * index_bytes))))
+    /* every chunk's bytes in a slot of one block per dataset, lent by the
+       lane when there is one (reused job after job): the bound's size
+       when compressed (what libdeflate can need), else the chunk's */
+    e->slot[0] = sorted_bytes;
+    e->slot[1] = index_bytes;
+    if (e->deflate) {
+        struct libdeflate_compressor *z = libdeflate_alloc_compressor(e->deflate);
+        if (!z)
+            CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
+        e->slot[0] = libdeflate_zlib_compress_bound(z, sorted_bytes);
+        e->slot[1] = libdeflate_zlib_compress_bound(z, index_bytes);
+        libdeflate_free_compressor(z);
+    }
+    e->owned = bufs == NULL;
+    if (!(e->lent[0] = cuplas_h5_buffers_lend(bufs, CUPLAS_H5_SORTED, e->nchunks * e->slot[0])) ||
+        !(e->lent[1] = cuplas_h5_buffers_lend(bufs, CUPLAS_H5_INDEX, e->nchunks * e->slot[1])))
         CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory for a %lldx%lld result",
                     (long long)in->H, (long long)in->W);
 
@@ -584,10 +631,16 @@ fail:
 static int encode_run(const cuplas_h5grid *in, const int64_t *index, cuplas_h5_encoded *e,
                       cuplas_pool *pool, cuplas_h5_encode_progress *prog, cuplas_error *err)
 {
-    encode_ctx x = {in, index, e, e->scratch, prog};
+    scratch_stack stack = {.bytes = 2 * e->scratch};
+    encode_ctx x = {in, index, e, e->scratch, prog, &stack};
     int rc = 0, bad_code = 0;
+    pthread_mutex_init(&stack.mu, NULL);
     size_t first_bad = (size_t)cuplas_par_for(pool, 2 * (int64_t)e->nchunks, encode_one, &x,
                                               &bad_code);
+    for (int k = 0; k < stack.nfree; k++)
+        free(stack.free[k]);
+    free(stack.free);
+    pthread_mutex_destroy(&stack.mu);
     if (first_bad < 2 * e->nchunks) {
         if (bad_code == -1)
             CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory compressing the output");
@@ -675,11 +728,9 @@ void cuplas_h5_encoded_free(cuplas_h5_encoded *enc)
 {
     if (!enc)
         return;
-    for (size_t i = 0; i < enc->nchunks; i++) {
-        if (enc->sorted && !enc->lent[0])
-            free(enc->sorted[i].data);
-        if (enc->index && !enc->lent[1])
-            free(enc->index[i].data);
+    if (enc->owned) {
+        free(enc->lent[0]);
+        free(enc->lent[1]);
     }
     free(enc->sorted);
     free(enc->index);

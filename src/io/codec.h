@@ -107,8 +107,12 @@ typedef struct cuplas_h5_encoded {
     int shuffle, deflate;    /* the datasets' filters; deflate 0 = none:
                                 contiguous datasets, no filter at all      */
     cuplas_h5_chunk *sorted, *index;
-    unsigned char *lent[2];  /* deflate 0 with lent memory: sorted's and
-                                index's chunks, back to back (not owned) */
+    unsigned char *lent[2];  /* sorted's and index's chunks, one slot each,
+                                back to back: a lane's (cuplas_h5_buffers)
+                                or, when owned, malloc'd                   */
+    size_t slot[2];          /* bytes of a slot: the chunk's, or deflate's
+                                bound for it                               */
+    int owned;               /* lent[] freed with the encoded result       */
     /* set by write_encoded_to when write_raw must store the contiguous
        data: file offsets of sorted's and index's first byte */
     int raw_pending;

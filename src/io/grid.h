@@ -64,7 +64,7 @@ void cuplas_h5grid_free_names(cuplas_h5grid *g);
 enum {
     CUPLAS_H5_STORED,   /* stored chunk bytes: read_begin to read_finish    */
     CUPLAS_H5_RAW,      /* the grid's data: until cuplas_h5grid_free        */
-    CUPLAS_H5_SORTED,   /* uncompressed results: encode to encoded_free     */
+    CUPLAS_H5_SORTED,   /* results' chunks: encode to encoded_free          */
     CUPLAS_H5_INDEX,
     CUPLAS_H5_NBUF
 };

@@ -8,6 +8,7 @@
  * the folder's fsync is batched (cuplas_dirsync): only the data's sync
  * must come before the rename for a name to never show missing data.
  */
+#define _GNU_SOURCE   /* sync_file_range */
 #include "io/publish.h"
 
 #include <errno.h>
@@ -22,6 +23,16 @@
 #include "util/clock.h"
 
 #include "util/fsutil.h"
+
+void cuplas_tmp_writeback(int fd)
+{
+#ifdef SYNC_FILE_RANGE_WRITE
+    if (fd >= 0)
+        (void)sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+#else
+    (void)fd;
+#endif
+}
 
 static int fsync_path(const char *path, int flags)
 {

@@ -24,6 +24,13 @@ extern "C" {
  * a new file. Shared with `gen` and the manifest. */
 char *cuplas_tmp_create(const char *out_path, cuplas_error *err);
 
+/* Start writing tmp's dirty pages to disk without waiting (Linux:
+ * sync_file_range), so that the fsync before the rename finds little left:
+ * a large result written in batches calls it after each one. It changes
+ * no guarantee (that is the fsync's) and failures are ignored. fd: an open
+ * descriptor of tmp (read-only is enough), or -1: a no-op. */
+void cuplas_tmp_writeback(int fd);
+
 /* After the writer closed tmp, rename it onto out_path, with sync
  * (output.fsync) fsyncing the file before and the folder after. The
  * caller unlinks tmp on failure. */

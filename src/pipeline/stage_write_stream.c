@@ -10,7 +10,9 @@
  * sorted's), and the lane hands the HDF5 thread the chunks done so far,
  * a few at a time, while the rest encode. Each batch is its own visit of
  * the HDF5 thread, so other lanes' reads and writes run between them and
- * the HDF5 thread never waits for the encoder.
+ * the HDF5 thread never waits for the encoder. With output.fsync the
+ * lane starts each batch's writeback at once (sync_file_range), so the
+ * fsync before the rename waits for the last batches only.
  *
  * Same bytes: the session makes the HDF5 calls of the one-visit write in
  * the same order (h5_write.h, cuplas_h5_wstream), and a result whose
@@ -21,6 +23,7 @@
 #define _GNU_SOURCE
 #include "cuplas_build.h"
 
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -90,7 +93,7 @@ int cuplas_stage_write_streamed(job_ctx *j, const cuplas_result_meta *meta,
     pthread_t th;
     char *tmp = NULL;
     size_t total, done = 0;
-    int rc = 0, fin = 0, running = 0;
+    int rc = 0, fin = 0, running = 0, wb_fd = -1;
 
     *enc_out = NULL;
     *tmp_out = NULL;
@@ -120,6 +123,11 @@ int cuplas_stage_write_streamed(job_ctx *j, const cuplas_result_meta *meta,
     cuplas_job_h5_visit(j, session_run, &st);
     if ((rc = st.rc) != 0)
         goto join;
+    /* with output.fsync, each batch's pages head for the disk while later
+       ones encode: the fsync before the rename then waits for the tail
+       only, not for the whole file */
+    if (cfg->output.fsync)
+        wb_fd = open(tmp, O_RDONLY);
     while (done < total) {
         size_t want = done + BATCH_ITEMS < total ? done + BATCH_ITEMS : total;
         size_t ready = cuplas_h5_encode_wait(&x.prog, want, SIZE_MAX, NULL, &fin);
@@ -133,6 +141,7 @@ int cuplas_stage_write_streamed(job_ctx *j, const cuplas_result_meta *meta,
         if ((rc = st.rc) != 0)
             break;
         done = ready;
+        cuplas_tmp_writeback(wb_fd);
     }
     if (rc == 0 && done == total) {
         st.op = 2;
@@ -140,6 +149,8 @@ int cuplas_stage_write_streamed(job_ctx *j, const cuplas_result_meta *meta,
         rc = st.rc;
     }
 join:
+    if (wb_fd >= 0)
+        close(wb_fd);
     if (running)
         pthread_join(th, NULL);
 joined:
