@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/sysmem.h"
+
 unsigned char *cuplas_h5_buffers_lend(cuplas_h5_buffers *b, int which, size_t n)
 {
     n = n ? n : 1;
@@ -14,7 +16,7 @@ unsigned char *cuplas_h5_buffers_lend(cuplas_h5_buffers *b, int which, size_t n)
     if (n > b->cap[which]) {
         free(b->p[which]);
         b->cap[which] = 0;
-        if (!(b->p[which] = malloc(n)))
+        if (!(b->p[which] = cuplas_alloc_big(n)))
             return NULL;
         b->cap[which] = n;
     }

@@ -49,6 +49,7 @@
 #include "io/scene.h"
 #include "sort/sort.h"
 #include "util/clock.h"
+#include "util/sysmem.h"
 #include "util/fsutil.h"
 #include "util/threads.h"
 #ifdef HAVE_CUDA
@@ -324,7 +325,7 @@ static void *grow(void *buf, size_t *cap, size_t n, size_t es)
         return buf;
     free(buf);
     *cap = 0;
-    if (!(buf = malloc(n * es)))
+    if (!(buf = cuplas_alloc_big(n * es)))
         return NULL;
     *cap = n;
     return buf;

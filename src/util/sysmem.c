@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 /* The number in `path` ("max" and unreadable: 0 = none). */
@@ -94,4 +95,19 @@ size_t cuplas_host_memory_limit(const char **what)
     if (what)
         *what = from;
     return limit;
+}
+
+void *cuplas_alloc_big(size_t n)
+{
+    void *p = malloc(n);
+#ifdef MADV_HUGEPAGE
+    const uintptr_t huge = (uintptr_t)2 << 20;
+    if (p && n >= (size_t)32 << 20) {
+        uintptr_t a = ((uintptr_t)p + huge - 1) & ~(huge - 1);
+        uintptr_t b = ((uintptr_t)p + n) & ~(huge - 1);
+        if (b > a)
+            (void)madvise((void *)a, b - a, MADV_HUGEPAGE);
+    }
+#endif
+    return p;
 }
