@@ -17,6 +17,7 @@ PARTS=" ${LV_PARTS:-big one sweep} "
 part() { case "$PARTS" in *" $1 "*) return 0;; esac; return 1; }
 J=$FINAL/levers.jsonl; : > $J
 W=/tmp/lv-work; rm -rf $W; mkdir -p $W
+{ cat /sys/kernel/mm/transparent_hugepage/enabled; nproc; df -T /tmp | tail -1; } > $FINAL/machine.txt 2>&1; cat $FINAL/machine.txt
 # rusage of one command: wall, user, sys, minor/major faults, max RSS
 ru() { python3 - "$@" <<'PY'
 import json, resource, subprocess, sys, time
