@@ -12,7 +12,7 @@
 set -u
 FINAL=${OUT:-$PWD}; mkdir -p $FINAL
 export LD_LIBRARY_PATH=$PWD/.dev/lib
-B=$PWD/.dev/bin PEERS=$PWD/.dev/peer-inputs.h5
+B=$PWD/.dev/bin PEERS=$PWD/.dev/peer-inputs.h5 SRC=$PWD
 PARTS=" ${LV_PARTS:-big one sweep} "
 part() { case "$PARTS" in *" $1 "*) return 0;; esac; return 1; }
 J=$FINAL/levers.jsonl; : > $J
@@ -28,13 +28,7 @@ print(json.dumps({"rc": p.returncode, "wall_s": round(w, 3), "user_s": round(r.r
                   "maxrss_mb": round(r.ru_maxrss / 1024)}))
 PY
 }
-ev() { python3 -c "import json,sys
-for l in open(sys.argv[1]):
-    if l.startswith('{'):
-        d = json.loads(l)
-        if d.get('event') == sys.argv[2]:
-            print(json.dumps({k: v for k, v in d.items() if isinstance(v, (int, float))})); break
-else: print('{}')" "$1" "$2"; }
+source "$SRC/bench/device-lib.sh"
 
 if part big; then
     for n in ${LV_BIG:-4096}; do

@@ -37,14 +37,7 @@ T=$R/table.txt; : > $T
 W=/tmp/sd-work; rm -rf $W; mkdir -p $W; cd $W
 now() { date +%s.%N; }
 since() { python3 -c "print(round($(now) - $1, 3))"; }
-# one event's fields from a JSON log, as JSON: ev LOG EVENT
-ev() { python3 -c "import json,sys
-for l in open(sys.argv[1]):
-    if l.startswith('{'):
-        d = json.loads(l)
-        if d.get('event') == sys.argv[2]:
-            print(json.dumps({k: v for k, v in d.items() if isinstance(v, (int, float))})); break
-else: print('{}')" "$1" "$2"; }
+source "$SRC/bench/device-lib.sh"
 have() { [ -x "$1/cuplas" ]; }
 
 if part test; then
