@@ -24,6 +24,7 @@
 #include "cuda/assign_gpu.cuh"
 #include "cuda/blur_gpu.cuh"
 #include "cuda/cuda_check.h"
+#include "cuda/pinned.cuh"
 #include "cuda/shuffle_gpu.cuh"
 
 struct cuplas_gpu_ctx {
@@ -125,10 +126,8 @@ extern "C" void cuplas_gpu_ctx_free(cuplas_gpu_ctx *ctx)
     cudaSetDevice(ctx->device);
     if (ctx->ws)
         cudaFree(ctx->ws);
-    if (ctx->h_q)
-        cudaFreeHost(ctx->h_q);
-    if (ctx->h_idx)
-        cudaFreeHost(ctx->h_idx);
+    cuplas_pinned_free(ctx->h_q);
+    cuplas_pinned_free(ctx->h_idx);
     if (ctx->h_state)
         cudaFreeHost(ctx->h_state);
     for (int i = 0; i < 4; i++)
@@ -211,13 +210,10 @@ static void *grow_pinned(void *p, int64_t *have, int64_t n, size_t es)
 {
     if (*have >= n)
         return p;
-    if (p)
-        cudaFreeHost(p);
+    cuplas_pinned_free(p);
     *have = 0;
-    if (cudaHostAlloc(&p, (size_t)n * es, cudaHostAllocPortable) != cudaSuccess) {
-        cudaGetLastError();
+    if (!(p = cuplas_pinned_alloc((size_t)n * es)))
         return NULL;
-    }
     *have = n;
     return p;
 }
