@@ -1,7 +1,8 @@
 /*
  * loader.h - the state of one cuplas_config_load, shared by yaml.c (the
- * document: reading, --set grafting, the schema walk, errors) and values.c
- * (one node into one typed field). Not for other modules.
+ * document: reading, --set grafting, the rules across keys), values.c (the
+ * schema walk, one node into one typed field) and blame.c (where a node
+ * came from, errors). Not for other modules.
  *
  * Design fact: override nodes are appended after the file's nodes, so a
  * node's id alone says whether an error points at file:line:col or at
@@ -54,7 +55,7 @@ static inline bool is_null(const yaml_node_t *n)
     return s[0] == '\0' || strcmp(s, "~") == 0 || strcasecmp(s, "null") == 0;
 }
 
-/* yaml.c: errors. */
+/* blame.c: errors. */
 
 /* Did `node` come from the config file (not from an override)? */
 bool cuplas_cfg_from_file(const struct loader *ld, const yaml_node_t *node);
@@ -75,7 +76,12 @@ int cuplas_cfg_fail_value(const struct loader *ld, const struct key *k, const ch
 /* How a node reads in a message: `1.5`, `"abc"`, `a list`. */
 const char *cuplas_cfg_describe(const yaml_node_t *n, char *buf, size_t size);
 
-/* yaml.c: read the keys of mapping `map` (under dotted `prefix`; `shown` is
+/* A key of the removed-keys table, named at `node` in the file or by the
+ * override `text` (then node is NULL). */
+int cuplas_cfg_fail_removed(const struct loader *ld, const yaml_node_t *node, const char *text,
+                            const struct removed_key *gone);
+
+/* values.c: read the keys of mapping `map` (under dotted `prefix`; `shown` is
  * put before the names in messages, "inputs[2]." for an entry) into base,
  * recording in seen[row] the node that set each row of keys. */
 int cuplas_cfg_walk_mapping(struct loader *ld, const yaml_node_t *map, const char *prefix,

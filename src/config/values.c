@@ -2,7 +2,9 @@
  * values.c - one YAML node into one typed field of the config, as its
  * schema row says: scalars (integers, numbers, booleans, enum names,
  * strings, the output name template) and lists (strings, integers, channel
- * ranges, numbers, the `inputs:` entries).
+ * ranges, numbers, the `inputs:` entries); and the schema walk that takes
+ * a mapping's keys to their rows (an `inputs:` entry is walked again, so
+ * the walk and the values live together).
  *
  * Design facts: a value is checked completely before it is stored, and a
  * stored value replaces the default (or an earlier override) only then, so
@@ -564,4 +566,88 @@ int cuplas_cfg_set_value(struct loader *ld, const struct key *k, const char *nam
     default:
         return set_scalar(ld, k, name, node, (char *)base + k->off);
     }
+}
+
+/* ------------------------------------------------------------------------
+ * The schema walk
+ * ------------------------------------------------------------------------ */
+
+static int fail_unknown(const struct loader *ld, const yaml_node_t *node,
+                        const struct key *keys, size_t nkeys, const char *prefix,
+                        const char *shown, const char *key)
+{
+    char names[512], label[64];
+    if (*prefix)
+        snprintf(label, sizeof label, "in %.*s", (int)strlen(prefix) - 1, prefix);
+    else
+        snprintf(label, sizeof label, "%s", *shown ? "in an input" : "at the top level");
+    return cuplas_cfg_fail_at(ld, node, "%s%s%s: unknown key (accepted %s: %s)", shown, prefix,
+                              key, label,
+                              cuplas_cfg_children(keys, nkeys, prefix, names, sizeof names));
+}
+
+/* A key twice in one mapping is an error: libyaml keeps both silently. */
+static int check_duplicates(const struct loader *ld, const yaml_node_t *map,
+                            const char *prefix, const char *shown)
+{
+    const yaml_node_pair_t *pairs = map->data.mapping.pairs.start;
+    size_t n = (size_t)(map->data.mapping.pairs.top - pairs);
+    yaml_document_t *doc = (yaml_document_t *)&ld->doc;
+    for (size_t i = 1; i < n; i++) {
+        const yaml_node_t *ki = yaml_document_get_node(doc, pairs[i].key);
+        for (size_t j = 0; j < i && ki->type == YAML_SCALAR_NODE; j++) {
+            const yaml_node_t *kj = yaml_document_get_node(doc, pairs[j].key);
+            if (kj->type == YAML_SCALAR_NODE && strcmp(scalar_text(ki), scalar_text(kj)) == 0)
+                return cuplas_cfg_fail_at(ld, ki, "%s%s%s: duplicate key (accepted: each "
+                                          "key once per mapping)", shown, prefix,
+                                          scalar_text(ki));
+        }
+    }
+    return 0;
+}
+
+int cuplas_cfg_walk_mapping(struct loader *ld, const yaml_node_t *map, const char *prefix,
+                            const char *shown, const struct key *keys, size_t nkeys,
+                            void *base, const yaml_node_t **seen)
+{
+    int rc = check_duplicates(ld, map, prefix, shown);
+    if (rc)
+        return rc;
+    for (yaml_node_pair_t *p = map->data.mapping.pairs.start;
+         p < map->data.mapping.pairs.top; p++) {
+        const yaml_node_t *key = yaml_document_get_node(&ld->doc, p->key);
+        const yaml_node_t *value = yaml_document_get_node(&ld->doc, p->value);
+        char path[128], name[192], val[80], names[512];
+        /* sizeof path - 1: leave room for the '.' appended to a section */
+        if (key->type != YAML_SCALAR_NODE
+            || strlen(prefix) + key->data.scalar.length >= sizeof path - 1)
+            return cuplas_cfg_fail_at(ld, key, "%s%s: a key must be a short name", shown,
+                                      prefix);
+        snprintf(path, sizeof path, "%s%s", prefix, scalar_text(key));
+        snprintf(name, sizeof name, "%s%s", shown, path);
+
+        const struct key *k = cuplas_cfg_find_key(keys, nkeys, path);
+        if (k) {
+            rc = cuplas_cfg_set_value(ld, k, name, value, base);
+            if (rc)
+                return rc;
+            seen[k - keys] = value;
+        } else if (cuplas_cfg_is_section(keys, nkeys, path)) {
+            strcat(path, ".");
+            if (value->type != YAML_MAPPING_NODE)
+                return cuplas_cfg_fail_at(ld, value, "%s: %s is the wrong type (accepted: a "
+                                          "mapping with keys %s)", name,
+                                          cuplas_cfg_describe(value, val, sizeof val),
+                                          cuplas_cfg_children(keys, nkeys, path, names,
+                                                              sizeof names));
+            rc = cuplas_cfg_walk_mapping(ld, value, path, shown, keys, nkeys, base, seen);
+            if (rc)
+                return rc;
+        } else if (keys == cuplas_cfg_keys && cuplas_cfg_find_removed(path)) {
+            return cuplas_cfg_fail_removed(ld, key, NULL, cuplas_cfg_find_removed(path));
+        } else {
+            return fail_unknown(ld, key, keys, nkeys, prefix, shown, scalar_text(key));
+        }
+    }
+    return 0;
 }

@@ -1,7 +1,8 @@
 /*
  * yaml.c - cuplas_config_load: read the file into a libyaml node tree,
  * graft the --set overrides onto it, then walk the tree along the schema
- * (values.c stores each value) and check the rules that span keys.
+ * (values.c) and check the rules that span keys; errors point at their
+ * node through blame.c.
  *
  * Design facts: override nodes are appended after the file's nodes, so a
  * node's id alone says whether an error points at file:line:col or at
@@ -20,186 +21,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
-
-/* ------------------------------------------------------------------------
- * Error reporting
- * ------------------------------------------------------------------------ */
-
-static int node_id(const struct loader *ld, const yaml_node_t *node)
-{
-    return (int)(node - ld->doc.nodes.start) + 1;
-}
-
-bool cuplas_cfg_from_file(const struct loader *ld, const yaml_node_t *node)
-{
-    return ld->path && node_id(ld, node) <= ld->nfile;
-}
-
-void cuplas_cfg_node_where(const struct loader *ld, const yaml_node_t *node, char *buf,
-                           size_t size)
-{
-    buf[0] = '\0';
-    if (cuplas_cfg_from_file(ld, node)) {
-        snprintf(buf, size, "%s:%zu:%zu", ld->path, node->start_mark.line + 1,
-                 node->start_mark.column + 1);
-        return;
-    }
-    int id = node_id(ld, node);
-    for (int k = ld->novr - 1; k >= 0; k--)
-        if (ld->ovr[k].first <= id) {
-            snprintf(buf, size, "--set %s", ld->ovr[k].text);
-            return;
-        }
-}
-
-/* Point the error at `node`: file:line:col (1-based), or the override. */
-static void blame(const struct loader *ld, const yaml_node_t *node)
-{
-    if (cuplas_cfg_from_file(ld, node)) {
-        cuplas_error_where(ld->err, "%s:%zu:%zu", ld->path,
-                           node->start_mark.line + 1, node->start_mark.column + 1);
-        return;
-    }
-    int id = node_id(ld, node);
-    for (int k = ld->novr - 1; k >= 0; k--) {
-        if (ld->ovr[k].first <= id) {
-            cuplas_error_where(ld->err, "--set %s", ld->ovr[k].text);
-            return;
-        }
-    }
-}
-
-int cuplas_cfg_fail_at(const struct loader *ld, const yaml_node_t *node, const char *fmt, ...)
-{
-    char msg[sizeof ld->err->msg];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    int rc = cuplas_error_set(ld->err, CUPLAS_ERR_USAGE, "%s", msg);
-    if (node)
-        blame(ld, node);
-    return rc;
-}
-
-const char *cuplas_cfg_describe(const yaml_node_t *n, char *buf, size_t size)
-{
-    if (n->type == YAML_SEQUENCE_NODE)
-        return "a list";
-    if (n->type == YAML_MAPPING_NODE)
-        return "a mapping";
-    if (is_null(n))
-        return "an empty value";
-    const char *quote = is_plain(n) ? "" : "\"";
-    const char *more = n->data.scalar.length > 60 ? "..." : "";
-    snprintf(buf, size, "%s%.60s%s%s", quote, scalar_text(n), more, quote);
-    return buf;
-}
-
-int cuplas_cfg_fail_value(const struct loader *ld, const struct key *k, const char *name,
-                          const yaml_node_t *node, const char *problem)
-{
-    char val[80], acc[256];
-    return cuplas_cfg_fail_at(ld, node, "%s: %s %s (accepted: %s)", name,
-                              cuplas_cfg_describe(node, val, sizeof val), problem,
-                              cuplas_cfg_accepted(k, acc, sizeof acc));
-}
-
-/* A key of the removed-keys table, named at `node` in the file or by the
- * override `text` (then node is NULL). */
-static int fail_removed(const struct loader *ld, const yaml_node_t *node, const char *text,
-                        const struct removed_key *gone)
-{
-    int rc = cuplas_cfg_fail_at(ld, node, "%s was removed in %s: %s", gone->name,
-                                gone->version, gone->advice);
-    if (text)
-        cuplas_error_where(ld->err, "--set %s", text);
-    return rc;
-}
-
-/* ------------------------------------------------------------------------
- * The schema walk
- * ------------------------------------------------------------------------ */
-
-static int fail_unknown(const struct loader *ld, const yaml_node_t *node,
-                        const struct key *keys, size_t nkeys, const char *prefix,
-                        const char *shown, const char *key)
-{
-    char names[512], label[64];
-    if (*prefix)
-        snprintf(label, sizeof label, "in %.*s", (int)strlen(prefix) - 1, prefix);
-    else
-        snprintf(label, sizeof label, "%s", *shown ? "in an input" : "at the top level");
-    return cuplas_cfg_fail_at(ld, node, "%s%s%s: unknown key (accepted %s: %s)", shown, prefix,
-                              key, label,
-                              cuplas_cfg_children(keys, nkeys, prefix, names, sizeof names));
-}
-
-/* A key twice in one mapping is an error: libyaml keeps both silently. */
-static int check_duplicates(const struct loader *ld, const yaml_node_t *map,
-                            const char *prefix, const char *shown)
-{
-    const yaml_node_pair_t *pairs = map->data.mapping.pairs.start;
-    size_t n = (size_t)(map->data.mapping.pairs.top - pairs);
-    yaml_document_t *doc = (yaml_document_t *)&ld->doc;
-    for (size_t i = 1; i < n; i++) {
-        const yaml_node_t *ki = yaml_document_get_node(doc, pairs[i].key);
-        for (size_t j = 0; j < i && ki->type == YAML_SCALAR_NODE; j++) {
-            const yaml_node_t *kj = yaml_document_get_node(doc, pairs[j].key);
-            if (kj->type == YAML_SCALAR_NODE && strcmp(scalar_text(ki), scalar_text(kj)) == 0)
-                return cuplas_cfg_fail_at(ld, ki, "%s%s%s: duplicate key (accepted: each "
-                                          "key once per mapping)", shown, prefix,
-                                          scalar_text(ki));
-        }
-    }
-    return 0;
-}
-
-int cuplas_cfg_walk_mapping(struct loader *ld, const yaml_node_t *map, const char *prefix,
-                            const char *shown, const struct key *keys, size_t nkeys,
-                            void *base, const yaml_node_t **seen)
-{
-    int rc = check_duplicates(ld, map, prefix, shown);
-    if (rc)
-        return rc;
-    for (yaml_node_pair_t *p = map->data.mapping.pairs.start;
-         p < map->data.mapping.pairs.top; p++) {
-        const yaml_node_t *key = yaml_document_get_node(&ld->doc, p->key);
-        const yaml_node_t *value = yaml_document_get_node(&ld->doc, p->value);
-        char path[128], name[192], val[80], names[512];
-        /* sizeof path - 1: leave room for the '.' appended to a section */
-        if (key->type != YAML_SCALAR_NODE
-            || strlen(prefix) + key->data.scalar.length >= sizeof path - 1)
-            return cuplas_cfg_fail_at(ld, key, "%s%s: a key must be a short name", shown,
-                                      prefix);
-        snprintf(path, sizeof path, "%s%s", prefix, scalar_text(key));
-        snprintf(name, sizeof name, "%s%s", shown, path);
-
-        const struct key *k = cuplas_cfg_find_key(keys, nkeys, path);
-        if (k) {
-            rc = cuplas_cfg_set_value(ld, k, name, value, base);
-            if (rc)
-                return rc;
-            seen[k - keys] = value;
-        } else if (cuplas_cfg_is_section(keys, nkeys, path)) {
-            strcat(path, ".");
-            if (value->type != YAML_MAPPING_NODE)
-                return cuplas_cfg_fail_at(ld, value, "%s: %s is the wrong type (accepted: a "
-                                          "mapping with keys %s)", name,
-                                          cuplas_cfg_describe(value, val, sizeof val),
-                                          cuplas_cfg_children(keys, nkeys, path, names,
-                                                              sizeof names));
-            rc = cuplas_cfg_walk_mapping(ld, value, path, shown, keys, nkeys, base, seen);
-            if (rc)
-                return rc;
-        } else if (keys == cuplas_cfg_keys && cuplas_cfg_find_removed(path)) {
-            return fail_removed(ld, key, NULL, cuplas_cfg_find_removed(path));
-        } else {
-            return fail_unknown(ld, key, keys, nkeys, prefix, shown, scalar_text(key));
-        }
-    }
-    return 0;
-}
 
 /* The node that set config key `name`, NULL if it kept its default. */
 static const yaml_node_t *seen_node(const struct loader *ld, const char *name)
@@ -511,7 +332,7 @@ static int apply_override(struct loader *ld, int k)
     memcpy(key, text, (size_t)(eq - text));
     key[eq - text] = '\0';
     if (cuplas_cfg_find_removed(key))
-        CUPLAS_TRY(fail_removed(ld, NULL, text, cuplas_cfg_find_removed(key)));
+        CUPLAS_TRY(cuplas_cfg_fail_removed(ld, NULL, text, cuplas_cfg_find_removed(key)));
     if (!cuplas_cfg_find_key(cuplas_cfg_keys, CUPLAS_CFG_NKEYS, key))
         CUPLAS_TRY(fail_unknown_override(ld, text, key));
     if (!yaml_parser_initialize(&parser))
