@@ -48,8 +48,14 @@ void cuplas_stage_eval(job_ctx *j);
 void cuplas_stage_publish_extras(job_ctx *j);
 
 /* Run fn(arg) on the HDF5 thread; the job's time queued and in HDF5
- * add up (stages.c). */
-void cuplas_job_h5_visit(job_ctx *j, cuplas_h5task_fn fn, void *arg);
+ * add up. */
+static inline void cuplas_job_h5_visit(job_ctx *j, cuplas_h5task_fn fn, void *arg)
+{
+    double wait = 0, run = 0;
+    cuplas_h5exec_run(j->r->h5, fn, arg, &wait, &run);
+    j->res->h5_wait_s += wait;
+    j->res->h5_s += run;
+}
 
 /* write, for a compressed result of more than CUPLAS_H5_IMAGE_MAX_BYTES
  * raw (stage_write_stream.c): encode the result while the HDF5 thread

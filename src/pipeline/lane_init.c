@@ -11,6 +11,9 @@
  *
  *   device thread:  ctx lane 0 -> budget, order -> pinned 0 | ctx 1 ...
  *   lane 0:         read -> prep -> wait(0) -> sort -> write ...
+ *
+ * cuplas_lane_ready is that wait as the lane (stages.c) and the runner's
+ * queue (runner.c) see it: once per lane, its failure logged once.
  */
 #define _GNU_SOURCE /* pthread_setname_np */
 #include "cuplas_build.h"
@@ -24,6 +27,7 @@
 #include "core/quantize.h"
 #include "cuda/sort_gpu.h"
 #include "util/clock.h"
+#include "util/log.h"
 
 struct cuplas_lanes_init {
     cuplas_runner *r;
@@ -188,5 +192,39 @@ void cuplas_lanes_init_free(cuplas_lanes_init *li)
     free(li->state);
     free(li->err);
     free(li);
+}
+
+int cuplas_lane_ready(cuplas_runner *r, cuplas_worker *w)
+{
+    int rc = -1;
+
+    if (w->init_done)
+        return w->init_done > 0 ? 0 : -1;
+    if (r->inits && r->inits[w->dev])
+        rc = cuplas_lanes_init_wait(r->inits[w->dev], w->lane, &w->ctx, &w->init_wait_s,
+                                    &w->err);
+    else
+        cuplas_error_set(&w->err, CUPLAS_ERR_NOMEM, "out of memory starting the GPU lanes");
+    pthread_mutex_lock(&r->lane_mu);
+    w->init_done = rc == 0 ? 1 : -1;
+    r->inits_pending--;
+    pthread_cond_broadcast(&r->lane_cv);
+    pthread_mutex_unlock(&r->lane_mu);
+    if (rc == 0) {
+        snprintf(w->name, sizeof w->name, "%s", cuplas_gpu_name(w->ctx));
+        return 0;
+    }
+    char buf[1100], text[1200];
+    snprintf(text, sizeof text, "cuplas: error: %s (this GPU takes no jobs)",
+             cuplas_error_format(&w->err, buf, sizeof buf));
+    cuplas_log_event(r->log, CUPLAS_LOG_ERROR, "worker_failed", text,
+                     CUPLAS_LF_I("gpu", w->gpu), CUPLAS_LF_S("error", w->err.msg), NULL);
+    return -1;
+}
+#else
+int cuplas_lane_ready(cuplas_runner *r, cuplas_worker *w)
+{
+    (void)r, (void)w;
+    return -1;
 }
 #endif

@@ -1,7 +1,7 @@
 /*
  * lane_init.h - one GPU's lanes made ready on a thread of their own, while
  * the lanes already read and prepare their first grids. Private to
- * src/pipeline/ (runner.c).
+ * src/pipeline/ (runner.c, stages.c).
  *
  * What a lane needs before its first sort, and what this thread makes:
  * the device's memory budget (the admission gate), the device's sort
@@ -32,5 +32,10 @@ int cuplas_lanes_init_wait(cuplas_lanes_init *li, int lane, struct cuplas_gpu_ct
 /* Join the thread and free li with the device's sort order; every lane
  * has waited (its context is its own). */
 void cuplas_lanes_init_free(cuplas_lanes_init *li);
+
+/* Lane w's GPU context before its first sort (waits for it once): 0
+ * (w->ctx set), or -1 when it could not be made (logged; the lane takes
+ * no more jobs and its job goes to another lane). */
+int cuplas_lane_ready(cuplas_runner *r, cuplas_worker *w);
 
 #endif

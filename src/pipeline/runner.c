@@ -134,7 +134,8 @@ static int take_job(cuplas_runner *r, cuplas_worker *w)
     return i;
 }
 
-void cuplas_runner_give_back(cuplas_runner *r, int i)
+/* Job i goes back to the queue, for another lane. */
+static void give_back(cuplas_runner *r, int i)
 {
     pthread_mutex_lock(&r->lane_mu);
     r->given_back[r->ngiven_back++] = i;
@@ -280,34 +281,6 @@ static void cpu_worker(cuplas_runner *r, int wi)
 }
 
 #ifdef HAVE_CUDA
-int cuplas_lane_ready(cuplas_runner *r, cuplas_worker *w)
-{
-    int rc = -1;
-
-    if (w->init_done)
-        return w->init_done > 0 ? 0 : -1;
-    if (r->inits && r->inits[w->dev])
-        rc = cuplas_lanes_init_wait(r->inits[w->dev], w->lane, &w->ctx, &w->init_wait_s,
-                                    &w->err);
-    else
-        cuplas_error_set(&w->err, CUPLAS_ERR_NOMEM, "out of memory starting the GPU lanes");
-    pthread_mutex_lock(&r->lane_mu);
-    w->init_done = rc == 0 ? 1 : -1;
-    r->inits_pending--;
-    pthread_cond_broadcast(&r->lane_cv);
-    pthread_mutex_unlock(&r->lane_mu);
-    if (rc == 0) {
-        snprintf(w->name, sizeof w->name, "%s", cuplas_gpu_name(w->ctx));
-        return 0;
-    }
-    char buf[1100], text[1200];
-    snprintf(text, sizeof text, "cuplas: error: %s (this GPU takes no jobs)",
-             cuplas_error_format(&w->err, buf, sizeof buf));
-    cuplas_log_event(r->log, CUPLAS_LOG_ERROR, "worker_failed", text,
-                     CUPLAS_LF_I("gpu", w->gpu), CUPLAS_LF_S("error", w->err.msg), NULL);
-    return -1;
-}
-
 static void gpu_worker(cuplas_runner *r, int wi)
 {
     cuplas_worker *w = &r->workers[wi];
@@ -322,6 +295,8 @@ static void gpu_worker(cuplas_runner *r, int wi)
         double t0 = cuplas_now_s();
         if (cuplas_job_run(r, wi, w->ctx, i) == 0)
             job_ended(r, t0);
+        else
+            give_back(r, i);   /* this lane's GPU did not start */
     }
     if (!w->init_done)
         cuplas_lane_ready(r, w);   /* the context is made: it is the lane's to free */
@@ -350,12 +325,6 @@ static void gpu_device(cuplas_runner *r, int dev)
     for (int k = 0; k < r->lanes; k++) /* no OpenMP: lanes take turns */
         gpu_worker(r, first + k);
 #endif
-}
-#else
-int cuplas_lane_ready(cuplas_runner *r, cuplas_worker *w)
-{
-    (void)r, (void)w;
-    return -1;
 }
 #endif
 

@@ -134,12 +134,6 @@ typedef struct cuplas_runner {
 int cuplas_runner_init(cuplas_runner *r, const cuplas_config *cfg, const cuplas_jobs *jobs,
                        cuplas_log *log, cuplas_error *err);
 
-/* Lane w's GPU context before its first sort: 0 (w->ctx set), or -1
- * when it could not be made (logged; the lane takes no more jobs and the
- * caller gives its job back, cuplas_runner_give_back). */
-int cuplas_lane_ready(cuplas_runner *r, cuplas_worker *w);
-/* Job i goes back to the queue, for another lane. */
-void cuplas_runner_give_back(cuplas_runner *r, int i);
 
 /* Run every job. Returns 0, or CUPLAS_ERR_NODEVICE if no worker could
  * start (fatal); job failures are in results, not in the return value. */

@@ -47,6 +47,7 @@
 #include "io/h5_write.h"
 #include "io/publish.h"
 #include "io/scene.h"
+#include "pipeline/lane_init.h"
 #include "sort/sort.h"
 #include "util/clock.h"
 #include "util/sysmem.h"
@@ -151,14 +152,6 @@ static void log_result(cuplas_runner *r, const cuplas_job *job, const cuplas_job
 }
 
 /* ------------------------------------------------------ the HDF5 thread */
-
-void cuplas_job_h5_visit(job_ctx *j, cuplas_h5task_fn fn, void *arg)
-{
-    double wait = 0, run = 0;
-    cuplas_h5exec_run(j->r->h5, fn, arg, &wait, &run);
-    j->res->h5_wait_s += wait;
-    j->res->h5_s += run;
-}
 
 /* Keep the current input file open between jobs, so that each job's own
  * open finds it open (no superblock or root group to read again). NULL
@@ -788,8 +781,7 @@ int cuplas_job_run(cuplas_runner *r, int wi, struct cuplas_gpu_ctx *gpu, int i)
         memset(res, 0, sizeof *res);
         res->worker = -1;
         res->gpu = -1;
-        cuplas_runner_give_back(r, i);
-        return -1;
+        return -1;   /* the runner hands it to another lane */
     }
     res->total_s = cuplas_now_s() - t0;
     w->jobs++;

@@ -25,8 +25,8 @@ struct cuplas_gpu_ctx;
  * CPU worker, or for a GPU lane whose context is still being made: the
  * job waits for it before its sort): fills r->results[i] (state, error,
  * metrics, timings) and logs its event. Never exits; a failure ends only
- * this job. Returns 0, or -1 when the lane's GPU could not start and the
- * job went back to the queue untouched (cuplas_runner_give_back). */
+ * this job. Returns 0, or -1 when the lane's GPU could not start: the job
+ * is untouched, for the caller to give to another lane. */
 int cuplas_job_run(cuplas_runner *r, int wi, struct cuplas_gpu_ctx *gpu, int i);
 
 /* The `job_failed` event of a failed job (also for jobs that failed while
