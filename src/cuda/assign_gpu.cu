@@ -32,7 +32,10 @@
  * lap.h compute each cost as it reads it (cuplas_lap_solve_pts: 256
  * bytes to 1 KiB of local memory per thread instead of 2 KiB). It
  * repeats the level kernel's control loop rather than sharing it, so the
- * tuned 4-cell kernels stay exactly as they were.
+ * tuned 4-cell kernels stay exactly as they were: one loop templated on
+ * the pass (tried twice, bench/results/2026-11-24-h200-levers r10, r11)
+ * gave the same results but made 1024^2 x 16 3.5-4 % slower (ptxas
+ * spills the Cp = 16 kernel differently).
  */
 #include "cuda/assign_gpu.cuh"
 
