@@ -43,6 +43,15 @@ static void test_nc_shapes(void **state)
     cuplas_h5grid_free(&g);
 
     read_expect_error(file, "/nc", 0, 0, CUPLAS_ERR_INPUT, "not a square");
+    /* the reason fit_plan.c acts on (fit instead of fail), and only there */
+    cuplas_error_clear(&err);
+    assert_int_equal(cuplas_h5_read_grid(file, "/nc", 0, 0, &g, &err), CUPLAS_ERR_INPUT);
+    assert_int_equal(err.reason, CUPLAS_REASON_NOT_SQUARE);
+    cuplas_h5grid_free(&g);
+    cuplas_error_clear(&err);
+    assert_int_equal(cuplas_h5_read_grid(file, "/nc", 5, 0, &g, &err), CUPLAS_ERR_INPUT);
+    assert_int_equal(err.reason, CUPLAS_REASON_NONE);
+    cuplas_h5grid_free(&g);
     read_expect_error(file, "/nc", 5, 5, CUPLAS_ERR_INPUT, "does not fill a 5 x 5 grid");
     read_expect_error(file, "/nc", 5, 0, CUPLAS_ERR_INPUT, "not a multiple of height 5");
 }

@@ -237,10 +237,14 @@ static int grid_shape_2d(hid_t did, int64_t n, int64_t height, int64_t width,
             s--;
         while ((s + 1) * (s + 1) <= n)
             s++;
-        if (s * s != n)
-            return cuplas_error_set(err, CUPLAS_ERR_INPUT,
-                                    "N = %lld items is not a square; set height and width "
-                                    "(config or dataset attributes)", (long long)n);
+        if (s * s != n) {
+            int rc = cuplas_error_set(err, CUPLAS_ERR_INPUT,
+                                      "N = %lld items is not a square; set height and width "
+                                      "(config or dataset attributes)", (long long)n);
+            if (err && err->code == CUPLAS_ERR_INPUT)
+                err->reason = CUPLAS_REASON_NOT_SQUARE;   /* fit_plan.c fits these */
+            return rc;
+        }
         height = width = s;
     }
     *H = height;

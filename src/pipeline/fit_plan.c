@@ -46,8 +46,7 @@ int cuplas_job_probe(cuplas_job *j, const cuplas_config *cfg, cuplas_probe_cache
      * merely not a square. Any other probe error (a given shape that does
      * not divide N, inconsistent attributes) stays the job's error. */
     if (cfg->grid.shape[0] == 0 && !(j->height > 0 && j->width > 0) &&
-        !(j->height <= 0 && j->width <= 0 && first.code == CUPLAS_ERR_INPUT &&
-          strstr(first.msg, "is not a square"))) {
+        !(j->height <= 0 && j->width <= 0 && first.reason == CUPLAS_REASON_NOT_SQUARE)) {
         j->err = first;
         return 1;
     }

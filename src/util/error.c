@@ -22,6 +22,7 @@ int cuplas_error_set_(cuplas_error *err, cuplas_status code, const char *file,
     err->code = code;
     err->file = file;
     err->line = line;
+    err->reason = CUPLAS_REASON_NONE;
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(err->msg, sizeof err->msg, fmt, ap);

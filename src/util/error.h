@@ -44,7 +44,15 @@ typedef struct cuplas_error {
     char where[512];   /* user context: "in.h5:/grid", "cfg.yaml:3:5"     */
     const char *file;  /* source location that raised the error          */
     int line;
+    int reason;        /* a detail a caller acts on, instead of reading
+                          msg: CUPLAS_REASON_* (0 = none)                 */
 } cuplas_error;
+
+/* cuplas_error.reason values. */
+enum {
+    CUPLAS_REASON_NONE = 0,
+    CUPLAS_REASON_NOT_SQUARE = 1   /* (N, C) data, no shape given, N not a square */
+};
 
 void cuplas_error_clear(cuplas_error *err);
 
