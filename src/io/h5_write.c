@@ -121,21 +121,6 @@ static int ds_close(ds_ids *d, const char *name, int rc, cuplas_error *err)
     return rc;
 }
 
-/* Create dataset `name` and store every encoded chunk (ds_create). */
-static int write_dataset(hid_t gid, const char *name, hid_t type, int rank, const hsize_t *dims,
-                         const hsize_t *chunk, const cuplas_h5_chunk *c,
-                         const cuplas_h5_encoded *e, uint64_t *raw_at, cuplas_error *err)
-{
-    ds_ids d = DS_NONE;
-    int rc = 0;
-
-    CUPLAS_TRY(ds_create(gid, name, type, rank, dims, chunk, e, &d, raw_at, err));
-    if (e->deflate)
-        CUPLAS_TRY(ds_put(&d, name, c, e, 0, e->nchunks, err));
-fail:
-    return ds_close(&d, name, rc, err);
-}
-
 /* One attribute: `type` in the file, `mtype` in memory, `n` values (0 = scalar). */
 static int put_attr(hid_t obj, const char *name, hid_t type, hid_t mtype, hsize_t n,
                     const void *val)
@@ -291,115 +276,49 @@ static int take_image(hid_t fid, cuplas_h5_encoded *enc, const char *tmp, cuplas
     return 0;
 }
 
-int cuplas_h5_write_encoded_to(const char *tmp, const cuplas_h5grid *in,
-                               cuplas_h5_encoded *enc, const cuplas_result_meta *meta,
-                               cuplas_error *err)
-{
-    hid_t fapl = H5I_INVALID_HID, lcpl = H5I_INVALID_HID, fid = H5I_INVALID_HID;
-    hid_t gcpl = H5I_INVALID_HID, gid = H5I_INVALID_HID, type = H5I_INVALID_HID;
-    char cause[CAUSE_LEN];
-    int rc = 0;
+/* ------------------------------------------------- the writing session */
 
-    if (!enc || !cuplas_dtype_name(&in->type) || enc->H != in->H || enc->W != in->W || enc->C != in->C ||
-        enc->elem_size != in->elem_size)
-        CUPLAS_FAIL(err, CUPLAS_ERR_INTERNAL,
-                    "write_encoded needs the grid (with its type) that was encoded");
-
-    /* SEMI: H5Fclose fails (instead of silently deferring) if an id leaked.
-     * A small file is built in memory (core driver, no backing store): the
-     * HDF5 thread then makes no file system call at all, and write_raw
-     * stores the image on the caller's thread. */
-    enc->raw_pending = 0;
-    free(enc->image);
-    enc->image = NULL;
-    enc->nseg = 0;
-    size_t bytes = cuplas_h5_encoded_bytes(enc);
-    int in_memory = cuplas_h5_encoded_in_memory(enc);
-    if ((type = (hid_t)cuplas_h5_type_create(&in->type)) < 0)
-        CUPLAS_FAIL(err, CUPLAS_ERR_INTERNAL, "cannot make the %s type (%s)", in->dtype,
-                    h5_cause(cause));
-    if ((fapl = H5Pcreate(H5P_FILE_ACCESS)) < 0 ||
-        H5Pset_fclose_degree(fapl, H5F_CLOSE_SEMI) < 0 ||
-        (in_memory && H5Pset_fapl_core(fapl, bytes + IMAGE_SLACK_BYTES, 0) < 0) ||
-        (fid = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)) < 0)
-        CUPLAS_FAIL(err, CUPLAS_ERR_OUTPUT, "cannot create %s (%s)", tmp, h5_cause(cause));
-    if ((lcpl = H5Pcreate(H5P_LINK_CREATE)) < 0 ||
-        H5Pset_create_intermediate_group(lcpl, 1) < 0 ||
-        (gcpl = H5Pcreate(H5P_GROUP_CREATE)) < 0 || H5Pset_obj_track_times(gcpl, 0) < 0 ||
-        (gid = H5Gcreate2(fid, in->dataset, lcpl, gcpl, H5P_DEFAULT)) < 0)
-        CUPLAS_FAIL(err, CUPLAS_ERR_OUTPUT, "cannot create group %s (%s)", in->dataset,
-                    h5_cause(cause));
-
-    {
-        hsize_t idims[2] = {(hsize_t)in->H, (hsize_t)in->W};
-        hsize_t ichunk[2] = {(hsize_t)enc->chunk_rows, (hsize_t)in->W};
-        hsize_t sdims[3] = {(hsize_t)in->H, (hsize_t)in->W, (hsize_t)in->C};
-        hsize_t schunk[3] = {(hsize_t)enc->chunk_rows, (hsize_t)in->W, (hsize_t)in->C};
-        CUPLAS_TRY(write_dataset(gid, "index", enc->wide ? H5T_STD_I64LE : H5T_STD_I32LE, 2,
-                                 idims, ichunk, enc->index, enc, &enc->raw_at[1], err));
-        CUPLAS_TRY(write_dataset(gid, "sorted", type, 3, sdims, schunk,
-                                 enc->sorted, enc, &enc->raw_at[0], err));
-    }
-    if (in->dropped)
-        CUPLAS_TRY(write_dropped(gid, in, err));
-    CUPLAS_TRY(write_attrs(gid, in, meta, err));
-
-    if (H5Gclose(gid) < 0)
-        CUPLAS_FAIL(err, CUPLAS_ERR_OUTPUT, "cannot close group (%s)", h5_cause(cause));
-    gid = H5I_INVALID_HID;
-    if (in_memory)
-        CUPLAS_TRY(take_image(fid, enc, tmp, err));
-    if (H5Fclose(fid) < 0)
-        CUPLAS_FAIL(err, CUPLAS_ERR_OUTPUT, "cannot close %s (%s)", tmp, h5_cause(cause));
-    fid = H5I_INVALID_HID;
-    enc->raw_pending = !enc->deflate;
-fail:
-    if (gid >= 0) H5Gclose(gid);
-    if (type >= 0) H5Tclose(type);
-    if (gcpl >= 0) H5Pclose(gcpl);
-    if (lcpl >= 0) H5Pclose(lcpl);
-    if (fid >= 0) H5Fclose(fid);
-    if (fapl >= 0) H5Pclose(fapl);
-    if (rc) {
-        free(enc->image);
-        enc->image = NULL;
-        enc->nseg = 0;
-    }
-    return rc;
-}
-
-/* ------------------------------------------------- streamed writing */
-
+/* One result file being written: the file, its group, and the dataset open
+ * now. The one-visit write (cuplas_h5_write_encoded_to) and the streamed
+ * write (cuplas_h5_wstream_*) are the same session, so they make the same
+ * HDF5 calls in the same order and write the same bytes: index's chunks,
+ * then sorted's, then the dropped rows and the attributes. */
 struct cuplas_h5_wstream {
     hid_t type, fapl, lcpl, gcpl, fid, gid;
     ds_ids d;                 /* the dataset open now                       */
     int open_which;           /* 1 index, 0 sorted, -1 none                 */
     size_t next;              /* items stored (index's chunks, then sorted's) */
+    int in_memory;            /* core driver: the file is built in memory   */
     const cuplas_h5grid *in;
     cuplas_h5_encoded *enc;
     char *tmp;
 };
 
-/* Create dataset `index` (which 1) or `sorted` (0), as write_encoded_to. */
+/* Create dataset `index` (which 1) or `sorted` (0); uncompressed, its
+ * data's file offset goes to enc->raw_at[which] (write_raw stores it). */
 static int ws_create(cuplas_h5_wstream *s, int which, cuplas_error *err)
 {
     const cuplas_h5grid *in = s->in;
-    const cuplas_h5_encoded *enc = s->enc;
-    uint64_t unused;
+    cuplas_h5_encoded *enc = s->enc;
     s->open_which = which;
     if (which) {
         hsize_t idims[2] = {(hsize_t)in->H, (hsize_t)in->W};
         hsize_t ichunk[2] = {(hsize_t)enc->chunk_rows, (hsize_t)in->W};
         return ds_create(s->gid, "index", enc->wide ? H5T_STD_I64LE : H5T_STD_I32LE, 2, idims,
-                         ichunk, enc, &s->d, &unused, err);
+                         ichunk, enc, &s->d, &enc->raw_at[1], err);
     }
     hsize_t sdims[3] = {(hsize_t)in->H, (hsize_t)in->W, (hsize_t)in->C};
     hsize_t schunk[3] = {(hsize_t)enc->chunk_rows, (hsize_t)in->W, (hsize_t)in->C};
-    return ds_create(s->gid, "sorted", s->type, 3, sdims, schunk, enc, &s->d, &unused, err);
+    return ds_create(s->gid, "sorted", s->type, 3, sdims, schunk, enc, &s->d, &enc->raw_at[0],
+                     err);
 }
 
-int cuplas_h5_wstream_open(const char *tmp, const cuplas_h5grid *in, cuplas_h5_encoded *enc,
-                           cuplas_h5_wstream **out, cuplas_error *err)
+/* The file, its group and dataset `index`. SEMI: H5Fclose fails (instead
+ * of silently deferring) if an id leaked. in_memory: the core driver with
+ * no backing store, so the HDF5 thread makes no file system call at all
+ * and write_raw stores the image on the caller's thread. */
+static int ws_begin(const char *tmp, const cuplas_h5grid *in, cuplas_h5_encoded *enc,
+                    int in_memory, cuplas_h5_wstream **out, cuplas_error *err)
 {
     cuplas_h5_wstream *s = calloc(1, sizeof *s);
     char cause[CAUSE_LEN];
@@ -413,19 +332,17 @@ int cuplas_h5_wstream_open(const char *tmp, const cuplas_h5grid *in, cuplas_h5_e
     s->type = s->fapl = s->lcpl = s->gcpl = s->fid = s->gid = H5I_INVALID_HID;
     s->d = (ds_ids)DS_NONE;
     s->open_which = -1;
+    s->in_memory = in_memory;
     s->in = in;
     s->enc = enc;
-    if (!enc->deflate || !cuplas_dtype_name(&in->type) || enc->H != in->H || enc->W != in->W ||
-        enc->C != in->C || enc->elem_size != in->elem_size)
-        CUPLAS_FAIL(err, CUPLAS_ERR_INTERNAL,
-                    "a streamed write needs compressed chunks of the grid that was encoded");
     enc->raw_pending = 0;
-    /* the calls of write_encoded_to's on-disk path, in its order */
     if ((s->type = (hid_t)cuplas_h5_type_create(&in->type)) < 0)
         CUPLAS_FAIL(err, CUPLAS_ERR_INTERNAL, "cannot make the %s type (%s)", in->dtype,
                     h5_cause(cause));
     if ((s->fapl = H5Pcreate(H5P_FILE_ACCESS)) < 0 ||
         H5Pset_fclose_degree(s->fapl, H5F_CLOSE_SEMI) < 0 ||
+        (in_memory &&
+         H5Pset_fapl_core(s->fapl, cuplas_h5_encoded_bytes(enc) + IMAGE_SLACK_BYTES, 0) < 0) ||
         (s->fid = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, s->fapl)) < 0)
         CUPLAS_FAIL(err, CUPLAS_ERR_OUTPUT, "cannot create %s (%s)", tmp, h5_cause(cause));
     if ((s->lcpl = H5Pcreate(H5P_LINK_CREATE)) < 0 ||
@@ -442,6 +359,23 @@ fail:
     return rc;
 }
 
+/* Does enc hold the chunks of grid in (with its type)? */
+static int encoded_from(const cuplas_h5_encoded *enc, const cuplas_h5grid *in)
+{
+    return enc && cuplas_dtype_name(&in->type) && enc->H == in->H && enc->W == in->W &&
+           enc->C == in->C && enc->elem_size == in->elem_size;
+}
+
+int cuplas_h5_wstream_open(const char *tmp, const cuplas_h5grid *in, cuplas_h5_encoded *enc,
+                           cuplas_h5_wstream **out, cuplas_error *err)
+{
+    *out = NULL;
+    if (!encoded_from(enc, in) || !enc->deflate)
+        return cuplas_error_set(err, CUPLAS_ERR_INTERNAL, "a streamed write needs compressed "
+                                "chunks of the grid that was encoded");
+    return ws_begin(tmp, in, enc, 0, out, err);
+}
+
 int cuplas_h5_wstream_put(cuplas_h5_wstream *s, size_t upto, cuplas_error *err)
 {
     const cuplas_h5_encoded *e = s->enc;
@@ -451,17 +385,19 @@ int cuplas_h5_wstream_put(cuplas_h5_wstream *s, size_t upto, cuplas_error *err)
     if (upto > 2 * n)
         upto = 2 * n;
     while (s->next < upto) {
-        if (s->next < n) {   /* index's chunks */
+        if (s->next < n) {   /* index's chunks (uncompressed: write_raw's) */
             size_t to = upto < n ? upto : n;
-            CUPLAS_TRY(ds_put(&s->d, "index", e->index, e, s->next, to, err));
+            if (e->deflate)
+                CUPLAS_TRY(ds_put(&s->d, "index", e->index, e, s->next, to, err));
             s->next = to;
             continue;
         }
-        if (s->open_which == 1) {   /* index done: then sorted, as write_encoded_to */
+        if (s->open_which == 1) {   /* index done: then sorted */
             CUPLAS_TRY(ds_close(&s->d, "index", 0, err));
             CUPLAS_TRY(ws_create(s, 0, err));
         }
-        CUPLAS_TRY(ds_put(&s->d, "sorted", e->sorted, e, s->next - n, upto - n, err));
+        if (e->deflate)
+            CUPLAS_TRY(ds_put(&s->d, "sorted", e->sorted, e, s->next - n, upto - n, err));
         s->next = upto;
     }
 fail:
@@ -475,8 +411,8 @@ int cuplas_h5_wstream_close(cuplas_h5_wstream *s, const cuplas_result_meta *meta
     int rc = 0;
 
     if (s->next != 2 * s->enc->nchunks)
-        CUPLAS_FAIL(err, CUPLAS_ERR_INTERNAL, "a streamed write closed with %zu of %zu chunks",
-                    s->next, 2 * s->enc->nchunks);
+        CUPLAS_FAIL(err, CUPLAS_ERR_INTERNAL, "a write closed with %zu of %zu chunks", s->next,
+                    2 * s->enc->nchunks);
     if (s->open_which == 1) {   /* H = 0 cannot happen; kept for the order */
         CUPLAS_TRY(ds_close(&s->d, "index", 0, err));
         CUPLAS_TRY(ws_create(s, 0, err));
@@ -489,9 +425,12 @@ int cuplas_h5_wstream_close(cuplas_h5_wstream *s, const cuplas_result_meta *meta
     if (H5Gclose(s->gid) < 0)
         CUPLAS_FAIL(err, CUPLAS_ERR_OUTPUT, "cannot close group (%s)", h5_cause(cause));
     s->gid = H5I_INVALID_HID;
+    if (s->in_memory)
+        CUPLAS_TRY(take_image(s->fid, s->enc, s->tmp, err));
     if (H5Fclose(s->fid) < 0)
         CUPLAS_FAIL(err, CUPLAS_ERR_OUTPUT, "cannot close %s (%s)", s->tmp, h5_cause(cause));
     s->fid = H5I_INVALID_HID;
+    s->enc->raw_pending = !s->enc->deflate;
 fail:
     cuplas_h5_wstream_abort(s);
     return rc;
@@ -510,6 +449,35 @@ void cuplas_h5_wstream_abort(cuplas_h5_wstream *s)
     if (s->fapl >= 0) H5Pclose(s->fapl);
     free(s->tmp);
     free(s);
+}
+
+/* The one-visit write: the whole session at once; a small file is built
+ * in memory (cuplas_h5_encoded_in_memory). */
+int cuplas_h5_write_encoded_to(const char *tmp, const cuplas_h5grid *in,
+                               cuplas_h5_encoded *enc, const cuplas_result_meta *meta,
+                               cuplas_error *err)
+{
+    cuplas_h5_wstream *s = NULL;
+    int rc = 0;
+
+    if (!encoded_from(enc, in))
+        return cuplas_error_set(err, CUPLAS_ERR_INTERNAL,
+                                "write_encoded needs the grid (with its type) that was encoded");
+    free(enc->image);
+    enc->image = NULL;
+    enc->nseg = 0;
+    CUPLAS_TRY(ws_begin(tmp, in, enc, cuplas_h5_encoded_in_memory(enc), &s, err));
+    if ((rc = cuplas_h5_wstream_put(s, 2 * enc->nchunks, err)) != 0)
+        cuplas_h5_wstream_abort(s);
+    else
+        rc = cuplas_h5_wstream_close(s, meta, err);
+fail:
+    if (rc) {
+        free(enc->image);
+        enc->image = NULL;
+        enc->nseg = 0;
+    }
+    return rc;
 }
 
 int cuplas_h5_write_encoded(const char *out_path, const cuplas_h5grid *in,
