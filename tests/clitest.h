@@ -1,7 +1,7 @@
 /*
  * clitest.h - what the suites that drive the real cuplas binary share:
  * which binary, running a shell command in the fixture folder, and reading
- * a file back. Include after tmpdir.h (and so after cmocka.h, with
+ * a file back (shared_data.h). Include after tmpdir.h (and so after cmocka.h, with
  * _GNU_SOURCE defined first: vasprintf, asprintf).
  */
 #ifndef CUPLAS_TESTS_CLITEST_H
@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/wait.h>
+
+#include "shared_data.h"
 
 #ifndef CUPLAS_BUILDDIR
 #error "CUPLAS_BUILDDIR must name the build folder (Makefile.am sets it)"
@@ -41,26 +43,6 @@ static inline int tu_sh(const fixture *f, const char *fmt, ...)
     free(cmd);
     free(full);
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
-/* A whole file into a malloc'd NUL-terminated buffer (size in *n if n);
- * NULL when it cannot be opened. */
-static inline char *tu_slurp_path(const char *path, size_t *n)
-{
-    FILE *fp = fopen(path, "rb");
-    if (!fp)
-        return NULL;
-    fseek(fp, 0, SEEK_END);
-    long size = ftell(fp);
-    fseek(fp, 0, SEEK_SET);
-    char *buf = malloc((size_t)size + 1);
-    assert_non_null(buf);
-    assert_int_equal(fread(buf, 1, (size_t)size, fp), (size_t)size);
-    buf[size] = '\0';
-    fclose(fp);
-    if (n)
-        *n = (size_t)size;
-    return buf;
 }
 
 /* A file of the fixture folder; fails the test when it is missing. */

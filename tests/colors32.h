@@ -12,26 +12,21 @@
 #include <stdlib.h>
 
 #include "eval/codec.h"
+#include "shared_data.h"
 
 /* 1024 x 3 doubles (0..255) in row-major cell order; NULL (with a note)
  * when the file is absent. */
 static inline double *tu_load_colors32(void)
 {
-    char path[4096];
-    const char *dir = getenv("CUPLAS_SHARED_DATA");
-    snprintf(path, sizeof path, "%s/colors_1024_random.png",
-             dir ? dir : CUPLAS_SRCDIR "/../shared/data");
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        print_message("skipped: %s not found (set CUPLAS_SHARED_DATA)\n", path);
+    size_t n;
+    char *data = tu_shared_data("colors_1024_random.png", &n);
+    if (!data)
         return NULL;
-    }
-    static uint8_t data[1 << 16];
-    size_t n = fread(data, 1, sizeof data, f);
-    fclose(f);
     cuplas_eval_image im;
     cuplas_error err = {0};
-    assert_int_equal(cuplas_image_decode(CUPLAS_CODEC_PNG, data, n, 3, &im, &err), 0);
+    assert_int_equal(cuplas_image_decode(CUPLAS_CODEC_PNG, (const uint8_t *)data, n, 3, &im, &err),
+                     0);
+    free(data);
     assert_true(im.H == 32 && im.W == 32);
     double *x = malloc(1024 * 3 * sizeof *x);
     assert_non_null(x);

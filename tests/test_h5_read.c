@@ -15,6 +15,7 @@
 
 #define IOTEST_NAME "test_h5_read"
 #include "iotest.h"
+#include "shared_data.h"
 
 static void test_nc_shapes(void **state)
 {
@@ -470,20 +471,14 @@ static void test_chunk_index_damage(void **state)
  * cells differed from h5dump's values. */
 static void test_divergent_chunk_index(void **state)
 {
-    char src[PATH_MAX], file[PATH_MAX];
-    const char *dir = getenv("CUPLAS_SHARED_DATA");
-    snprintf(src, sizeof src, "%s/bad-inputs/divergent-chunk-index.h5",
-             dir ? dir : CUPLAS_SRCDIR "/../shared/data");
-    FILE *in = fopen(src, "rb");
-    if (!in) {
-        print_message("skipped: %s not found (set CUPLAS_SHARED_DATA)\n", src);
+    char file[PATH_MAX];
+    size_t n;
+    char *buf = tu_shared_data("bad-inputs/divergent-chunk-index.h5", &n);
+    if (!buf)
         return;
-    }
-    unsigned char buf[1 << 16];
-    size_t n = fread(buf, 1, sizeof buf, in);
-    fclose(in);
     fpath(*state, "divergent.h5", file);
     write_bytes(file, buf, n);
+    free(buf);
     expect_like_hdf5(file, "/grid", "lookup and iteration disagree");
 }
 

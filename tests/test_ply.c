@@ -21,6 +21,7 @@
 #include <cmocka.h>
 
 #include "tmpdir.h"
+#include "shared_data.h"
 #include "io/ply.h"
 #include "io/splat.h"
 
@@ -86,19 +87,11 @@ static void write_bytes(const char *path, const void *data, size_t len)
     assert_int_equal(fclose(f), 0);
 }
 
+/* A file this suite wrote: it must be there. */
 static char *slurp(const char *path, size_t *len)
 {
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *b = malloc((size_t)n + 1);
+    char *b = tu_slurp_path(path, len);
     assert_non_null(b);
-    assert_int_equal(fread(b, 1, (size_t)n, f), (size_t)n);
-    b[n] = 0;
-    fclose(f);
-    *len = (size_t)n;
     return b;
 }
 
