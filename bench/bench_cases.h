@@ -1,7 +1,8 @@
 /*
  * bench_cases.h - the workshop's inputs as N x C doubles (bench_sort, bench_presets,
  * bench_groups): one definition of a CASE string, and the clocks and the
- * median's sort order those programs share.
+ * median's sort order those programs share, and the options of
+ * bench_presets and bench_groups (bench_opts).
  *   CASE = colors:N | colors:HxW | normal:HxWxC   (cuplas gen data, seed 1337)
  *        | FILE.h5:/dataset                         (e.g. the peers' colors_256)
  *        | png:FILE                                 (8-bit RGB, e.g. the 32x32
@@ -121,6 +122,41 @@ static double *load_case(const char *spec, int64_t *H, int64_t *W, int *C)
     free(use);
     cuplas_h5grid_free(&g);
     return x;
+}
+
+/* The options bench_presets and bench_groups share: --seeds A-B (sort
+ * seeds A..B), --label TEXT and --set key=value (config overrides, also
+ * joined by spaces in setstr for the JSON line). */
+typedef struct bench_opts {
+    long long s0, s1;
+    const char *label;
+    const char *sets[64];
+    int nsets;
+    char setstr[2048];
+} bench_opts;
+
+#define BENCH_OPTS_INIT {1, 1, "", {0}, 0, ""}
+
+/* If argv[*a] is one of the shared options, take it (and its value) and
+ * return 1; else 0. */
+static inline int bench_common_opt(int argc, char **argv, int *a, bench_opts *o)
+{
+    const char *arg = argv[*a];
+    if (*a + 1 >= argc)
+        return 0;
+    if (!strcmp(arg, "--seeds")) {
+        if (sscanf(argv[++*a], "%lld-%lld", &o->s0, &o->s1) < 2)
+            o->s1 = o->s0;
+    } else if (!strcmp(arg, "--label")) {
+        o->label = argv[++*a];
+    } else if (!strcmp(arg, "--set") && o->nsets < 64) {
+        o->sets[o->nsets++] = argv[++*a];
+        size_t len = strlen(o->setstr);
+        snprintf(o->setstr + len, sizeof o->setstr - len, "%s%s", len ? " " : "", argv[*a]);
+    } else {
+        return 0;
+    }
+    return 1;
 }
 
 #endif

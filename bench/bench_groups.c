@@ -100,24 +100,15 @@ fail:
 
 int main(int argc, char **argv)
 {
-    int nsets = 0, a = 1, k = 4, retarget = 0;
-    long long s0 = 1, s1 = 1;
-    const char *sets[64] = {0}, *label = "";
-    char setstr[2048] = "";
+    int a = 1, k = 4, retarget = 0;
+    bench_opts o = BENCH_OPTS_INIT;
     for (; a < argc && argv[a][0] == '-'; a++) {
-        if (!strcmp(argv[a], "--seeds") && a + 1 < argc) {
-            if (sscanf(argv[++a], "%lld-%lld", &s0, &s1) < 2)
-                s1 = s0;
-        } else if (!strcmp(argv[a], "--label") && a + 1 < argc) {
-            label = argv[++a];
-        } else if (!strcmp(argv[a], "--group") && a + 1 < argc) {
+        if (bench_common_opt(argc, argv, &a, &o))
+            continue;
+        if (!strcmp(argv[a], "--group") && a + 1 < argc) {
             k = atoi(argv[++a]);
         } else if (!strcmp(argv[a], "--retarget")) {
             retarget = 1;
-        } else if (!strcmp(argv[a], "--set") && a + 1 < argc && nsets < 64) {
-            sets[nsets++] = argv[++a];
-            size_t len = strlen(setstr);
-            snprintf(setstr + len, sizeof setstr - len, "%s%s", len ? " " : "", argv[a]);
         } else {
             fprintf(stderr, "usage: bench_groups [--seeds A-B] [--label TEXT] [--group K] "
                     "[--retarget] [--set key=value]... CASE...\n");
@@ -130,11 +121,11 @@ int main(int argc, char **argv)
     }
     cuplas_config cfg;
     cuplas_error err = {0};
-    if (cuplas_config_load(&cfg, NULL, sets, nsets, &err)) {
+    if (cuplas_config_load(&cfg, NULL, o.sets, o.nsets, &err)) {
         fprintf(stderr, "%s: %s\n", err.where, err.msg);
         return 2;
     }
-    int nseeds = (int)(s1 - s0 + 1);
+    int nseeds = (int)(o.s1 - o.s0 + 1);
     for (; a < argc; a++) {
         int64_t H, W;
         int C;
@@ -151,7 +142,7 @@ int main(int argc, char **argv)
         for (int s = 0; s < nseeds; s++) {
             cuplas_sort_params p = cfg.sort;
             cuplas_sort_stats st;
-            p.seed = (uint64_t)(s0 + s);
+            p.seed = (uint64_t)(o.s0 + s);
             double c0 = cpu_now_ms();
             if (groups_sort(x, H, W, C, &p, k, retarget, index, &st, &blurs, &err)) {
                 fprintf(stderr, "%s: %s\n", argv[a], err.msg);
@@ -174,7 +165,7 @@ int main(int argc, char **argv)
         qsort(ms, (size_t)nseeds, sizeof *ms, cmp_double);
         printf("{\"label\":\"%s\",\"case\":\"%s\",\"group\":%d,\"retarget\":%d,\"sets\":\"%s\","
                "\"seeds\":\"%lld-%lld\",\"and\":%.4f,",
-               label, argv[a], k, retarget, setstr, s0, s1, and_sum / nseeds);
+               o.label, argv[a], k, retarget, o.setstr, o.s0, o.s1, and_sum / nseeds);
         if (have_dpq)
             printf("\"dpq16\":%.4f,", dpq_sum / nseeds);
         printf("\"cpu_ms\":%.1f,\"levels\":%.1f,\"passes\":%.1f,\"blurs\":%.1f}\n", ms[nseeds / 2],

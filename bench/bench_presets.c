@@ -42,21 +42,10 @@
  * the other processes' (run with OMP_NUM_THREADS=1 to read it as work). */
 int main(int argc, char **argv)
 {
-    int nsets = 0, a = 1;
-    long long s0 = 1, s1 = 1;
-    const char *sets[64] = {0}, *label = "";
-    char setstr[2048] = "";
+    int a = 1;
+    bench_opts o = BENCH_OPTS_INIT;
     for (; a < argc && argv[a][0] == '-'; a++) {
-        if (!strcmp(argv[a], "--seeds") && a + 1 < argc) {
-            if (sscanf(argv[++a], "%lld-%lld", &s0, &s1) < 2)
-                s1 = s0;
-        } else if (!strcmp(argv[a], "--label") && a + 1 < argc) {
-            label = argv[++a];
-        } else if (!strcmp(argv[a], "--set") && a + 1 < argc && nsets < 64) {
-            sets[nsets++] = argv[++a];
-            size_t len = strlen(setstr);
-            snprintf(setstr + len, sizeof setstr - len, "%s%s", len ? " " : "", argv[a]);
-        } else {
+        if (!bench_common_opt(argc, argv, &a, &o)) {
             fprintf(stderr, "usage: bench_presets [--seeds A-B] [--label TEXT] "
                     "[--set key=value]... CASE...\n");
             return 2;
@@ -64,11 +53,11 @@ int main(int argc, char **argv)
     }
     cuplas_config cfg;
     cuplas_error err = {0};
-    if (cuplas_config_load(&cfg, NULL, sets, nsets, &err)) {
+    if (cuplas_config_load(&cfg, NULL, o.sets, o.nsets, &err)) {
         fprintf(stderr, "%s: %s\n", err.where, err.msg);
         return 2;
     }
-    int nseeds = (int)(s1 - s0 + 1);
+    int nseeds = (int)(o.s1 - o.s0 + 1);
     if (nseeds < 1) {
         fprintf(stderr, "--seeds: empty range\n");
         return 2;
@@ -92,7 +81,7 @@ int main(int argc, char **argv)
         for (int k = 0; k < nseeds; k++) {
             cuplas_sort_params p = cfg.sort;
             cuplas_sort_stats st;
-            p.seed = (uint64_t)(s0 + k);
+            p.seed = (uint64_t)(o.s0 + k);
             double t0 = now_ms(), c0 = cpu_now_ms();
             if (cuplas_sort_features(x, H, W, C, &p, NULL, index, &st, &err)) {
                 fprintf(stderr, "%s: %s\n", argv[a], err.msg);
@@ -122,7 +111,7 @@ int main(int argc, char **argv)
         qsort(wall, (size_t)nseeds, sizeof *wall, cmp_double);
         printf("{\"label\":\"%s\",\"case\":\"%s\",\"H\":%lld,\"W\":%lld,\"C\":%d,\"sets\":\"%s\","
                "\"seeds\":\"%lld-%lld\",\"and\":%.4f,\"and_min\":%.4f,\"and_max\":%.4f,",
-               label, argv[a], (long long)H, (long long)W, C, setstr, s0, s1,
+               o.label, argv[a], (long long)H, (long long)W, C, o.setstr, o.s0, o.s1,
                and_sum / nseeds, and_min, and_max);
         if (have_dpq)
             printf("\"dpq16\":%.4f,\"dpq16_seeds\":[%s],", dpq_sum / nseeds, dpqs);
