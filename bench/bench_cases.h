@@ -17,6 +17,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "config/config.h"
 #include "eval/codec.h"
 #include "io/dtype.h"
 #include "io/h5_gen.h"
@@ -157,6 +158,17 @@ static inline int bench_common_opt(int argc, char **argv, int *a, bench_opts *o)
         return 0;
     }
     return 1;
+}
+
+/* The config the --set options make (defaults otherwise); 0, or 2 with
+ * the error printed. */
+static inline int bench_load_config(const bench_opts *o, cuplas_config *cfg)
+{
+    cuplas_error err = {0};
+    if (cuplas_config_load(cfg, NULL, o->sets, o->nsets, &err) == 0)
+        return 0;
+    fprintf(stderr, "%s: %s\n", err.where, err.msg);
+    return 2;
 }
 
 #endif

@@ -121,10 +121,8 @@ int main(int argc, char **argv)
     }
     cuplas_config cfg;
     cuplas_error err = {0};
-    if (cuplas_config_load(&cfg, NULL, o.sets, o.nsets, &err)) {
-        fprintf(stderr, "%s: %s\n", err.where, err.msg);
+    if (bench_load_config(&o, &cfg))
         return 2;
-    }
     int nseeds = (int)(o.s1 - o.s0 + 1);
     for (; a < argc; a++) {
         int64_t H, W;
