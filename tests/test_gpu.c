@@ -182,6 +182,21 @@ static void test_gpu_sort_parity_nondefault(void **state)
     p.shuffle = false;
     p.permuter = CUPLAS_PERMUTER_LCG;
     check_sort_parity(120, 90, 5, &p);
+    /* block-local levels from 8 x 8 blocks down; none; and a single
+       configuration that must run (min = max = 1) */
+    p.local_cells = 64;
+    check_sort_parity(120, 90, 5, &p);
+    p.local_cells = 0;
+    check_sort_parity(120, 90, 5, &p);
+    cuplas_sort_params_default(&p);
+    p.min_configs = p.max_configs = 1;
+    check_sort_parity(100, 37, 16, &p);
+    /* every level block-local: clusters of CTAs share the large blocks,
+       which draw their offsets without tables */
+    cuplas_sort_params_default(&p);
+    p.local_cells = 1 << 20;
+    check_sort_parity(300, 256, 3, &p);
+    check_sort_parity(200, 128, 16, &p);
 }
 
 /* sort.group_size 8 and 16 (lap.h in one thread per group): both

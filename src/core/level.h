@@ -78,6 +78,7 @@ typedef struct cuplas_level_params {
     double improvement_break;
     uint32_t min_configs, max_configs, max_passes;
     uint32_t group;          /* sort.group_size                            */
+    uint32_t local_cells;    /* sort.local_cells                           */
 } cuplas_level_params;
 
 /* Where a level is: the pass about to run, and the work done so far. */
@@ -112,6 +113,7 @@ static inline cuplas_level_params cuplas_level_params_make(const cuplas_sort_par
     a.max_configs = (uint32_t)p->max_configs;
     a.max_passes = (uint32_t)p->max_passes;
     a.group = (uint32_t)p->group_size;
+    a.local_cells = (uint32_t)p->local_cells;
     return a;
 }
 
@@ -168,6 +170,28 @@ CUPLAS_HD cuplas_level_next cuplas_level_step(cuplas_level_state *s, uint64_t be
     s->improved = 0;
     s->pass = 0;
     return CUPLAS_LEVEL_NEXT_CONFIG;
+}
+
+/*
+ * Block-local levels (sort.local_cells, 4-cell groups only). When a
+ * level's blocks have at most local_cells cells, each configuration runs
+ * every block on its own: a block runs max_passes passes (the groupings
+ * of passes 0..max_passes-1, as above) with no test between them, so no
+ * pass waits for the whole grid. Blocks are disjoint, so the order in
+ * which blocks run cannot change the result. The level ends after
+ * max_configs configurations, or once min_configs have run and the last
+ * one moved no cell. improvement_break applies to the larger levels only.
+ */
+CUPLAS_HD int cuplas_level_is_local(const cuplas_level_params *a)
+{
+    return a->group <= 4 && a->local_cells != 0 && a->bh * a->bw <= a->local_cells;
+}
+
+/* Whether configuration cfg of a block-local level runs, given whether
+ * configuration cfg - 1 moved a cell (ignored for cfg 0). */
+CUPLAS_HD int cuplas_local_config_runs(const cuplas_level_params *a, uint32_t cfg, int moved)
+{
+    return cfg < a->max_configs && (cfg < a->min_configs || moved);
 }
 
 #ifdef __cplusplus

@@ -47,6 +47,9 @@ typedef struct cuplas_sort_params {
     int max_configs;           /* sort.max_configs per level                */
     int max_passes;            /* sort.max_passes per configuration         */
     int group_size;            /* sort.group_size: cells per group, 4|8|16  */
+    int local_cells;           /* sort.local_cells: blocks of at most this
+                                  many cells run block-local passes
+                                  (core/level.h); 0 = never              */
     cuplas_preset preset;      /* sort.preset: where the values above came
                                   from; the sorter itself never reads it    */
 } cuplas_sort_params;

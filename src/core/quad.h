@@ -47,38 +47,56 @@ CUPLAS_HD int64_t cuplas_div_round(int64_t s, int64_t w)
  * of 72, the same first minimum as a plain scan of all 24
  * (tests/test_sort_cpu.c checks it against one).
  */
-CUPLAS_HD uint32_t cuplas_quad_best(const uint64_t D[4][4], uint64_t *cost_id,
-                                    uint64_t *cost_best)
-{
+/* The body of both variants below: D of 64- or 32-bit costs, sums in 64
+ * bits either way (so both choose the same arrangement for equal D). */
+#define CUPLAS_QUAD_BEST_BODY                                                  \
+    CUPLAS_TAIL(2, 3) CUPLAS_TAIL(1, 3) CUPLAS_TAIL(1, 2)                      \
+    CUPLAS_TAIL(0, 3) CUPLAS_TAIL(0, 2) CUPLAS_TAIL(0, 1)                      \
+    uint64_t best = (uint64_t)D[0][0] + D[1][1] + D[2][2] + D[3][3];           \
+    uint32_t code = 0u | (1u << 2) | (2u << 4) | (3u << 6);                    \
+    *cost_id = best;                                                           \
+    CUPLAS_TRY_PREFIX(0, 1, 2, 3) CUPLAS_TRY_PREFIX(0, 2, 1, 3)                \
+    CUPLAS_TRY_PREFIX(0, 3, 1, 2) CUPLAS_TRY_PREFIX(1, 0, 2, 3)                \
+    CUPLAS_TRY_PREFIX(1, 2, 0, 3) CUPLAS_TRY_PREFIX(1, 3, 0, 2)                \
+    CUPLAS_TRY_PREFIX(2, 0, 1, 3) CUPLAS_TRY_PREFIX(2, 1, 0, 3)                \
+    CUPLAS_TRY_PREFIX(2, 3, 0, 1) CUPLAS_TRY_PREFIX(3, 0, 1, 2)                \
+    CUPLAS_TRY_PREFIX(3, 1, 0, 2) CUPLAS_TRY_PREFIX(3, 2, 0, 1)                \
+    *cost_best = best;                                                         \
+    return code;
+
 #define CUPLAS_TAIL(c, d)                                                      \
-    uint64_t m##c##d = D[c][2] + D[d][3], n##c##d = D[d][2] + D[c][3];         \
+    uint64_t m##c##d = (uint64_t)D[c][2] + D[d][3];                            \
+    uint64_t n##c##d = (uint64_t)D[d][2] + D[c][3];                            \
     uint32_t k##c##d = (uint32_t)(c) << 4 | (uint32_t)(d) << 6;                 \
     if (n##c##d < m##c##d) {                                                   \
         m##c##d = n##c##d;                                                     \
         k##c##d = (uint32_t)(d) << 4 | (uint32_t)(c) << 6;                      \
     }
-    CUPLAS_TAIL(2, 3) CUPLAS_TAIL(1, 3) CUPLAS_TAIL(1, 2)
-    CUPLAS_TAIL(0, 3) CUPLAS_TAIL(0, 2) CUPLAS_TAIL(0, 1)
-#undef CUPLAS_TAIL
-    uint64_t best = D[0][0] + D[1][1] + D[2][2] + D[3][3];
-    uint32_t code = 0u | (1u << 2) | (2u << 4) | (3u << 6);
-    *cost_id = best;
 #define CUPLAS_TRY_PREFIX(a, b, c, d)                                          \
     {                                                                          \
-        uint64_t s = D[a][0] + D[b][1] + m##c##d;                              \
+        uint64_t s = (uint64_t)D[a][0] + D[b][1] + m##c##d;                    \
         if (s < best) {                                                        \
             best = s;                                                          \
             code = (uint32_t)(a) | (uint32_t)(b) << 2 | k##c##d;                \
         }                                                                      \
     }
-    CUPLAS_TRY_PREFIX(0, 1, 2, 3) CUPLAS_TRY_PREFIX(0, 2, 1, 3) CUPLAS_TRY_PREFIX(0, 3, 1, 2)
-    CUPLAS_TRY_PREFIX(1, 0, 2, 3) CUPLAS_TRY_PREFIX(1, 2, 0, 3) CUPLAS_TRY_PREFIX(1, 3, 0, 2)
-    CUPLAS_TRY_PREFIX(2, 0, 1, 3) CUPLAS_TRY_PREFIX(2, 1, 0, 3) CUPLAS_TRY_PREFIX(2, 3, 0, 1)
-    CUPLAS_TRY_PREFIX(3, 0, 1, 2) CUPLAS_TRY_PREFIX(3, 1, 0, 2) CUPLAS_TRY_PREFIX(3, 2, 0, 1)
-#undef CUPLAS_TRY_PREFIX
-    *cost_best = best;
-    return code;
+
+CUPLAS_HD uint32_t cuplas_quad_best(const uint64_t D[4][4], uint64_t *cost_id,
+                                    uint64_t *cost_best)
+{
+    CUPLAS_QUAD_BEST_BODY
 }
+
+/* The same for costs under 2^32 (Cp <= 4 channels of quantised features:
+ * quad.h's CUPLAS_QMAX): half the registers for D on the GPU. */
+CUPLAS_HD uint32_t cuplas_quad_best32(const uint32_t D[4][4], uint64_t *cost_id,
+                                      uint64_t *cost_best)
+{
+    CUPLAS_QUAD_BEST_BODY
+}
+#undef CUPLAS_TAIL
+#undef CUPLAS_TRY_PREFIX
+#undef CUPLAS_QUAD_BEST_BODY
 
 /* The stopping rule shared by both backends: does a pass whose groups
  * cost `before` and then `after` end its configuration? Relative, so it

@@ -13,6 +13,7 @@
  */
 #include "cpu/assign_cpu.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/lap.h"
@@ -146,9 +147,57 @@ void cuplas_assign_pass_cpu(int16_t *q, int64_t *idx, const int16_t *target, int
     *after = sa;
 }
 
-void cuplas_assign_level_cpu(int16_t *q, int64_t *idx, const int16_t *target, int Cp,
-                             const cuplas_level_params *a, cuplas_sort_stats *st)
+/*
+ * A block-local level (core/level.h): per configuration, every block runs
+ * all its passes before the next block, from the passes' offset tables
+ * drawn once per configuration. Returns -1 when the tables cannot be
+ * allocated (the caller's error), else 0.
+ */
+static int local_level(int16_t *q, int64_t *idx, const int16_t *target, int Cp,
+                       const cuplas_level_params *a, cuplas_sort_stats *st)
 {
+    const uint32_t n = a->bh * a->bw, P = a->max_passes;
+    const int64_t nbx = a->W / a->bw, nblocks = nbx * (a->H / a->bh), quads = n / 4;
+    uint32_t *tab = malloc((size_t)P * n * sizeof *tab);
+    if (!tab)
+        return -1;
+    int moved = 1;
+    uint32_t cfg = 0;
+    for (; cuplas_local_config_runs(a, cfg, moved); cfg++) {
+        const cuplas_pass_geom g = cuplas_level_geom(a, cfg);
+        for (uint32_t p = 0; p < P; p++) {
+            const cuplas_perm perm = cuplas_pass_perm(&g, a->seed, a->level, cfg, p);
+            for (uint32_t o = 0; o < n; o++)
+                tab[(size_t)p * n + o] = cuplas_perm_apply(&perm, o);
+        }
+        moved = 0;
+        #pragma omp parallel for reduction(| : moved) schedule(static)
+        for (int64_t b = 0; b < nblocks; b++)
+            for (uint32_t p = 0; p < P; p++)
+                for (int64_t k = 0; k < quads; k++) {
+                    int64_t cell[4];
+                    for (int j = 0; j < 4; j++)
+                        cell[j] = quad_cell(&g, b / nbx, b % nbx, tab[(size_t)p * n + 4 * k + j]);
+                    uint64_t D[4][4], cid, cbest;
+                    quad_costs(q, target, Cp, cell, D);
+                    uint32_t code = cuplas_quad_best(D, &cid, &cbest);
+                    if (cbest < cid) {
+                        quad_apply(q, idx, Cp, cell, code);
+                        moved = 1;
+                    }
+                }
+        st->passes += P;
+    }
+    st->configs += cfg;
+    free(tab);
+    return 0;
+}
+
+int cuplas_assign_level_cpu(int16_t *q, int64_t *idx, const int16_t *target, int Cp,
+                            const cuplas_level_params *a, cuplas_sort_stats *st)
+{
+    if (cuplas_level_is_local(a))
+        return local_level(q, idx, target, Cp, a, st);
     cuplas_level_state s = cuplas_level_start();
     cuplas_pass_geom geo = cuplas_level_geom(a, s.cfg);
     for (;;) {
@@ -163,4 +212,5 @@ void cuplas_assign_level_cpu(int16_t *q, int64_t *idx, const int16_t *target, in
     }
     st->passes += s.passes;
     st->configs += s.cfg;
+    return 0;
 }

@@ -26,9 +26,10 @@ void cuplas_assign_pass_cpu(int16_t *q, int64_t *idx, const int16_t *target, int
                             uint64_t *after);
 
 /* All configurations and passes of one level (core/level.h), in place on
- * q and idx; adds its configurations and passes to st. */
-void cuplas_assign_level_cpu(int16_t *q, int64_t *idx, const int16_t *target, int Cp,
-                             const cuplas_level_params *a, cuplas_sort_stats *st);
+ * q and idx; adds its configurations and passes to st. 0, or -1 when a
+ * block-local level's offset tables cannot be allocated. */
+int cuplas_assign_level_cpu(int16_t *q, int64_t *idx, const int16_t *target, int Cp,
+                            const cuplas_level_params *a, cuplas_sort_stats *st);
 
 #ifdef __cplusplus
 }

@@ -45,7 +45,8 @@ int cuplas_sort_cpu(const cuplas_qgrid *g, const cuplas_sort_params *p,
         CUPLAS_TRY(cuplas_blur_cpu(q, t, g->H, g->W, g->Cp, lv->rx, lv->ry,
                                    p->blur_passes, p->border_x, p->border_y, err));
         cuplas_level_params a = cuplas_level_params_make(p, lv, g->H, g->W, L);
-        cuplas_assign_level_cpu(q, index, t, g->Cp, &a, st);
+        if (cuplas_assign_level_cpu(q, index, t, g->Cp, &a, st) != 0)
+            CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory for level %d's pass tables", L);
         st->levels++;
     }
 fail:

@@ -100,6 +100,13 @@ static __device__ __forceinline__ uint32_t sq4(short4 a, short4 b)
     return (uint32_t)(d0 * d0) + (uint32_t)(d1 * d1) + (uint32_t)(d2 * d2) + (uint32_t)(d3 * d3);
 }
 
+/* sq4 of the first 3 channels (the fourth is zero in both). */
+static __device__ __forceinline__ uint32_t sq3(short4 a, short4 b)
+{
+    int32_t d0 = a.x - b.x, d1 = a.y - b.y, d2 = a.z - b.z;
+    return (uint32_t)(d0 * d0) + (uint32_t)(d1 * d1) + (uint32_t)(d2 * d2);
+}
+
 static __device__ __forceinline__ unsigned long long warp_sum(unsigned long long v)
 {
     for (int o = 16; o > 0; o >>= 1)
@@ -112,26 +119,14 @@ struct __align__(16) short4x2 {
     short4 q, t;
 };
 
-/*
- * Solve group gi of the pass in place; add its identity and best costs.
- * NC = Cp/4 chunks known at compile time (1..4) keeps the four cells'
- * values in registers between scoring and writing; NC = 0 reads Cp at
- * run time and reloads them (wide feature vectors). PACKED: cells 2 Cp
- * elements apart with t == q + Cp; else Cp apart.
- */
-template <int NC, bool PACKED>
-static __device__ __forceinline__ void solve_quad(int16_t *q, int32_t *idx, const int16_t *t,
-                                                  int Cp, const quad_geom &g,
-                                                  const cuplas_perm &perm, const uint32_t *tab,
-                                                  uint32_t gi, unsigned long long &cid,
-                                                  unsigned long long &cbest)
+/* The 4 cells of group gi of the pass: offsets from the table when there
+ * is one, else from the permutation. */
+static __device__ __forceinline__ void quad_cells(const quad_geom &g, const cuplas_perm &perm,
+                                                  const uint32_t *tab, uint32_t gi,
+                                                  uint32_t cell[4])
 {
     const uint32_t b = cuplas_udiv32_div(gi, g.by_quads), k = gi - b * g.quads;
     const uint32_t by = cuplas_udiv32_div(b, g.by_nbx), bx = b - by * g.nbx;
-    const int nc = NC ? NC : Cp / 4;
-    const size_t cs = PACKED ? 2 * (size_t)Cp : (size_t)Cp;
-    uint32_t cell[4];
-    int32_t id[4] = {0, 0, 0, 0};
     for (int j = 0; j < 4; j++) {
         uint32_t yx = tab ? tab[4 * k + j] : offset_yx(g, perm, 4 * k + j);
         uint32_t oy = yx >> 16, ox = yx & 0xffffu;
@@ -140,6 +135,85 @@ static __device__ __forceinline__ void solve_quad(int16_t *q, int32_t *idx, cons
         x = x >= g.W ? x - g.W : x;
         cell[j] = y * g.W + x;
     }
+}
+
+/* v[s] for s < 4 by selects: a run-time index into a register array would
+ * put the array in local memory (the stack). */
+template <typename T>
+static __device__ __forceinline__ T pick4(const T v[4], uint32_t s)
+{
+    T lo = (s & 1) ? v[1] : v[0], hi = (s & 1) ? v[3] : v[2];
+    return (s & 2) ? hi : lo;
+}
+
+/* Move the index entries of the cells that change under arrangement
+ * `code` (cell j <- cell src[j]); returns src packed as code is. Only
+ * cells with src != j change. They are closed under the arrangement
+ * (its non-fixed points), so every id[src] read is loaded. */
+static __device__ __forceinline__ void quad_move_index(int32_t *idx, const uint32_t cell[4],
+                                                       uint32_t code, uint32_t src[4])
+{
+    int32_t id[4] = {0, 0, 0, 0};
+    for (int j = 0; j < 4; j++)
+        src[j] = (code >> (2 * j)) & 3;
+    for (int j = 0; j < 4; j++)
+        if (src[j] != (uint32_t)j)
+            id[j] = idx[cell[j]];
+    for (int j = 0; j < 4; j++)
+        if (src[j] != (uint32_t)j)
+            idx[cell[j]] = pick4(id, src[j]);
+}
+
+/* The packed Cp = 4 group whose 4 records r were loaded: score, choose,
+ * write back the cells that move. */
+template <bool C3>
+static __device__ __forceinline__ void packed_finish(int16_t *q, int32_t *idx,
+                                                     const uint32_t cell[4], const short4x2 r[4],
+                                                     unsigned long long &cid,
+                                                     unsigned long long &cbest)
+{
+    uint32_t D[4][4];
+    for (int i = 0; i < 4; i++)
+        for (int j = 0; j < 4; j++)
+            D[i][j] = C3 ? sq3(r[i].q, r[j].t) : sq4(r[i].q, r[j].t);
+    uint64_t ci, cb;
+    uint32_t code = cuplas_quad_best32(D, &ci, &cb);
+    cid += ci;
+    cbest += cb;
+    if (cb == ci)
+        return;
+    uint32_t src[4];
+    quad_move_index(idx, cell, code, src);
+    for (int j = 0; j < 4; j++)
+        if (src[j] != (uint32_t)j)
+            *(short4 *)(q + cell[j] * 8) = pick4(r, src[j]).q;
+}
+
+/*
+ * Solve group gi of the pass in place; add its identity and best costs.
+ * NC = Cp/4 chunks known at compile time (1..4) keeps the four cells'
+ * values in registers between scoring and writing; NC = 0 reads Cp at
+ * run time and reloads them (wide feature vectors). PACKED: cells 2 Cp
+ * elements apart with t == q + Cp; else Cp apart.
+ */
+template <int NC, bool PACKED, bool C3 = false>
+static __device__ __forceinline__ void solve_quad(int16_t *q, int32_t *idx, const int16_t *t,
+                                                  int Cp, const quad_geom &g,
+                                                  const cuplas_perm &perm, const uint32_t *tab,
+                                                  uint32_t gi, unsigned long long &cid,
+                                                  unsigned long long &cbest)
+{
+    uint32_t cell[4];
+    quad_cells(g, perm, tab, gi, cell);
+    if constexpr (PACKED && NC == 1) {
+        short4x2 r[4];
+        for (int j = 0; j < 4; j++)
+            r[j] = *(const short4x2 *)(q + cell[j] * 8);
+        packed_finish<C3>(q, idx, cell, r, cid, cbest);
+        return;
+    }
+    const int nc = NC ? NC : Cp / 4;
+    const size_t cs = PACKED ? 2 * (size_t)Cp : (size_t)Cp;
     const short4 *qv[4], *tv[4];
     for (int j = 0; j < 4; j++) {
         qv[j] = (const short4 *)(q + cell[j] * cs);
@@ -150,14 +224,8 @@ static __device__ __forceinline__ void solve_quad(int16_t *q, int32_t *idx, cons
     for (int c = 0; c < nc; c++) {
         short4 a[4], tt[4];
         for (int i = 0; i < 4; i++) {
-            if (PACKED && NC == 1) {
-                short4x2 r = *(const short4x2 *)qv[i];
-                a[i] = r.q;
-                tt[i] = r.t;
-            } else {
-                a[i] = qv[i][c];
-                tt[i] = tv[i][c];
-            }
+            a[i] = qv[i][c];
+            tt[i] = tv[i][c];
             if (NC)
                 keep[NC ? c : 0][i] = a[i];
         }
@@ -171,25 +239,35 @@ static __device__ __forceinline__ void solve_quad(int16_t *q, int32_t *idx, cons
     cbest += cb;
     if (cb == ci)
         return;
-    /* Only cells with src != j change. They are closed under the
-     * arrangement (its non-fixed points), so every id[src] read is loaded. */
     uint32_t src[4];
-    for (int j = 0; j < 4; j++)
-        src[j] = (code >> (2 * j)) & 3;
-    for (int j = 0; j < 4; j++)
-        if (src[j] != (uint32_t)j)
-            id[j] = idx[cell[j]];
-    for (int j = 0; j < 4; j++)
-        if (src[j] != (uint32_t)j)
-            idx[cell[j]] = id[src[j]];
+    quad_move_index(idx, cell, code, src);
     for (int c = 0; c < nc; c++) {
         short4 a[4];
         for (int i = 0; i < 4; i++)
             a[i] = NC ? keep[NC ? c : 0][i] : qv[i][c];
         for (int j = 0; j < 4; j++)
             if (src[j] != (uint32_t)j)
-                ((short4 *)qv[j])[c] = a[src[j]];
+                ((short4 *)qv[j])[c] = pick4(a, src[j]);
     }
+}
+
+/*
+ * Groups gi, gi + stride, ... < end of a pass, by one thread. C3: the
+ * grid has 3 channels, packed with a zero fourth (as is its target: the
+ * blur leaves padding channels zero), so the costs skip it.
+ * (Two groups at a time, both gathered before either is scored, was
+ * slower: spills at 80 registers; bench/results/2026-11-24-h100-local.)
+ */
+template <int NC, bool PACKED, bool C3>
+static __device__ __forceinline__ void solve_range(int16_t *q, int32_t *idx, const int16_t *t,
+                                                   int Cp, const quad_geom &g,
+                                                   const cuplas_perm &perm, const uint32_t *tab,
+                                                   uint32_t gi, uint32_t end, uint32_t stride,
+                                                   unsigned long long &cid,
+                                                   unsigned long long &cbest)
+{
+    for (; gi < end; gi += stride)
+        solve_quad<NC, PACKED, C3>(q, idx, t, Cp, g, perm, tab, gi, cid, cbest);
 }
 
 /* Warp-reduce both sums and add them to slot[0..1] (one atomic per warp). */
@@ -250,7 +328,7 @@ static __device__ __forceinline__ void add_sums_block(unsigned long long *slot,
  * so that a slot is cleared (by one thread, after barrier k) two passes
  * before reuse.
  */
-template <int NC, bool PACKED>
+template <int NC, bool PACKED, bool C3>
 __global__ void __launch_bounds__(SOLVE_THREADS, LEVEL_MIN_BLOCKS(NC))
 level_kernel(int16_t *q, int32_t *idx, const int16_t *t, int Cp, cuplas_level_params a,
              cuplas_level_counters *c)
@@ -285,8 +363,8 @@ level_kernel(int16_t *q, int32_t *idx, const int16_t *t, int Cp, cuplas_level_pa
             tab = s_tab;
         }
         unsigned long long cid = 0, cbest = 0;
-        for (uint32_t gi = blockIdx.x * blockDim.x + threadIdx.x; gi < g.total; gi += stride)
-            solve_quad<NC, PACKED>(q, idx, t, Cp, g, perm, tab, gi, cid, cbest);
+        solve_range<NC, PACKED, C3>(q, idx, t, Cp, g, perm, tab, blockIdx.x * blockDim.x + threadIdx.x,
+                                g.total, stride, cid, cbest);
         unsigned long long *slot = c->sums + 2 * (s.passes % 3);
         add_sums_block(slot, cid, cbest, s_red);
         grid.sync();
@@ -310,6 +388,92 @@ level_kernel(int16_t *q, int32_t *idx, const int16_t *t, int Cp, cuplas_level_pa
     if (leader) {
         c->passes += s.passes;
         c->configs += s.cfg;
+    }
+}
+
+/*
+ * The offset tables of a block-local level, drawn once for all its
+ * configurations: tab[(cfg * max_passes + pass) * n + o] = block offset o
+ * of that pass's grouping as (oy << 16 | ox). One CTA per pass builds the
+ * permutation once; every CTA of the level's configurations then reads
+ * the same few KiB (L1/L2 hits) instead of evaluating the permutation 4
+ * times a group.
+ */
+__global__ void local_tab_kernel(uint32_t *tab, cuplas_level_params a)
+{
+    __shared__ cuplas_perm s_perm;
+    const uint32_t cfg = blockIdx.x / a.max_passes, pass = blockIdx.x % a.max_passes;
+    const uint32_t n = a.bh * a.bw;
+    if (threadIdx.x == 0) {
+        cuplas_pass_geom pg = cuplas_level_geom(&a, cfg);
+        s_perm = cuplas_pass_perm(&pg, a.seed, a.level, cfg, pass);
+    }
+    __syncthreads();
+    const cuplas_perm perm = s_perm;
+    const cuplas_udiv32 by_bw = cuplas_udiv32_make(a.bw);
+    uint32_t *out = tab + (size_t)blockIdx.x * n;
+    for (uint32_t o = threadIdx.x; o < n; o += blockDim.x) {
+        uint32_t v = cuplas_perm_apply(&perm, o);
+        uint32_t oy = cuplas_udiv32_div(v, by_bw);
+        out[o] = oy << 16 | (v - oy * a.bw);
+    }
+}
+
+/*
+ * One configuration of a block-local level (core/level.h). Tile x (blocks
+ * [x * bpt, (x + 1) * bpt)) belongs to one cluster of CTAs (launched with
+ * a cluster dimension of 1, 2, 4 or 8: several CTAs for blocks large
+ * enough to need them), which runs all max_passes passes over it with
+ * only a cluster barrier between them: no other CTA touches the tile's
+ * cells during the configuration, and the barrier's release/acquire
+ * orders global memory across the cluster's CTAs. Offsets come from
+ * `tab` (local_tab_kernel) when the level has one, else from the pass's
+ * permutation. Whether the configuration runs is read from the previous
+ * one's moved flag (slot (cfg - 1) % 3); CTA 0 clears slot (cfg + 1) % 3
+ * for the next configuration, which no kernel in flight reads.
+ */
+template <int NC, bool PACKED, bool C3>
+__global__ void __launch_bounds__(SOLVE_THREADS, LEVEL_MIN_BLOCKS(NC))
+local_config_kernel(int16_t *q, int32_t *idx, const int16_t *t, int Cp, cuplas_level_params a,
+                    uint32_t cfg, uint32_t bpt, const uint32_t *tab, cuplas_level_counters *c)
+{
+    __shared__ cuplas_pass_geom s_geom;
+    __shared__ quad_geom s_g;
+    cg::cluster_group cluster = cg::this_cluster();
+    const bool leader = blockIdx.x == 0 && threadIdx.x == 0;
+    const int prev = cfg == 0 ? 1 : (int)__ldcg(&c->moved[(cfg + 2) % 3]);
+    if (leader)
+        c->moved[(cfg + 1) % 3] = 0;
+    if (!cuplas_local_config_runs(&a, cfg, prev))
+        return;
+    if (threadIdx.x == 0) {
+        s_geom = cuplas_level_geom(&a, cfg);
+        s_g = make_geom(s_geom);
+    }
+    __syncthreads();
+    const quad_geom g = s_g;
+    const uint32_t cs = cluster.num_blocks(), rank = cluster.block_rank();
+    const uint32_t g0 = (blockIdx.x / cs) * bpt * g.quads;
+    const uint32_t g1 = min(g0 + bpt * g.quads, g.total);
+    const uint32_t n = 4 * g.quads, stride = cs * blockDim.x;
+    unsigned long long cid = 0, cbest = 0;
+    for (uint32_t p = 0; p < a.max_passes; p++) {
+        const cuplas_perm perm = cuplas_pass_perm(&s_geom, a.seed, a.level, cfg, p);
+        const uint32_t *ptab = tab ? tab + ((size_t)cfg * a.max_passes + p) * n : NULL;
+        solve_range<NC, PACKED, C3>(q, idx, t, Cp, g, perm, ptab, g0 + rank * blockDim.x + threadIdx.x,
+                                g1, stride, cid, cbest);
+        if (cs > 1)
+            cluster.sync();
+        else
+            __syncthreads();
+    }
+    /* every group's best is at most its identity: the sums differ iff a
+     * group moved */
+    if (__syncthreads_or(cbest != cid) && threadIdx.x == 0)
+        c->moved[cfg % 3] = 1;
+    if (leader) {
+        c->configs += 1;
+        c->passes += a.max_passes;
     }
 }
 
@@ -554,7 +718,8 @@ __global__ void group_pass_kernel(int16_t *q, int32_t *idx, const int16_t *t, in
 typedef void (*level_fn)(int16_t *, int32_t *, const int16_t *, int, cuplas_level_params,
                          cuplas_level_counters *);
 
-static level_fn level_kernel_for(int Cp, int group)
+/* C = 3 in the packed layout: the costs skip the zero fourth channel. */
+static level_fn level_kernel_for(int C, int Cp, int group)
 {
     if (group > 4) {
         if (cuplas_assign_gpu_packed(Cp))
@@ -567,29 +732,98 @@ static level_fn level_kernel_for(int Cp, int group)
         return group_level_kernel<0, false>;
     }
     if (cuplas_assign_gpu_packed(Cp))
-        return level_kernel<1, true>;   /* Cp = 4 */
+        return C == 3 ? level_kernel<1, true, true> : level_kernel<1, true, false>; /* Cp = 4 */
     switch (Cp / 4) {
-    case 2: return level_kernel<2, false>;
-    case 3: return level_kernel<3, false>;
-    case 4: return level_kernel<4, false>;
+    case 2: return level_kernel<2, false, false>;
+    case 3: return level_kernel<3, false, false>;
+    case 4: return level_kernel<4, false, false>;
     }
-    return level_kernel<0, false>;
+    return level_kernel<0, false, false>;
 }
 
 int cuplas_assign_level_gpu_occupancy(int Cp, int group, int *blocks_per_sm, cuplas_error *err)
 {
     int rc = 0;
     CUPLAS_CUDA_TRY(err, cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                             blocks_per_sm, level_kernel_for(Cp, group), SOLVE_THREADS, 0));
+                             blocks_per_sm, level_kernel_for(Cp, Cp, group), SOLVE_THREADS, 0));
 fail:
     return rc;
 }
 
-int cuplas_assign_level_gpu(int16_t *q, int32_t *idx, const int16_t *t, int Cp,
-                            cuplas_level_params a, cuplas_level_counters *c, int max_blocks,
-                            cudaStream_t stream, cuplas_error *err)
+typedef void (*local_fn)(int16_t *, int32_t *, const int16_t *, int, cuplas_level_params,
+                         uint32_t, uint32_t, const uint32_t *, cuplas_level_counters *);
+
+static local_fn local_kernel_for(int C, int Cp)
+{
+    if (cuplas_assign_gpu_packed(Cp))
+        return C == 3 ? local_config_kernel<1, true, true> : local_config_kernel<1, true, false>;
+    switch (Cp / 4) {
+    case 2: return local_config_kernel<2, false, false>;
+    case 3: return local_config_kernel<3, false, false>;
+    case 4: return local_config_kernel<4, false, false>;
+    }
+    return local_config_kernel<0, false, false>;
+}
+
+/* A block-local level: one launch per configuration. Tiles of bpt
+ * blocks fill the co-resident CTAs at most once; when there are fewer
+ * blocks than CTAs, a cluster of up to 8 CTAs shares each block. Blocks
+ * of at most PERM_TAB_MAX cells read their offsets from tables drawn
+ * once for the level. */
+static int local_level(int16_t *q, int32_t *idx, const int16_t *t, int C, int Cp,
+                       const cuplas_level_params &a, uint32_t *tab,
+                       cuplas_level_counters *c, int max_blocks, cudaStream_t stream,
+                       cuplas_error *err)
 {
     int rc = 0;
+    const uint32_t nblocks = (a.W / a.bw) * (a.H / a.bh), slots = (uint32_t)max_blocks;
+    const uint32_t bpt = (nblocks + slots - 1) / slots;
+    const uint32_t tiles = (nblocks + bpt - 1) / bpt;
+    uint32_t cs = 1;
+    while (cs < 8 && tiles * cs * 2 <= slots && a.bh * a.bw / 4 >= cs * 2 * SOLVE_THREADS)
+        cs *= 2;
+    const uint32_t *ptab = a.bh * a.bw <= PERM_TAB_MAX ? tab : NULL;
+    cudaLaunchConfig_t lc = {};
+    cudaLaunchAttribute at[1];
+    at[0].id = cudaLaunchAttributeClusterDimension;
+    at[0].val.clusterDim.x = cs;
+    at[0].val.clusterDim.y = 1;
+    at[0].val.clusterDim.z = 1;
+    lc.gridDim = dim3(tiles * cs);
+    lc.blockDim = dim3(SOLVE_THREADS);
+    lc.stream = stream;
+    lc.attrs = at;
+    lc.numAttrs = 1;
+    const local_fn fn = local_kernel_for(C, Cp);
+    CUPLAS_CUDA_TRY(err, cudaMemsetAsync(c->moved, 0, sizeof c->moved, stream));
+    if (ptab) {
+        local_tab_kernel<<<a.max_configs * a.max_passes, SOLVE_THREADS, 0, stream>>>(tab, a);
+        CUPLAS_LAUNCH_CHECK(err, stream);
+    }
+    for (uint32_t cfg = 0; cfg < a.max_configs; cfg++) {
+        CUPLAS_CUDA_TRY(err, cudaLaunchKernelEx(&lc, fn, q, idx, t, Cp, a, cfg, bpt, ptab, c));
+        CUPLAS_LAUNCH_CHECK(err, stream);
+    }
+fail:
+    return rc;
+}
+
+size_t cuplas_assign_local_tab_bytes(const cuplas_sort_params *p, int64_t N)
+{
+    if (p->local_cells == 0 || p->group_size > 4)
+        return 0;
+    size_t n = (size_t)(N < p->local_cells ? N : p->local_cells);
+    n = n < PERM_TAB_MAX ? n : PERM_TAB_MAX;  /* larger blocks draw offsets as they go */
+    return (size_t)p->max_configs * (size_t)p->max_passes * n * sizeof(uint32_t);
+}
+
+int cuplas_assign_level_gpu(int16_t *q, int32_t *idx, const int16_t *t, int C, int Cp,
+                            cuplas_level_params a, uint32_t *tab, cuplas_level_counters *c,
+                            int max_blocks, cudaStream_t stream, cuplas_error *err)
+{
+    int rc = 0;
+    if (cuplas_level_is_local(&a))
+        return local_level(q, idx, t, C, Cp, a, tab, c, max_blocks, stream, err);
     /* one group per thread where the grid allows; a grid-stride loop beyond */
     uint32_t per = a.group > 4 ? cuplas_groups_per_block(a.bh * a.bw, a.group) : a.bh * a.bw / 4;
     uint32_t quads = (uint32_t)((a.W / a.bw) * (a.H / a.bh) * per);
@@ -597,7 +831,7 @@ int cuplas_assign_level_gpu(int16_t *q, int32_t *idx, const int16_t *t, int Cp,
     blocks = blocks < (unsigned)max_blocks ? blocks : (unsigned)max_blocks;
     void *args[] = {&q, &idx, &t, &Cp, &a, &c};
     CUPLAS_CUDA_TRY(err, cudaMemsetAsync(c->sums, 0, sizeof c->sums, stream));
-    CUPLAS_CUDA_TRY(err, cudaLaunchCooperativeKernel((const void *)level_kernel_for(Cp, (int)a.group), dim3(blocks),
+    CUPLAS_CUDA_TRY(err, cudaLaunchCooperativeKernel((const void *)level_kernel_for(C, Cp, (int)a.group), dim3(blocks),
                                                      dim3(SOLVE_THREADS), args, 0, stream));
     CUPLAS_LAUNCH_CHECK(err, stream);
 fail:

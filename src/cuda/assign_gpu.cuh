@@ -29,6 +29,8 @@
 typedef struct cuplas_level_counters {
     unsigned long long sums[6];  /* (before, after) x 3 rotating pass slots */
     unsigned long long passes, configs;
+    unsigned int moved[3];       /* block-local levels: whether configuration
+                                    k moved a cell, slot k % 3 */
 } cuplas_level_counters;
 
 /* Whether the solve for Cp channels keeps q and the target in one record
@@ -43,12 +45,23 @@ static inline int cuplas_assign_gpu_packed(int Cp) { return Cp <= 4; }
 int cuplas_assign_level_gpu_occupancy(int Cp, int group, int *blocks_per_sm, cuplas_error *err);
 
 /* All configurations and passes of one level, in place on q and idx, in
- * the layout of cuplas_assign_gpu_packed(Cp); adds the passes and
+ * the layout of cuplas_assign_gpu_packed(Cp) (C channels padded to Cp,
+ * the padding zero in q and t); adds the passes and
  * configurations to c. max_blocks: the co-resident block count for this
- * Cp (occupancy x SMs). */
-int cuplas_assign_level_gpu(int16_t *q, int32_t *idx, const int16_t *t, int Cp,
-                            cuplas_level_params a, cuplas_level_counters *c, int max_blocks,
-                            cudaStream_t stream, cuplas_error *err);
+ * Cp (occupancy x SMs). A block-local level (core/level.h) is max_configs
+ * ordinary launches instead, one per configuration, each CTA running all
+ * passes over its own tile of blocks; a configuration that must not run
+ * (the previous one moved nothing) returns at once; `tab` (device,
+ * cuplas_assign_local_tab_bytes) holds their offset tables. */
+int cuplas_assign_level_gpu(int16_t *q, int32_t *idx, const int16_t *t, int C, int Cp,
+                            cuplas_level_params a, uint32_t *tab, cuplas_level_counters *c,
+                            int max_blocks, cudaStream_t stream, cuplas_error *err);
+
+/* Device bytes of the offset tables block-local levels need (the `tab`
+ * of cuplas_assign_level_gpu): max_configs x max_passes x the largest
+ * local block (at most sort.local_cells, at most N) x 4; 0 when no level
+ * can be block-local. 786 KiB for the default preset. */
+size_t cuplas_assign_local_tab_bytes(const cuplas_sort_params *p, int64_t N);
 
 /* One solve pass (level, cfg, pass) with explicit geometry, in the layout
  * of cuplas_assign_gpu_packed(Cp); its identity and chosen cost sums land

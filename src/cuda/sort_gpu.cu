@@ -36,6 +36,8 @@ struct cuplas_gpu_ctx {
                                           Cp and sort.group_size */
     void *ws;          /* device workspace, grown on demand */
     size_t ws_bytes;
+    uint32_t *tab;     /* block-local levels' offset tables, grown on demand */
+    size_t tab_bytes;
     int16_t *h_q;      /* pinned: features to upload        */
     int32_t *h_idx;    /* pinned: index downloaded          */
     cuplas_level_counters *h_state; /* pinned: a pageable download would
@@ -126,6 +128,8 @@ extern "C" void cuplas_gpu_ctx_free(cuplas_gpu_ctx *ctx)
     cudaSetDevice(ctx->device);
     if (ctx->ws)
         cudaFree(ctx->ws);
+    if (ctx->tab)
+        cudaFree(ctx->tab);
     cuplas_pinned_free(ctx->h_q);
     cuplas_pinned_free(ctx->h_idx);
     if (ctx->h_state)
@@ -260,8 +264,12 @@ extern "C" void cuplas_gpu_release(cuplas_gpu_ctx *ctx)
     cudaSetDevice(ctx->device);
     if (ctx->ws)
         cudaFree(ctx->ws);
+    if (ctx->tab)
+        cudaFree(ctx->tab);
     ctx->ws = NULL;
     ctx->ws_bytes = 0;
+    ctx->tab = NULL;
+    ctx->tab_bytes = 0;
 }
 
 extern "C" size_t cuplas_sort_gpu_bytes(int64_t H, int64_t W, int Cp)
@@ -290,6 +298,29 @@ static int ensure_workspace(cuplas_gpu_ctx *ctx, size_t bytes, cuplas_error *err
                     bytes / 1073741824.0, fr / 1073741824.0, tot / 1073741824.0);
     }
     ctx->ws_bytes = bytes;
+fail:
+    return rc;
+}
+
+/* The offset tables of block-local levels: apart from the workspace, as
+ * their size follows the sort parameters, not the grid (at most a few
+ * MiB for the presets). */
+static int ensure_tables(cuplas_gpu_ctx *ctx, size_t bytes, cuplas_error *err)
+{
+    int rc = 0;
+    if (ctx->tab_bytes >= bytes)
+        return 0;
+    if (ctx->tab)
+        CUPLAS_CUDA_TRY(err, cudaFree(ctx->tab));
+    ctx->tab = NULL;
+    ctx->tab_bytes = 0;
+    if (cudaMalloc(&ctx->tab, bytes) != cudaSuccess) {
+        cudaGetLastError();
+        ctx->tab = NULL;
+        CUPLAS_FAIL(err, CUPLAS_ERR_CUDA, "out of device memory: %.1f MiB of pass tables",
+                    bytes / 1048576.0);
+    }
+    ctx->tab_bytes = bytes;
 fail:
     return rc;
 }
@@ -350,6 +381,7 @@ extern "C" int cuplas_sort_gpu(cuplas_gpu_ctx *ctx, const cuplas_qgrid *g,
     CUPLAS_CUDA_TRY(err, cudaSetDevice(ctx->device));
     CUPLAS_TRY(ensure_workspace(ctx, cuplas_sort_gpu_bytes(g->H, g->W, g->Cp), err));
     b = carve(ctx->ws, g->H, g->W, g->Cp);
+    CUPLAS_TRY(ensure_tables(ctx, cuplas_assign_local_tab_bytes(p, N), err));
     if (!(ctx->h_idx = (int32_t *)grow_pinned(ctx->h_idx, &ctx->h_idx_n, N, sizeof(int32_t))))
         CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "cannot allocate pinned host memory for the index");
     /* a lane sorts many grids of one shape: query the occupancy once */
@@ -386,9 +418,9 @@ extern "C" int cuplas_sort_gpu(cuplas_gpu_ctx *ctx, const cuplas_qgrid *g,
         const cuplas_level *lv = &s->levels[L];
         CUPLAS_TRY(cuplas_blur_gpu(b.q, b.t, g->H, g->W, g->C, g->Cp, b.cs, lv->rx, lv->ry,
                                    p->blur_passes, p->border_x, p->border_y, b.blur_ws, str, err));
-        CUPLAS_TRY(cuplas_assign_level_gpu(b.q, b.idx, b.t, g->Cp,
+        CUPLAS_TRY(cuplas_assign_level_gpu(b.q, b.idx, b.t, g->C, g->Cp,
                                            cuplas_level_params_make(p, lv, g->H, g->W, L),
-                                           b.state, per_sm * ctx->sms, str, err));
+                                           ctx->tab, b.state, per_sm * ctx->sms, str, err));
         if (count_levels)
             CUPLAS_CUDA_TRY(err, cudaLaunchHostFunc(str, level_done, (void *)&st->levels));
     }
