@@ -81,6 +81,23 @@ static void test_quad_best_matches_enumeration(void **state)
         assert_int_equal(cbest, best);
         assert_int_equal(code, best_code);
         assert_int_equal(cid, D[0][0] + D[1][1] + D[2][2] + D[3][3]);
+        /* the 32-bit variant (the GPU's Cp <= 4 path): the same choice,
+           also with costs near 2^32 whose sums need 64 bits */
+        uint32_t D32[4][4];
+        uint64_t c32id, c32best;
+        for (int i = 0; i < 16; i++)
+            D32[i / 4][i % 4] = (uint32_t)D[i / 4][i % 4];
+        assert_int_equal(cuplas_quad_best32(D32, &c32id, &c32best), code);
+        assert_int_equal(c32id, cid);
+        assert_int_equal(c32best, cbest);
+        for (int i = 0; i < 16; i++) {
+            D32[i / 4][i % 4] = UINT32_MAX - (uint32_t)D[i / 4][i % 4];
+            D[i / 4][i % 4] = D32[i / 4][i % 4];
+        }
+        assert_int_equal(cuplas_quad_best32(D32, &c32id, &c32best),
+                         cuplas_quad_best(D, &cid, &cbest));
+        assert_int_equal(c32best, cbest);
+        assert_true(cid > UINT32_MAX);
     }
 }
 
@@ -356,6 +373,39 @@ static void test_sort_quality_colors_128(void **state)
     expect_colors_reduction(128, 10.0);
 }
 
+/* Block-local levels (core/level.h) differ from grid-wide ones only in
+ * when a configuration stops: with improvement_break 0 no pass stops one
+ * early and a fixed number of configurations runs, so sorting with every
+ * level block-local, none, or the default mix gives one index. */
+static void test_sort_local_levels_match_global(void **state)
+{
+    (void)state;
+    const int64_t H = 96, W = 80;
+    double *x = tu_colors(H * W, 3, 77);
+    int64_t *want = malloc(H * W * sizeof *want), *got = malloc(H * W * sizeof *got);
+    cuplas_sort_params p;
+    cuplas_sort_params_default(&p);
+    p.improvement_break = 0;
+    p.min_configs = p.max_configs = 3;
+    p.max_passes = 5;
+    p.local_cells = 0;
+    sort_once(x, H, W, 3, &p, want);
+    const int cells[] = {16, 4096, 1 << 20};
+    for (int i = 0; i < 3; i++) {
+        p.local_cells = cells[i];
+        sort_once(x, H, W, 3, &p, got);
+        assert_memory_equal(want, got, H * W * sizeof *got);
+    }
+    /* the default mix (where the grid-wide test may stop a configuration
+       early) sorts as well */
+    cuplas_sort_params_default(&p);
+    sort_once(x, H, W, 3, &p, got);
+    assert_true(cuplas_and(x, H, W, 3, got, NULL) < 0.2 * cuplas_and(x, H, W, 3, NULL, NULL));
+    free(x);
+    free(want);
+    free(got);
+}
+
 static void test_sort_thread_count_invariant(void **state)
 {
     (void)state;
@@ -629,6 +679,7 @@ int main(void)
         cmocka_unit_test(test_level_step_matches_loop),
         cmocka_unit_test(test_sort_quality_colors_64),
         cmocka_unit_test(test_sort_quality_colors_128),
+        cmocka_unit_test(test_sort_local_levels_match_global),
         cmocka_unit_test(test_sort_thread_count_invariant),
         cmocka_unit_test(test_sort_shapes_and_permuters),
         cmocka_unit_test(test_sort_group_sizes),

@@ -141,8 +141,8 @@ const struct key cuplas_cfg_keys[] = {
       .doc = "cells per random group of a pass: 4 (the best of 24 arrangements), 8 or "
              "16 (an exact assignment solve per group: lower AND per pass, more work "
              "per pass; bench/results/2026-11-24-cpu-groups)" },
-    { "sort.local_cells", K_INT, AT(sort.local_cells), .min = 0, .max = 1 << 30,
-      .flags = F_MIN | F_MAX,
+    { "sort.local_cells", K_INT, AT(sort.local_cells), .min = 0,
+      .flags = F_MIN,
       .doc = "levels whose blocks have at most this many cells run block-local "
              "passes: each block runs sort.max_passes passes on its own, with no "
              "grid-wide test between passes (4-cell groups); 0 = never" },

@@ -16,17 +16,19 @@
 static const char *const preset_names[] = { "default", "fast", "best" };
 
 static const cuplas_sort_params presets[] = {
-    /* PLAS's schedule and quality (1024^2 x 3: AND 3.138 against PLAS's
-     * 3.141) in under 100 ms on an H200: 2..4 configurations per level of
-     * up to 12 passes, each run until a pass gains under 0.001 %. Long
-     * configurations buy more AND per pass than many short ones (README
-     * "Presets"; 0.1.x and 0.2.0 ran 2 passes and stopped under 0.1 %) */
+    /* Below PLAS's quality (peers' colors_1024: AND 3.137 against PLAS's
+     * 3.141) in under 100 ms on an H100: 2..4 configurations per level of
+     * 15 passes. Levels with blocks of up to 4096 cells run them block by
+     * block (core/level.h), larger ones until a pass gains under 0.001 %.
+     * Long configurations buy more AND per pass than many short ones
+     * (README "Presets"; 0.3.0 ran 12 passes and no block-local levels,
+     * 0.1.x and 0.2.0 2 passes that stopped under 0.1 %) */
     [CUPLAS_PRESET_DEFAULT] = {
         .seed = 1337, .permuter = CUPLAS_PERMUTER_FEISTEL, .shuffle = true,
         .start_radius = 0.0, .radius_decay = 0.95, .min_blur_radius = 1,
         .min_block_size = 4, .blur_passes = 1,
         .border_x = CUPLAS_BORDER_CIRCULAR, .border_y = CUPLAS_BORDER_REFLECT,
-        .improvement_break = 1e-5, .min_configs = 2, .max_configs = 4, .max_passes = 12,
+        .improvement_break = 1e-5, .min_configs = 2, .max_configs = 4, .max_passes = 15,
         .group_size = 4, .local_cells = 4096, .preset = CUPLAS_PRESET_DEFAULT },
     /* fewer levels (decay 0.85: 39 instead of 122 at 1024^2), 2 passes a
      * configuration, and a configuration ends once a pass gains under 1 %:
