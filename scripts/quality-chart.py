@@ -98,7 +98,7 @@ def gpu_panel(axk, key, rows):
                      fontsize=7, color="gray")
     for r in rows:
         axk.scatter(r["device_ms"], r["and_after"], marker="o", s=60, color="C3")
-        axk.annotate("cuplas %s" % r.get("label", r["preset"]), (r["device_ms"], r["and_after"]),
+        axk.annotate("cuplas %s" % r.get("label") or r.get("preset"), (r["device_ms"], r["and_after"]),
                      textcoords="offset points", xytext=(5, 4), fontsize=8, color="C3")
     n, _, c = key.partition("x")
     axk.set_xscale("log")

@@ -1,7 +1,7 @@
 /*
  * assign_gpu.cu - the 4-cell solve on the GPU: one cooperative kernel per
- * level, and a single-pass kernel for the parity tests. CPU reference:
- * cpu/assign_cpu.c.
+ * level, one launch per configuration of a block-local level, and a
+ * single-pass kernel for the parity tests. CPU reference: cpu/assign_cpu.c.
  *
  * A solve thread owns one group of 4 cells of one block: it gathers their
  * values and targets 4 channels (8 bytes) at a time, builds the 4x4 cost
@@ -22,7 +22,16 @@
  * written back, only for cells that move (about 5 % of cells per pass
  * after the first levels); and for Cp <= 4 the value and target of a cell
  * share one record (cuplas_assign_gpu_packed). bench/bench_solve.cu keeps
- * the variants these were chosen against.
+ * the variants these were chosen against. For C = 3 the costs skip the
+ * zero fourth channel, and D is 32-bit (each cost < 2^32 at Cp <= 4).
+ *
+ * Block-local levels (core/level.h; blocks of at most sort.local_cells
+ * cells): the cooperative kernel's grid-wide barrier after each pass is
+ * what the small levels waited on (48 % of stall cycles, bench/results/
+ * 2026-11-24-h100-local r3), so there a CTA, or a cluster of CTAs for a
+ * block larger than its share, keeps a tile of blocks for all passes of a
+ * configuration (local_config_kernel), reading each pass's offsets from
+ * tables drawn once per level (local_tab_kernel).
  *
  * sort.group_size 8 and 16 run a second, generic path (group_level_kernel,
  * solve_group): one thread per group of k cells gathers the k x k costs
