@@ -16,7 +16,8 @@
  *
  * The CPU reference drives this loop on the host (cpu/assign_cpu.c); the
  * GPU's cooperative level kernel drives it in every thread after a
- * grid-wide barrier (cuda/assign_gpu.cu). The decision depends only on
+ * grid-wide barrier (cuda/assign_gpu.cu; block-local levels, below:
+ * cuda/assign_local_gpu.cu). The decision depends only on
  * exact integer cost sums, so both take the same path through the level
  * and draw the same shifts and groups: results are bit-identical.
  */

@@ -1,0 +1,310 @@
+/*
+ * assign_parts.cuh - what the three parts of the GPU solve share: the
+ * 4-cell solve as device functions, the pass sums, and the launchers one
+ * part calls in another. Included only by assign_gpu.cu (grid-wide levels
+ * and single passes), assign_local_gpu.cu (block-local levels) and
+ * assign_group_gpu.cu (groups of k > 4); everything here is static
+ * inline, so each part compiles its own copy into its kernels.
+ */
+#ifndef CUPLAS_ASSIGN_PARTS_CUH
+#define CUPLAS_ASSIGN_PARTS_CUH
+
+#include <cuda_runtime.h>
+#include <stdint.h>
+
+#include "cuda/assign_gpu.cuh"
+#include "cuda/udiv.cuh"
+#include "core/level.h"
+#include "core/quad.h"
+#include "util/error.h"
+
+#define SOLVE_THREADS 256
+
+/* ------------------------------------------------------------------ helpers */
+
+/* A pass's geometry in the 32-bit form the kernels index with, with its
+ * three divisors prepared (cuda/udiv.cuh): computed once per pass, by
+ * one thread of each block in the level kernel. */
+struct quad_geom {
+    uint32_t H, W, bh, bw, nbx, quads, total;
+    uint32_t sy, sx;
+    cuplas_udiv32 by_quads, by_nbx, by_bw;
+};
+
+static __host__ __device__ __forceinline__ quad_geom make_geom(const cuplas_pass_geom &pg)
+{
+    quad_geom g;
+    g.H = (uint32_t)pg.H;
+    g.W = (uint32_t)pg.W;
+    g.bh = (uint32_t)pg.bh;
+    g.bw = (uint32_t)pg.bw;
+    g.nbx = g.W / g.bw;
+    g.quads = g.bh * g.bw / 4;
+    g.total = g.nbx * (g.H / g.bh) * g.quads;
+    g.sy = (uint32_t)pg.sy;
+    g.sx = (uint32_t)pg.sx;
+    g.by_quads = cuplas_udiv32_make(g.quads);
+    g.by_nbx = cuplas_udiv32_make(g.nbx);
+    g.by_bw = cuplas_udiv32_make(g.bw);
+    return g;
+}
+
+/* Block offset o of a pass -> (oy << 16 | ox). The level kernel tabulates
+ * it in shared memory when a block would otherwise evaluate the grouping
+ * permutation more often than the block has offsets (small blocks: the
+ * late levels, where most passes run). */
+#define PERM_TAB_MAX 4096
+
+static __device__ __forceinline__ uint32_t offset_yx(const quad_geom &g, const cuplas_perm &perm,
+                                                     uint32_t o)
+{
+    uint32_t p = cuplas_perm_apply(&perm, o);
+    uint32_t oy = cuplas_udiv32_div(p, g.by_bw);
+    return oy << 16 | (p - oy * g.bw);
+}
+
+static __device__ __forceinline__ uint32_t sq4(short4 a, short4 b)
+{
+    int32_t d0 = a.x - b.x, d1 = a.y - b.y, d2 = a.z - b.z, d3 = a.w - b.w;
+    /* each square < 2^30, so four fit in 32 bits */
+    return (uint32_t)(d0 * d0) + (uint32_t)(d1 * d1) + (uint32_t)(d2 * d2) + (uint32_t)(d3 * d3);
+}
+
+/* sq4 of the first 3 channels (the fourth is zero in both). */
+static __device__ __forceinline__ uint32_t sq3(short4 a, short4 b)
+{
+    int32_t d0 = a.x - b.x, d1 = a.y - b.y, d2 = a.z - b.z;
+    return (uint32_t)(d0 * d0) + (uint32_t)(d1 * d1) + (uint32_t)(d2 * d2);
+}
+
+static __device__ __forceinline__ unsigned long long warp_sum(unsigned long long v)
+{
+    for (int o = 16; o > 0; o >>= 1)
+        v += __shfl_down_sync(0xffffffffu, v, o);
+    return v;
+}
+
+/* q and t of one cell, one 16-byte load (PACKED, Cp = 4). */
+struct __align__(16) short4x2 {
+    short4 q, t;
+};
+
+/* The 4 cells of group gi of the pass: offsets from the table when there
+ * is one, else from the permutation. */
+static __device__ __forceinline__ void quad_cells(const quad_geom &g, const cuplas_perm &perm,
+                                                  const uint32_t *tab, uint32_t gi,
+                                                  uint32_t cell[4])
+{
+    const uint32_t b = cuplas_udiv32_div(gi, g.by_quads), k = gi - b * g.quads;
+    const uint32_t by = cuplas_udiv32_div(b, g.by_nbx), bx = b - by * g.nbx;
+    for (int j = 0; j < 4; j++) {
+        uint32_t yx = tab ? tab[4 * k + j] : offset_yx(g, perm, 4 * k + j);
+        uint32_t oy = yx >> 16, ox = yx & 0xffffu;
+        uint32_t y = by * g.bh + oy + g.sy, x = bx * g.bw + ox + g.sx;
+        y = y >= g.H ? y - g.H : y;
+        x = x >= g.W ? x - g.W : x;
+        cell[j] = y * g.W + x;
+    }
+}
+
+/* v[s] for s < 4 by selects: a run-time index into a register array would
+ * put the array in local memory (the stack). */
+template <typename T>
+static __device__ __forceinline__ T pick4(const T v[4], uint32_t s)
+{
+    T lo = (s & 1) ? v[1] : v[0], hi = (s & 1) ? v[3] : v[2];
+    return (s & 2) ? hi : lo;
+}
+
+/* Move the index entries of the cells that change under arrangement
+ * `code` (cell j <- cell src[j]); returns src packed as code is. Only
+ * cells with src != j change. They are closed under the arrangement
+ * (its non-fixed points), so every id[src] read is loaded. */
+static __device__ __forceinline__ void quad_move_index(int32_t *idx, const uint32_t cell[4],
+                                                       uint32_t code, uint32_t src[4])
+{
+    int32_t id[4] = {0, 0, 0, 0};
+    for (int j = 0; j < 4; j++)
+        src[j] = (code >> (2 * j)) & 3;
+    for (int j = 0; j < 4; j++)
+        if (src[j] != (uint32_t)j)
+            id[j] = idx[cell[j]];
+    for (int j = 0; j < 4; j++)
+        if (src[j] != (uint32_t)j)
+            idx[cell[j]] = pick4(id, src[j]);
+}
+
+/* The packed Cp = 4 group whose 4 records r were loaded: score, choose,
+ * write back the cells that move. */
+template <bool C3>
+static __device__ __forceinline__ void packed_finish(int16_t *q, int32_t *idx,
+                                                     const uint32_t cell[4], const short4x2 r[4],
+                                                     unsigned long long &cid,
+                                                     unsigned long long &cbest)
+{
+    uint32_t D[4][4];
+    for (int i = 0; i < 4; i++)
+        for (int j = 0; j < 4; j++)
+            D[i][j] = C3 ? sq3(r[i].q, r[j].t) : sq4(r[i].q, r[j].t);
+    uint64_t ci, cb;
+    uint32_t code = cuplas_quad_best32(D, &ci, &cb);
+    cid += ci;
+    cbest += cb;
+    if (cb == ci)
+        return;
+    uint32_t src[4];
+    quad_move_index(idx, cell, code, src);
+    for (int j = 0; j < 4; j++)
+        if (src[j] != (uint32_t)j)
+            *(short4 *)(q + cell[j] * 8) = pick4(r, src[j]).q;
+}
+
+/*
+ * Solve group gi of the pass in place; add its identity and best costs.
+ * NC = Cp/4 chunks known at compile time (1..4) keeps the four cells'
+ * values in registers between scoring and writing; NC = 0 reads Cp at
+ * run time and reloads them (wide feature vectors). PACKED: cells 2 Cp
+ * elements apart with t == q + Cp; else Cp apart.
+ */
+template <int NC, bool PACKED, bool C3 = false>
+static __device__ __forceinline__ void solve_quad(int16_t *q, int32_t *idx, const int16_t *t,
+                                                  int Cp, const quad_geom &g,
+                                                  const cuplas_perm &perm, const uint32_t *tab,
+                                                  uint32_t gi, unsigned long long &cid,
+                                                  unsigned long long &cbest)
+{
+    uint32_t cell[4];
+    quad_cells(g, perm, tab, gi, cell);
+    if constexpr (PACKED && NC == 1) {
+        short4x2 r[4];
+        for (int j = 0; j < 4; j++)
+            r[j] = *(const short4x2 *)(q + cell[j] * 8);
+        packed_finish<C3>(q, idx, cell, r, cid, cbest);
+        return;
+    }
+    const int nc = NC ? NC : Cp / 4;
+    const size_t cs = PACKED ? 2 * (size_t)Cp : (size_t)Cp;
+    const short4 *qv[4], *tv[4];
+    for (int j = 0; j < 4; j++) {
+        qv[j] = (const short4 *)(q + cell[j] * cs);
+        tv[j] = PACKED ? qv[j] + nc : (const short4 *)(t + cell[j] * cs);
+    }
+    short4 keep[NC ? NC : 1][4];
+    uint64_t D[4][4] = {{0}};
+    for (int c = 0; c < nc; c++) {
+        short4 a[4], tt[4];
+        for (int i = 0; i < 4; i++) {
+            a[i] = qv[i][c];
+            tt[i] = tv[i][c];
+            if (NC)
+                keep[NC ? c : 0][i] = a[i];
+        }
+        for (int i = 0; i < 4; i++)
+            for (int j = 0; j < 4; j++)
+                D[i][j] += sq4(a[i], tt[j]);
+    }
+    uint64_t ci, cb;
+    uint32_t code = cuplas_quad_best(D, &ci, &cb);
+    cid += ci;
+    cbest += cb;
+    if (cb == ci)
+        return;
+    uint32_t src[4];
+    quad_move_index(idx, cell, code, src);
+    for (int c = 0; c < nc; c++) {
+        short4 a[4];
+        for (int i = 0; i < 4; i++)
+            a[i] = NC ? keep[NC ? c : 0][i] : qv[i][c];
+        for (int j = 0; j < 4; j++)
+            if (src[j] != (uint32_t)j)
+                ((short4 *)qv[j])[c] = pick4(a, src[j]);
+    }
+}
+
+/*
+ * Groups gi, gi + stride, ... < end of a pass, by one thread. C3: the
+ * grid has 3 channels, packed with a zero fourth (as is its target: the
+ * blur leaves padding channels zero), so the costs skip it.
+ * (Two groups at a time, both gathered before either is scored, was
+ * slower: spills at 80 registers; bench/results/2026-11-24-h100-local.)
+ */
+template <int NC, bool PACKED, bool C3>
+static __device__ __forceinline__ void solve_range(int16_t *q, int32_t *idx, const int16_t *t,
+                                                   int Cp, const quad_geom &g,
+                                                   const cuplas_perm &perm, const uint32_t *tab,
+                                                   uint32_t gi, uint32_t end, uint32_t stride,
+                                                   unsigned long long &cid,
+                                                   unsigned long long &cbest)
+{
+    for (; gi < end; gi += stride)
+        solve_quad<NC, PACKED, C3>(q, idx, t, Cp, g, perm, tab, gi, cid, cbest);
+}
+
+/* Warp-reduce both sums and add them to slot[0..1] (one atomic per warp). */
+static __device__ __forceinline__ void add_sums(unsigned long long *slot,
+                                                unsigned long long cid,
+                                                unsigned long long cbest)
+{
+    cid = warp_sum(cid);
+    cbest = warp_sum(cbest);
+    if ((threadIdx.x & 31) == 0 && cid) {
+        atomicAdd(&slot[0], cid);
+        atomicAdd(&slot[1], cbest);
+    }
+}
+
+/* Block-reduce both sums and add them to slot[0..1]: one atomic per block.
+ * Every warp adding to the same two addresses serialises at the L2 slice
+ * that owns them (thousands of atomics per pass at 1024^2); a block's
+ * eight warps meet in shared memory first. */
+static __device__ __forceinline__ void add_sums_block(unsigned long long *slot,
+                                                      unsigned long long cid,
+                                                      unsigned long long cbest,
+                                                      unsigned long long (*red)[2])
+{
+    const int warp = threadIdx.x / 32;
+    cid = warp_sum(cid);
+    cbest = warp_sum(cbest);
+    if ((threadIdx.x & 31) == 0) {
+        red[warp][0] = cid;
+        red[warp][1] = cbest;
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        for (int w = 1; w < SOLVE_THREADS / 32; w++) {
+            cid += red[w][0];
+            cbest += red[w][1];
+        }
+        if (cid) {
+            atomicAdd(&slot[0], cid);
+            atomicAdd(&slot[1], cbest);
+        }
+    }
+}
+
+/* Resident blocks per SM the level kernel is compiled for: Cp = 4 fits
+ * 3 x 256 threads in 80 registers (without the bound, ptxas's choice flips
+ * between 80 and 122 registers on unrelated edits, and 122 allow only 2);
+ * wider vectors need up to 128 registers, 2 blocks either way. */
+#define LEVEL_MIN_BLOCKS(NC) ((NC) == 1 ? 3 : 2)
+
+/* ------------------------------------------------- the parts' launchers */
+
+/* A cooperative level kernel (core/level.h's control in every thread). */
+typedef void (*cuplas_level_kernel_fn)(int16_t *, int32_t *, const int16_t *, int,
+                                       cuplas_level_params, cuplas_level_counters *);
+
+/* assign_group_gpu.cu: the level kernel for groups of k > 4 cells, and
+ * one such pass (the parity tests). */
+cuplas_level_kernel_fn cuplas_group_level_kernel_for(int Cp);
+int cuplas_group_pass_gpu(int16_t *q, int32_t *idx, const int16_t *t, int Cp,
+                          const cuplas_pass_geom *pg, const cuplas_perm &perm,
+                          cuplas_level_counters *c, cudaStream_t stream, cuplas_error *err);
+
+/* assign_local_gpu.cu: all configurations of a block-local level. */
+int cuplas_local_level_gpu(int16_t *q, int32_t *idx, const int16_t *t, int C, int Cp,
+                           const cuplas_level_params &a, uint32_t *tab,
+                           cuplas_level_counters *c, int max_blocks, cudaStream_t stream,
+                           cuplas_error *err);
+
+#endif
