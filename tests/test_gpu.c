@@ -197,6 +197,11 @@ static void test_gpu_sort_parity_nondefault(void **state)
     p.local_cells = 1 << 20;
     check_sort_parity(300, 256, 3, &p);
     check_sort_parity(200, 128, 16, &p);
+    /* so many passes that the offset tables (over 64 MiB) are not made */
+    cuplas_sort_params_default(&p);
+    p.min_configs = p.max_configs = 2;
+    p.max_passes = 8300;
+    check_sort_parity(32, 32, 3, &p);
 }
 
 /* sort.group_size 8 and 16 (lap.h in one thread per group): both

@@ -59,8 +59,10 @@ int cuplas_assign_level_gpu(int16_t *q, int32_t *idx, const int16_t *t, int C, i
 
 /* Device bytes of the offset tables block-local levels need (the `tab`
  * of cuplas_assign_level_gpu): max_configs x max_passes x the largest
- * local block (at most sort.local_cells, at most N) x 4; 0 when no level
- * can be block-local. 786 KiB for the default preset. */
+ * local block (at most sort.local_cells, at most N, at most 4096) x 4; 0
+ * when no level can be block-local, or when that would exceed 64 MiB
+ * (then pass tab = NULL: the kernels draw the offsets as they go). 786 KiB
+ * for the default preset. */
 size_t cuplas_assign_local_tab_bytes(const cuplas_sort_params *p, int64_t N);
 
 /* One solve pass (level, cfg, pass) with explicit geometry, in the layout

@@ -18,6 +18,10 @@
 
 namespace cg = cooperative_groups;
 
+/* Offset tables larger than this are not made (cuplas_assign_local_tab_bytes
+ * says 0): 786 KiB for the default preset, 2 MiB for `best`. */
+#define LOCAL_TAB_MAX_BYTES (64.0 * 1048576)
+
 /*
  * The offset tables of a block-local level, drawn once for all its
  * configurations: tab[(cfg * max_passes + pass) * n + o] = block offset o
@@ -168,5 +172,7 @@ size_t cuplas_assign_local_tab_bytes(const cuplas_sort_params *p, int64_t N)
         return 0;
     size_t n = (size_t)(N < p->local_cells ? N : p->local_cells);
     n = n < PERM_TAB_MAX ? n : PERM_TAB_MAX;  /* larger blocks draw offsets as they go */
-    return (size_t)p->max_configs * (size_t)p->max_passes * n * sizeof(uint32_t);
+    const double bytes = (double)p->max_configs * p->max_passes * n * sizeof(uint32_t);
+    /* thousands of passes: the kernels draw every offset as they go */
+    return bytes <= LOCAL_TAB_MAX_BYTES ? (size_t)bytes : 0;
 }

@@ -374,6 +374,7 @@ extern "C" int cuplas_sort_gpu(cuplas_gpu_ctx *ctx, const cuplas_qgrid *g,
     cudaStream_t str = ctx->stream;
     cuplas_gpu_order *ordered = NULL;   /* set while its lock is held */
     int count_levels = 0;               /* level_done callbacks queued */
+    size_t tab_bytes = 0;               /* block-local levels' tables, 0: none */
     (void)cancel; /* a GPU sort always completes its grid (README) */
     memset(st, 0, sizeof *st);
     if (N > INT32_MAX)
@@ -381,7 +382,8 @@ extern "C" int cuplas_sort_gpu(cuplas_gpu_ctx *ctx, const cuplas_qgrid *g,
     CUPLAS_CUDA_TRY(err, cudaSetDevice(ctx->device));
     CUPLAS_TRY(ensure_workspace(ctx, cuplas_sort_gpu_bytes(g->H, g->W, g->Cp), err));
     b = carve(ctx->ws, g->H, g->W, g->Cp);
-    CUPLAS_TRY(ensure_tables(ctx, cuplas_assign_local_tab_bytes(p, N), err));
+    tab_bytes = cuplas_assign_local_tab_bytes(p, N);
+    CUPLAS_TRY(ensure_tables(ctx, tab_bytes, err));
     if (!(ctx->h_idx = (int32_t *)grow_pinned(ctx->h_idx, &ctx->h_idx_n, N, sizeof(int32_t))))
         CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "cannot allocate pinned host memory for the index");
     /* a lane sorts many grids of one shape: query the occupancy once */
@@ -420,7 +422,8 @@ extern "C" int cuplas_sort_gpu(cuplas_gpu_ctx *ctx, const cuplas_qgrid *g,
                                    p->blur_passes, p->border_x, p->border_y, b.blur_ws, str, err));
         CUPLAS_TRY(cuplas_assign_level_gpu(b.q, b.idx, b.t, g->C, g->Cp,
                                            cuplas_level_params_make(p, lv, g->H, g->W, L),
-                                           ctx->tab, b.state, per_sm * ctx->sms, str, err));
+                                           tab_bytes ? ctx->tab : NULL, b.state,
+                                           per_sm * ctx->sms, str, err));
         if (count_levels)
             CUPLAS_CUDA_TRY(err, cudaLaunchHostFunc(str, level_done, (void *)&st->levels));
     }
