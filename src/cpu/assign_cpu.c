@@ -149,26 +149,32 @@ void cuplas_assign_pass_cpu(int16_t *q, int64_t *idx, const int16_t *target, int
 
 /*
  * A block-local level (core/level.h): per configuration, every block runs
- * all its passes before the next block, from the passes' offset tables
- * drawn once per configuration. Returns -1 when the tables cannot be
- * allocated (the caller's error), else 0.
+ * all its passes before the next block. Blocks of up to 4096 cells read
+ * the passes' offsets from tables drawn once per configuration; larger
+ * ones (a large sort.local_cells) evaluate the permutations as they go,
+ * as the GPU does. Returns -1 when the tables cannot be allocated (the
+ * caller's error), else 0.
  */
 static int local_level(int16_t *q, int64_t *idx, const int16_t *target, int Cp,
                        const cuplas_level_params *a, cuplas_sort_stats *st)
 {
     const uint32_t n = a->bh * a->bw, P = a->max_passes;
     const int64_t nbx = a->W / a->bw, nblocks = nbx * (a->H / a->bh), quads = n / 4;
-    uint32_t *tab = malloc((size_t)P * n * sizeof *tab);
-    if (!tab)
+    cuplas_perm *perms = malloc((size_t)P * sizeof *perms);
+    uint32_t *tab = n <= 4096 ? malloc((size_t)P * n * sizeof *tab) : NULL;
+    if (!perms || (n <= 4096 && !tab)) {
+        free(perms);
+        free(tab);
         return -1;
+    }
     int moved = 1;
     uint32_t cfg = 0;
     for (; cuplas_local_config_runs(a, cfg, moved); cfg++) {
         const cuplas_pass_geom g = cuplas_level_geom(a, cfg);
         for (uint32_t p = 0; p < P; p++) {
-            const cuplas_perm perm = cuplas_pass_perm(&g, a->seed, a->level, cfg, p);
-            for (uint32_t o = 0; o < n; o++)
-                tab[(size_t)p * n + o] = cuplas_perm_apply(&perm, o);
+            perms[p] = cuplas_pass_perm(&g, a->seed, a->level, cfg, p);
+            for (uint32_t o = 0; tab && o < n; o++)
+                tab[(size_t)p * n + o] = cuplas_perm_apply(&perms[p], o);
         }
         moved = 0;
         #pragma omp parallel for reduction(| : moved) schedule(static)
@@ -176,8 +182,12 @@ static int local_level(int16_t *q, int64_t *idx, const int16_t *target, int Cp,
             for (uint32_t p = 0; p < P; p++)
                 for (int64_t k = 0; k < quads; k++) {
                     int64_t cell[4];
-                    for (int j = 0; j < 4; j++)
-                        cell[j] = quad_cell(&g, b / nbx, b % nbx, tab[(size_t)p * n + 4 * k + j]);
+                    for (int j = 0; j < 4; j++) {
+                        const uint32_t o = (uint32_t)(4 * k + j);
+                        cell[j] = quad_cell(&g, b / nbx, b % nbx,
+                                            tab ? tab[(size_t)p * n + o]
+                                                : cuplas_perm_apply(&perms[p], o));
+                    }
                     uint64_t D[4][4], cid, cbest;
                     quad_costs(q, target, Cp, cell, D);
                     uint32_t code = cuplas_quad_best(D, &cid, &cbest);
@@ -189,6 +199,7 @@ static int local_level(int16_t *q, int64_t *idx, const int16_t *target, int Cp,
         st->passes += P;
     }
     st->configs += cfg;
+    free(perms);
     free(tab);
     return 0;
 }
