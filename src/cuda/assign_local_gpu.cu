@@ -89,8 +89,12 @@ local_config_kernel(int16_t *q, int32_t *idx, const int16_t *t, int Cp, cuplas_l
     const uint32_t n = 4 * g.quads, stride = cs * blockDim.x;
     unsigned long long cid = 0, cbest = 0;
     for (uint32_t p = 0; p < a.max_passes; p++) {
-        const cuplas_perm perm = cuplas_pass_perm(&s_geom, a.seed, a.level, cfg, p);
+        /* with a table the permutation is not needed: its Philox draw is
+           about as much work as a thread's share of a small level's pass */
         const uint32_t *ptab = tab ? tab + ((size_t)cfg * a.max_passes + p) * n : NULL;
+        cuplas_perm perm = {};
+        if (!ptab)
+            perm = cuplas_pass_perm(&s_geom, a.seed, a.level, cfg, p);
         solve_range<NC, PACKED, C3>(q, idx, t, Cp, g, perm, ptab, g0 + rank * blockDim.x + threadIdx.x,
                                 g1, stride, cid, cbest);
         if (cs > 1)
