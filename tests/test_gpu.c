@@ -202,6 +202,11 @@ static void test_gpu_sort_parity_nondefault(void **state)
     p.min_configs = p.max_configs = 2;
     p.max_passes = 8300;
     check_sort_parity(32, 32, 3, &p);
+    /* block-local levels with their own pass count */
+    cuplas_sort_params_default(&p);
+    p.max_passes = 6;
+    p.local_passes = 11;
+    check_sort_parity(257, 263, 3, &p);
 }
 
 /* sort.group_size 8 and 16 (lap.h in one thread per group): both

@@ -146,6 +146,9 @@ const struct key cuplas_cfg_keys[] = {
       .doc = "levels whose blocks have at most this many cells run block-local "
              "passes: each block runs sort.max_passes passes on its own, with no "
              "grid-wide test between passes (4-cell groups); 0 = never" },
+    { "sort.local_passes", K_INT, AT(sort.local_passes), .min = 0, .flags = F_MIN,
+      .doc = "passes per configuration on block-local levels (see "
+             "sort.local_cells); 0 = sort.max_passes" },
 
     { "channels.use", K_CHANNELS, AT(channels.use), AT(channels.nuse), .min = 0,
       .max = MAX_CHANNEL, .flags = F_MIN | F_MAX, .aux_off = AT(channels.use_names),

@@ -96,6 +96,22 @@ typedef enum cuplas_level_next {
     CUPLAS_LEVEL_DONE = 2
 } cuplas_level_next;
 
+/*
+ * Block-local levels (sort.local_cells, 4-cell groups only). When a
+ * level's blocks have at most local_cells cells, each configuration runs
+ * every block on its own: a block runs max_passes passes (the groupings
+ * of passes 0..max_passes-1, as above; sort.local_passes replaces
+ * max_passes there when set) with no test between them, so no
+ * pass waits for the whole grid. Blocks are disjoint, so the order in
+ * which blocks run cannot change the result. The level ends after
+ * max_configs configurations, or once min_configs have run and the last
+ * one moved no cell. improvement_break applies to the larger levels only.
+ */
+CUPLAS_HD int cuplas_level_is_local(const cuplas_level_params *a)
+{
+    return a->group <= 4 && a->local_cells != 0 && a->bh * a->bw <= a->local_cells;
+}
+
 /* Host only: the level parameters of level L of schedule-level lv. */
 static inline cuplas_level_params cuplas_level_params_make(const cuplas_sort_params *p,
                                                            const cuplas_level *lv,
@@ -115,6 +131,9 @@ static inline cuplas_level_params cuplas_level_params_make(const cuplas_sort_par
     a.max_passes = (uint32_t)p->max_passes;
     a.group = (uint32_t)p->group_size;
     a.local_cells = (uint32_t)p->local_cells;
+    /* a block-local level runs sort.local_passes passes when set */
+    if (p->local_passes > 0 && cuplas_level_is_local(&a))
+        a.max_passes = (uint32_t)p->local_passes;
     return a;
 }
 
@@ -171,21 +190,6 @@ CUPLAS_HD cuplas_level_next cuplas_level_step(cuplas_level_state *s, uint64_t be
     s->improved = 0;
     s->pass = 0;
     return CUPLAS_LEVEL_NEXT_CONFIG;
-}
-
-/*
- * Block-local levels (sort.local_cells, 4-cell groups only). When a
- * level's blocks have at most local_cells cells, each configuration runs
- * every block on its own: a block runs max_passes passes (the groupings
- * of passes 0..max_passes-1, as above) with no test between them, so no
- * pass waits for the whole grid. Blocks are disjoint, so the order in
- * which blocks run cannot change the result. The level ends after
- * max_configs configurations, or once min_configs have run and the last
- * one moved no cell. improvement_break applies to the larger levels only.
- */
-CUPLAS_HD int cuplas_level_is_local(const cuplas_level_params *a)
-{
-    return a->group <= 4 && a->local_cells != 0 && a->bh * a->bw <= a->local_cells;
 }
 
 /* Whether configuration cfg of a block-local level runs, given whether

@@ -50,6 +50,8 @@ typedef struct cuplas_sort_params {
     int local_cells;           /* sort.local_cells: blocks of at most this
                                   many cells run block-local passes
                                   (core/level.h); 0 = never              */
+    int local_passes;          /* sort.local_passes: passes a configuration
+                                  of a block-local level runs; 0 = max_passes */
     cuplas_preset preset;      /* sort.preset: where the values above came
                                   from; the sorter itself never reads it    */
 } cuplas_sort_params;

@@ -176,7 +176,8 @@ size_t cuplas_assign_local_tab_bytes(const cuplas_sort_params *p, int64_t N)
         return 0;
     size_t n = (size_t)(N < p->local_cells ? N : p->local_cells);
     n = n < PERM_TAB_MAX ? n : PERM_TAB_MAX;  /* larger blocks draw offsets as they go */
-    const double bytes = (double)p->max_configs * p->max_passes * n * sizeof(uint32_t);
+    const int passes = p->local_passes > 0 ? p->local_passes : p->max_passes;
+    const double bytes = (double)p->max_configs * passes * n * sizeof(uint32_t);
     /* thousands of passes: the kernels draw every offset as they go */
     return bytes <= LOCAL_TAB_MAX_BYTES ? (size_t)bytes : 0;
 }
