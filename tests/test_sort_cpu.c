@@ -396,6 +396,23 @@ static void test_sort_local_levels_match_global(void **state)
         sort_once(x, H, W, 3, &p, got);
         assert_memory_equal(want, got, H * W * sizeof *got);
     }
+    /* sort.local_passes: every level of a 64 x 64 grid is block-local
+       (blocks of at most 4096 cells), so each configuration runs exactly
+       local_passes passes, whatever max_passes says */
+    {
+        double *y = tu_colors(64 * 64, 3, 5);
+        int64_t *iy = malloc(64 * 64 * sizeof *iy);
+        cuplas_sort_stats st;
+        cuplas_error err = {0};
+        cuplas_sort_params_default(&p);
+        p.max_passes = 4;
+        p.local_passes = 7;
+        assert_int_equal(cuplas_sort_features(y, 64, 64, 3, &p, NULL, iy, &st, &err), 0);
+        assert_true(st.configs > 0);
+        assert_int_equal(st.passes, 7 * st.configs);
+        free(y);
+        free(iy);
+    }
     /* the default mix (where the grid-wide test may stop a configuration
        early) sorts as well */
     cuplas_sort_params_default(&p);
