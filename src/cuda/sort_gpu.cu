@@ -280,47 +280,27 @@ extern "C" size_t cuplas_sort_gpu_bytes(int64_t H, int64_t W, int Cp)
            align256(cuplas_blur_gpu_workspace(H, W, Cp));
 }
 
-static int ensure_workspace(cuplas_gpu_ctx *ctx, size_t bytes, cuplas_error *err)
+/* Grow a device buffer of the context to at least `bytes` (its contents
+ * are not kept). `what` names it in the out-of-memory error. */
+static int grow_device(void **buf, size_t *have, size_t bytes, const char *what,
+                       cuplas_error *err)
 {
     int rc = 0;
-    if (ctx->ws_bytes >= bytes)
+    if (*have >= bytes)
         return 0;
-    if (ctx->ws)
-        CUPLAS_CUDA_TRY(err, cudaFree(ctx->ws));
-    ctx->ws = NULL;
-    ctx->ws_bytes = 0;
-    if (cudaMalloc(&ctx->ws, bytes) != cudaSuccess) {
+    if (*buf)
+        CUPLAS_CUDA_TRY(err, cudaFree(*buf));
+    *buf = NULL;
+    *have = 0;
+    if (cudaMalloc(buf, bytes) != cudaSuccess) {
         size_t fr = 0, tot = 0;
         cudaGetLastError();
         cudaMemGetInfo(&fr, &tot);
-        ctx->ws = NULL;
-        CUPLAS_FAIL(err, CUPLAS_ERR_CUDA, "out of device memory: the grid needs %.2f GiB, %.2f GiB free of %.2f",
-                    bytes / 1073741824.0, fr / 1073741824.0, tot / 1073741824.0);
+        *buf = NULL;
+        CUPLAS_FAIL(err, CUPLAS_ERR_CUDA, "out of device memory: %s needs %.2f GiB, %.2f GiB free of %.2f",
+                    what, bytes / 1073741824.0, fr / 1073741824.0, tot / 1073741824.0);
     }
-    ctx->ws_bytes = bytes;
-fail:
-    return rc;
-}
-
-/* The offset tables of block-local levels: apart from the workspace, as
- * their size follows the sort parameters, not the grid (at most a few
- * MiB for the presets). */
-static int ensure_tables(cuplas_gpu_ctx *ctx, size_t bytes, cuplas_error *err)
-{
-    int rc = 0;
-    if (ctx->tab_bytes >= bytes)
-        return 0;
-    if (ctx->tab)
-        CUPLAS_CUDA_TRY(err, cudaFree(ctx->tab));
-    ctx->tab = NULL;
-    ctx->tab_bytes = 0;
-    if (cudaMalloc(&ctx->tab, bytes) != cudaSuccess) {
-        cudaGetLastError();
-        ctx->tab = NULL;
-        CUPLAS_FAIL(err, CUPLAS_ERR_CUDA, "out of device memory: %.1f MiB of pass tables",
-                    bytes / 1048576.0);
-    }
-    ctx->tab_bytes = bytes;
+    *have = bytes;
 fail:
     return rc;
 }
@@ -380,10 +360,14 @@ extern "C" int cuplas_sort_gpu(cuplas_gpu_ctx *ctx, const cuplas_qgrid *g,
     if (N > INT32_MAX)
         CUPLAS_FAIL(err, CUPLAS_ERR_USAGE, "%lld cells: the GPU backend takes at most 2^31-1", (long long)N);
     CUPLAS_CUDA_TRY(err, cudaSetDevice(ctx->device));
-    CUPLAS_TRY(ensure_workspace(ctx, cuplas_sort_gpu_bytes(g->H, g->W, g->Cp), err));
+    CUPLAS_TRY(grow_device(&ctx->ws, &ctx->ws_bytes, cuplas_sort_gpu_bytes(g->H, g->W, g->Cp),
+                           "the grid", err));
     b = carve(ctx->ws, g->H, g->W, g->Cp);
     tab_bytes = cuplas_assign_local_tab_bytes(p, N);
-    CUPLAS_TRY(ensure_tables(ctx, tab_bytes, err));
+    /* apart from the workspace: their size follows the sort parameters
+       (at most a few MiB for the presets), not the grid */
+    CUPLAS_TRY(grow_device((void **)&ctx->tab, &ctx->tab_bytes, tab_bytes,
+                           "the block-local levels' pass tables", err));
     if (!(ctx->h_idx = (int32_t *)grow_pinned(ctx->h_idx, &ctx->h_idx_n, N, sizeof(int32_t))))
         CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "cannot allocate pinned host memory for the index");
     /* a lane sorts many grids of one shape: query the occupancy once */
@@ -471,7 +455,7 @@ extern "C" int cuplas_blur_gpu_host(cuplas_gpu_ctx *ctx, const int16_t *q, int16
     int rc = 0;
     const size_t row = (size_t)Cp * sizeof(int16_t), n = (size_t)(H * W);
     CUPLAS_CUDA_TRY(err, cudaSetDevice(ctx->device));
-    CUPLAS_TRY(ensure_workspace(ctx, cuplas_sort_gpu_bytes(H, W, Cp), err));
+    CUPLAS_TRY(grow_device(&ctx->ws, &ctx->ws_bytes, cuplas_sort_gpu_bytes(H, W, Cp), "the grid", err));
     {
         gpu_buffers b = carve(ctx->ws, H, W, Cp);
         const size_t pitch = (size_t)b.cs * sizeof(int16_t);
@@ -505,7 +489,7 @@ extern "C" int cuplas_assign_pass_gpu_host(cuplas_gpu_ctx *ctx, int16_t *q, int6
     for (int64_t i = 0; i < N; i++)
         h_idx[i] = (int32_t)idx[i];
     CUPLAS_CUDA_TRY(err, cudaSetDevice(ctx->device));
-    CUPLAS_TRY(ensure_workspace(ctx, cuplas_sort_gpu_bytes(g->H, g->W, Cp), err));
+    CUPLAS_TRY(grow_device(&ctx->ws, &ctx->ws_bytes, cuplas_sort_gpu_bytes(g->H, g->W, Cp), "the grid", err));
     {
         gpu_buffers b = carve(ctx->ws, g->H, g->W, Cp);
         const size_t pitch = (size_t)b.cs * sizeof(int16_t);
