@@ -59,6 +59,27 @@ static void quad_apply(int16_t *q, int64_t *idx, int Cp, const int64_t cell[4],
     }
 }
 
+/* Solve the group of 4 cells of block (by, bx) at offsets off[0..3] in
+ * place; add its identity and best costs to *sb, *sa. Returns whether it
+ * moved. */
+static inline int quad_solve(int16_t *q, int64_t *idx, const int16_t *target, int Cp,
+                      const cuplas_pass_geom *g, int64_t by, int64_t bx, const uint32_t off[4],
+                      uint64_t *sb, uint64_t *sa)
+{
+    int64_t cell[4];
+    for (int j = 0; j < 4; j++)
+        cell[j] = quad_cell(g, by, bx, off[j]);
+    uint64_t D[4][4], cid, cbest;
+    quad_costs(q, target, Cp, cell, D);
+    uint32_t code = cuplas_quad_best(D, &cid, &cbest);
+    *sb += cid;
+    *sa += cbest;
+    if (cbest == cid)
+        return 0;
+    quad_apply(q, idx, Cp, cell, code);
+    return 1;
+}
+
 /*
  * Groups of k > 4 cells (sort.group_size): the m x m costs of group r of
  * block b (m = k, or the leftover count), lap.h's optimal arrangement,
@@ -131,17 +152,11 @@ void cuplas_assign_pass_cpu(int16_t *q, int64_t *idx, const int16_t *target, int
     uint64_t sb = 0, sa = 0;
     #pragma omp parallel for reduction(+ : sb, sa) schedule(static)
     for (int64_t gi = 0; gi < total; gi++) {
-        int64_t b = gi / quads, k = gi % quads, cell[4];
+        const int64_t b = gi / quads, k = gi % quads;
+        uint32_t off[4];
         for (int j = 0; j < 4; j++)
-            cell[j] = quad_cell(g, b / nbx, b % nbx,
-                                cuplas_perm_apply(&perm, (uint32_t)(4 * k + j)));
-        uint64_t D[4][4], cid, cbest;
-        quad_costs(q, target, Cp, cell, D);
-        uint32_t code = cuplas_quad_best(D, &cid, &cbest);
-        sb += cid;
-        sa += cbest;
-        if (cbest < cid)
-            quad_apply(q, idx, Cp, cell, code);
+            off[j] = cuplas_perm_apply(&perm, (uint32_t)(4 * k + j));
+        quad_solve(q, idx, target, Cp, g, b / nbx, b % nbx, off, &sb, &sa);
     }
     *before = sb;
     *after = sa;
@@ -181,20 +196,13 @@ static int local_level(int16_t *q, int64_t *idx, const int16_t *target, int Cp,
         for (int64_t b = 0; b < nblocks; b++)
             for (uint32_t p = 0; p < P; p++)
                 for (int64_t k = 0; k < quads; k++) {
-                    int64_t cell[4];
+                    uint32_t off[4];
+                    uint64_t sb = 0, sa = 0;   /* unused: no test between passes */
                     for (int j = 0; j < 4; j++) {
                         const uint32_t o = (uint32_t)(4 * k + j);
-                        cell[j] = quad_cell(&g, b / nbx, b % nbx,
-                                            tab ? tab[(size_t)p * n + o]
-                                                : cuplas_perm_apply(&perms[p], o));
+                        off[j] = tab ? tab[(size_t)p * n + o] : cuplas_perm_apply(&perms[p], o);
                     }
-                    uint64_t D[4][4], cid, cbest;
-                    quad_costs(q, target, Cp, cell, D);
-                    uint32_t code = cuplas_quad_best(D, &cid, &cbest);
-                    if (cbest < cid) {
-                        quad_apply(q, idx, Cp, cell, code);
-                        moved = 1;
-                    }
+                    moved |= quad_solve(q, idx, target, Cp, &g, b / nbx, b % nbx, off, &sb, &sa);
                 }
         st->passes += P;
     }

@@ -81,8 +81,8 @@ level_kernel(int16_t *q, int32_t *idx, const int16_t *t, int Cp, cuplas_level_pa
             tab = s_tab;
         }
         unsigned long long cid = 0, cbest = 0;
-        solve_range<NC, PACKED, C3>(q, idx, t, Cp, g, perm, tab, blockIdx.x * blockDim.x + threadIdx.x,
-                                g.total, stride, cid, cbest);
+        for (uint32_t gi = blockIdx.x * blockDim.x + threadIdx.x; gi < g.total; gi += stride)
+            solve_quad<NC, PACKED, C3>(q, idx, t, Cp, g, perm, tab, gi, cid, cbest);
         unsigned long long *slot = c->sums + 2 * (s.passes % 3);
         add_sums_block(slot, cid, cbest, s_red);
         grid.sync();
@@ -142,6 +142,8 @@ int cuplas_assign_level_gpu_occupancy(int Cp, int group, int *blocks_per_sm, cup
 {
     int rc = 0;
     CUPLAS_CUDA_TRY(err, cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                             /* C = Cp: the 4-channel kernel; its 3-channel twin has the
+                                same launch bounds, so the same occupancy */
                              blocks_per_sm, level_kernel_for(Cp, Cp, group), SOLVE_THREADS, 0));
 fail:
     return rc;

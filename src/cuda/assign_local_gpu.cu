@@ -95,8 +95,8 @@ local_config_kernel(int16_t *q, int32_t *idx, const int16_t *t, int Cp, cuplas_l
         cuplas_perm perm = {};
         if (!ptab)
             perm = cuplas_pass_perm(&s_geom, a.seed, a.level, cfg, p);
-        solve_range<NC, PACKED, C3>(q, idx, t, Cp, g, perm, ptab, g0 + rank * blockDim.x + threadIdx.x,
-                                g1, stride, cid, cbest);
+        for (uint32_t gi = g0 + rank * blockDim.x + threadIdx.x; gi < g1; gi += stride)
+            solve_quad<NC, PACKED, C3>(q, idx, t, Cp, g, perm, ptab, gi, cid, cbest);
         if (cs > 1)
             cluster.sync();
         else

@@ -134,6 +134,37 @@ static __device__ __forceinline__ void quad_move_index(int32_t *idx, const uint3
             idx[cell[j]] = pick4(id, src[j]);
 }
 
+/* The best arrangement of D (costs under 2^32: the 32-bit variant), its
+ * sums added to cid and cbest, and the index entries of the cells that
+ * change moved; false when the identity is best (nothing to write). */
+static __device__ __forceinline__ uint32_t quad_best_of(const uint32_t D[4][4], uint64_t *ci,
+                                                        uint64_t *cb)
+{
+    return cuplas_quad_best32(D, ci, cb);
+}
+
+static __device__ __forceinline__ uint32_t quad_best_of(const uint64_t D[4][4], uint64_t *ci,
+                                                        uint64_t *cb)
+{
+    return cuplas_quad_best(D, ci, cb);
+}
+
+template <typename T>
+static __device__ __forceinline__ bool quad_choose(const T D[4][4], int32_t *idx,
+                                                   const uint32_t cell[4],
+                                                   unsigned long long &cid,
+                                                   unsigned long long &cbest, uint32_t src[4])
+{
+    uint64_t ci, cb;
+    const uint32_t code = quad_best_of(D, &ci, &cb);
+    cid += ci;
+    cbest += cb;
+    if (cb == ci)
+        return false;
+    quad_move_index(idx, cell, code, src);
+    return true;
+}
+
 /* The packed Cp = 4 group whose 4 records r were loaded: score, choose,
  * write back the cells that move. */
 template <bool C3>
@@ -146,14 +177,9 @@ static __device__ __forceinline__ void packed_finish(int16_t *q, int32_t *idx,
     for (int i = 0; i < 4; i++)
         for (int j = 0; j < 4; j++)
             D[i][j] = C3 ? sq3(r[i].q, r[j].t) : sq4(r[i].q, r[j].t);
-    uint64_t ci, cb;
-    uint32_t code = cuplas_quad_best32(D, &ci, &cb);
-    cid += ci;
-    cbest += cb;
-    if (cb == ci)
-        return;
     uint32_t src[4];
-    quad_move_index(idx, cell, code, src);
+    if (!quad_choose(D, idx, cell, cid, cbest, src))
+        return;
     for (int j = 0; j < 4; j++)
         if (src[j] != (uint32_t)j)
             *(short4 *)(q + cell[j] * 8) = pick4(r, src[j]).q;
@@ -164,7 +190,11 @@ static __device__ __forceinline__ void packed_finish(int16_t *q, int32_t *idx,
  * NC = Cp/4 chunks known at compile time (1..4) keeps the four cells'
  * values in registers between scoring and writing; NC = 0 reads Cp at
  * run time and reloads them (wide feature vectors). PACKED: cells 2 Cp
- * elements apart with t == q + Cp; else Cp apart.
+ * elements apart with t == q + Cp; else Cp apart. C3: the grid has 3
+ * channels, packed with a zero fourth (as is its target: the blur leaves
+ * padding channels zero), so the costs skip it. (A thread solving two
+ * groups at a time, both gathered before either is scored, was slower:
+ * spills at 80 registers; bench/results/2026-11-24-h100-local r6.)
  */
 template <int NC, bool PACKED, bool C3 = false>
 static __device__ __forceinline__ void solve_quad(int16_t *q, int32_t *idx, const int16_t *t,
@@ -203,14 +233,9 @@ static __device__ __forceinline__ void solve_quad(int16_t *q, int32_t *idx, cons
             for (int j = 0; j < 4; j++)
                 D[i][j] += sq4(a[i], tt[j]);
     }
-    uint64_t ci, cb;
-    uint32_t code = cuplas_quad_best(D, &ci, &cb);
-    cid += ci;
-    cbest += cb;
-    if (cb == ci)
-        return;
     uint32_t src[4];
-    quad_move_index(idx, cell, code, src);
+    if (!quad_choose(D, idx, cell, cid, cbest, src))
+        return;
     for (int c = 0; c < nc; c++) {
         short4 a[4];
         for (int i = 0; i < 4; i++)
@@ -219,25 +244,6 @@ static __device__ __forceinline__ void solve_quad(int16_t *q, int32_t *idx, cons
             if (src[j] != (uint32_t)j)
                 ((short4 *)qv[j])[c] = pick4(a, src[j]);
     }
-}
-
-/*
- * Groups gi, gi + stride, ... < end of a pass, by one thread. C3: the
- * grid has 3 channels, packed with a zero fourth (as is its target: the
- * blur leaves padding channels zero), so the costs skip it.
- * (Two groups at a time, both gathered before either is scored, was
- * slower: spills at 80 registers; bench/results/2026-11-24-h100-local.)
- */
-template <int NC, bool PACKED, bool C3>
-static __device__ __forceinline__ void solve_range(int16_t *q, int32_t *idx, const int16_t *t,
-                                                   int Cp, const quad_geom &g,
-                                                   const cuplas_perm &perm, const uint32_t *tab,
-                                                   uint32_t gi, uint32_t end, uint32_t stride,
-                                                   unsigned long long &cid,
-                                                   unsigned long long &cbest)
-{
-    for (; gi < end; gi += stride)
-        solve_quad<NC, PACKED, C3>(q, idx, t, Cp, g, perm, tab, gi, cid, cbest);
 }
 
 /* Warp-reduce both sums and add them to slot[0..1] (one atomic per warp). */
