@@ -38,7 +38,7 @@ typedef struct cuplas_level_counters {
  * 2026-11-21: [q | t] wins at Cp = 4 (2048^2 x 3: 142 vs 145 ms), separate
  * arrays at Cp = 16 (1024^2 x 16: 74 vs 78 ms), where a record no longer
  * fits one 32-byte sector. */
-static inline int cuplas_assign_gpu_packed(int Cp) { return Cp <= 4; }
+static inline __host__ __device__ int cuplas_assign_gpu_packed(int Cp) { return Cp <= 4; }
 
 /* Blocks per SM the level kernel for Cp channels and groups of `group`
  * cells (sort.group_size) keeps resident. */

@@ -186,7 +186,11 @@ static __device__ __forceinline__ void packed_finish(int16_t *q, int32_t *idx,
 }
 
 /*
- * Solve group gi of the pass in place; add its identity and best costs.
+ * Solve the group of cells cell[0..3] in place; add its identity and best
+ * costs. The cells index q, idx and t, in global memory or in a staged
+ * copy in shared memory (assign_local_gpu.cu); cs: elements from one
+ * cell's values (and targets, apart) to the next's, where the packed
+ * layout (PACKED && NC == 1) has 8.
  * NC = Cp/4 chunks known at compile time (1..4) keeps the four cells'
  * values in registers between scoring and writing; NC = 0 reads Cp at
  * run time and reloads them (wide feature vectors). PACKED: cells 2 Cp
@@ -197,14 +201,11 @@ static __device__ __forceinline__ void packed_finish(int16_t *q, int32_t *idx,
  * spills at 80 registers; bench/results/2026-11-24-h100-local r6.)
  */
 template <int NC, bool PACKED, bool C3 = false>
-static __device__ __forceinline__ void solve_quad(int16_t *q, int32_t *idx, const int16_t *t,
-                                                  int Cp, const quad_geom &g,
-                                                  const cuplas_perm &perm, const uint32_t *tab,
-                                                  uint32_t gi, unsigned long long &cid,
-                                                  unsigned long long &cbest)
+static __device__ __forceinline__ void solve_cells(int16_t *q, int32_t *idx, const int16_t *t,
+                                                   int Cp, size_t cs, const uint32_t cell[4],
+                                                   unsigned long long &cid,
+                                                   unsigned long long &cbest)
 {
-    uint32_t cell[4];
-    quad_cells(g, perm, tab, gi, cell);
     if constexpr (PACKED && NC == 1) {
         short4x2 r[4];
         for (int j = 0; j < 4; j++)
@@ -213,7 +214,6 @@ static __device__ __forceinline__ void solve_quad(int16_t *q, int32_t *idx, cons
         return;
     }
     const int nc = NC ? NC : Cp / 4;
-    const size_t cs = PACKED ? 2 * (size_t)Cp : (size_t)Cp;
     const short4 *qv[4], *tv[4];
     for (int j = 0; j < 4; j++) {
         qv[j] = (const short4 *)(q + cell[j] * cs);
@@ -244,6 +244,20 @@ static __device__ __forceinline__ void solve_quad(int16_t *q, int32_t *idx, cons
             if (src[j] != (uint32_t)j)
                 ((short4 *)qv[j])[c] = pick4(a, src[j]);
     }
+}
+
+/* Group gi of the pass, in place on the grid (q, idx, t in global memory). */
+template <int NC, bool PACKED, bool C3 = false>
+static __device__ __forceinline__ void solve_quad(int16_t *q, int32_t *idx, const int16_t *t,
+                                                  int Cp, const quad_geom &g,
+                                                  const cuplas_perm &perm, const uint32_t *tab,
+                                                  uint32_t gi, unsigned long long &cid,
+                                                  unsigned long long &cbest)
+{
+    uint32_t cell[4];
+    quad_cells(g, perm, tab, gi, cell);
+    solve_cells<NC, PACKED, C3>(q, idx, t, Cp, PACKED ? 2 * (size_t)Cp : (size_t)Cp, cell, cid,
+                                cbest);
 }
 
 /* Warp-reduce both sums and add them to slot[0..1] (one atomic per warp). */
