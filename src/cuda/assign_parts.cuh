@@ -89,6 +89,11 @@ struct __align__(16) short4x2 {
     short4 q, t;
 };
 
+/* Two consecutive 4-channel chunks of one cell, one 16-byte load. */
+struct __align__(16) chunk_pair {
+    short4 lo, hi;
+};
+
 /* The 4 cells of group gi of the pass: offsets from the table when there
  * is one, else from the permutation. */
 static __device__ __forceinline__ void quad_cells(const quad_geom &g, const cuplas_perm &perm,
@@ -200,7 +205,7 @@ static __device__ __forceinline__ void packed_finish(int16_t *q, int32_t *idx,
  * groups at a time, both gathered before either is scored, was slower:
  * spills at 80 registers; bench/results/2026-11-24-h100-local r6.)
  */
-template <int NC, bool PACKED, bool C3 = false>
+template <int NC, bool PACKED, bool C3 = false, bool WIDE = false>
 static __device__ __forceinline__ void solve_cells(int16_t *q, int32_t *idx, const int16_t *t,
                                                    int Cp, size_t cs, const uint32_t cell[4],
                                                    unsigned long long &cid,
@@ -221,11 +226,21 @@ static __device__ __forceinline__ void solve_cells(int16_t *q, int32_t *idx, con
     }
     short4 keep[NC ? NC : 1][4];
     uint64_t D[4][4] = {{0}};
+    chunk_pair pa[4], pt[4];   /* WIDE: chunks c and c + 1, loaded at even c */
     for (int c = 0; c < nc; c++) {
         short4 a[4], tt[4];
         for (int i = 0; i < 4; i++) {
-            a[i] = qv[i][c];
-            tt[i] = tv[i][c];
+            if (WIDE) {
+                if (c % 2 == 0) {
+                    pa[i] = ((const chunk_pair *)qv[i])[c / 2];
+                    pt[i] = ((const chunk_pair *)tv[i])[c / 2];
+                }
+                a[i] = c % 2 ? pa[i].hi : pa[i].lo;
+                tt[i] = c % 2 ? pt[i].hi : pt[i].lo;
+            } else {
+                a[i] = qv[i][c];
+                tt[i] = tv[i][c];
+            }
             if (NC)
                 keep[NC ? c : 0][i] = a[i];
         }
@@ -254,10 +269,13 @@ static __device__ __forceinline__ void solve_quad(int16_t *q, int32_t *idx, cons
                                                   uint32_t gi, unsigned long long &cid,
                                                   unsigned long long &cbest)
 {
+    /* rows of 8 or 16 channels are 16 or 32 bytes, 16-byte aligned: two
+       chunks a load, half the requests to L1 and L2 */
+    constexpr bool WIDE = !PACKED && (NC == 2 || NC == 4);
     uint32_t cell[4];
     quad_cells(g, perm, tab, gi, cell);
-    solve_cells<NC, PACKED, C3>(q, idx, t, Cp, PACKED ? 2 * (size_t)Cp : (size_t)Cp, cell, cid,
-                                cbest);
+    solve_cells<NC, PACKED, C3, WIDE>(q, idx, t, Cp, PACKED ? 2 * (size_t)Cp : (size_t)Cp, cell,
+                                      cid, cbest);
 }
 
 /* Warp-reduce both sums and add them to slot[0..1] (one atomic per warp). */
