@@ -57,6 +57,43 @@ __global__ void local_tab_kernel(uint32_t *tab, cuplas_level_params a)
     }
 }
 
+/* The start of a configuration, in both kernels below: whether it runs
+ * is read from the previous one's moved flag (slot (cfg - 1) % 3); CTA 0
+ * clears slot (cfg + 1) % 3 for the next configuration, which no kernel
+ * in flight reads. If it runs, thread 0 puts its geometry in s_geom and
+ * s_g for the CTA. */
+static __device__ __forceinline__ bool config_begin(const cuplas_level_params &a, uint32_t cfg,
+                                                    cuplas_level_counters *c,
+                                                    cuplas_pass_geom *s_geom, quad_geom *s_g)
+{
+    const int prev = cfg == 0 ? 1 : (int)__ldcg(&c->moved[(cfg + 2) % 3]);
+    if (blockIdx.x == 0 && threadIdx.x == 0)
+        c->moved[(cfg + 1) % 3] = 0;
+    if (!cuplas_local_config_runs(&a, cfg, prev))
+        return false;
+    if (threadIdx.x == 0) {
+        *s_geom = cuplas_level_geom(&a, cfg);
+        *s_g = make_geom(*s_geom);
+    }
+    __syncthreads();
+    return true;
+}
+
+/* The end: every group's best is at most its identity, so the sums
+ * differ iff a group of the CTA moved; count the configuration. */
+static __device__ __forceinline__ void config_end(const cuplas_level_params &a, uint32_t cfg,
+                                                  cuplas_level_counters *c,
+                                                  unsigned long long cid,
+                                                  unsigned long long cbest)
+{
+    if (__syncthreads_or(cbest != cid) && threadIdx.x == 0)
+        c->moved[cfg % 3] = 1;
+    if (blockIdx.x == 0 && threadIdx.x == 0) {
+        c->configs += 1;
+        c->passes += a.max_passes;
+    }
+}
+
 /*
  * One configuration of a block-local level (core/level.h). Tile x (blocks
  * [x * bpt, (x + 1) * bpt)) belongs to one cluster of CTAs (launched with
@@ -66,9 +103,7 @@ __global__ void local_tab_kernel(uint32_t *tab, cuplas_level_params a)
  * cells during the configuration, and the barrier's release/acquire
  * orders global memory across the cluster's CTAs. Offsets come from
  * `tab` (local_tab_kernel) when the level has one, else from the pass's
- * permutation. Whether the configuration runs is read from the previous
- * one's moved flag (slot (cfg - 1) % 3); CTA 0 clears slot (cfg + 1) % 3
- * for the next configuration, which no kernel in flight reads.
+ * permutation.
  */
 template <int NC, bool PACKED, bool C3>
 __global__ void __launch_bounds__(SOLVE_THREADS, LEVEL_MIN_BLOCKS(NC))
@@ -78,17 +113,8 @@ local_config_kernel(int16_t *q, int32_t *idx, const int16_t *t, int Cp, cuplas_l
     __shared__ cuplas_pass_geom s_geom;
     __shared__ quad_geom s_g;
     cg::cluster_group cluster = cg::this_cluster();
-    const bool leader = blockIdx.x == 0 && threadIdx.x == 0;
-    const int prev = cfg == 0 ? 1 : (int)__ldcg(&c->moved[(cfg + 2) % 3]);
-    if (leader)
-        c->moved[(cfg + 1) % 3] = 0;
-    if (!cuplas_local_config_runs(&a, cfg, prev))
+    if (!config_begin(a, cfg, c, &s_geom, &s_g))
         return;
-    if (threadIdx.x == 0) {
-        s_geom = cuplas_level_geom(&a, cfg);
-        s_g = make_geom(s_geom);
-    }
-    __syncthreads();
     const quad_geom g = s_g;
     const uint32_t cs = cluster.num_blocks(), rank = cluster.block_rank();
     const uint32_t g0 = (blockIdx.x / cs) * bpt * g.quads;
@@ -109,14 +135,7 @@ local_config_kernel(int16_t *q, int32_t *idx, const int16_t *t, int Cp, cuplas_l
         else
             __syncthreads();
     }
-    /* every group's best is at most its identity: the sums differ iff a
-     * group moved */
-    if (__syncthreads_or(cbest != cid) && threadIdx.x == 0)
-        c->moved[cfg % 3] = 1;
-    if (leader) {
-        c->configs += 1;
-        c->passes += a.max_passes;
-    }
+    config_end(a, cfg, c, cid, cbest);
 }
 
 /* Grid cell of offset o (row-major in the block) of block b of a pass. */
@@ -141,7 +160,7 @@ static __device__ __forceinline__ void copy_row(short4 *b, const short4 *a, int 
 /* Elements from one staged cell to the next: the packed record (16
  * bytes), or Cp padded to an odd number of 8-byte chunks. A group's four
  * 8-byte gathers from random cells then spread over all 32 banks; at Cp =
- * 16 unpadded they met in 8 (10.4 wavefronts a load, r4 of
+ * 16 unpadded they met in 8 (10.4 wavefronts a load, s4 of
  * bench/results/2026-11-24-h100-staged). */
 static __host__ __device__ __forceinline__ int staged_stride(int Cp)
 {
@@ -159,7 +178,7 @@ static __host__ __device__ __forceinline__ int staged_stride(int Cp)
  * other addresses), so the result is identical; what changes is that a
  * pass's random gathers hit shared memory instead of L2 or DRAM. Used
  * when a block fits the CTA's shared memory and no cluster is needed.
- * In shared memory a cell is `cs` elements (the packed record, or the
+ * In shared memory a cell is `ss` elements (the packed record, or the
  * value alone with the targets in a second array), block-major with the
  * block's offsets row-major, so a group's offset (oy, ox) is the cell
  * s * n + oy * bw + ox of slot s.
@@ -173,17 +192,8 @@ local_staged_kernel(int16_t *q, int32_t *idx, const int16_t *t, int Cp, cuplas_l
     extern __shared__ __align__(16) unsigned char smem[];
     __shared__ cuplas_pass_geom s_geom;
     __shared__ quad_geom s_g;
-    const bool leader = blockIdx.x == 0 && threadIdx.x == 0;
-    const int prev = cfg == 0 ? 1 : (int)__ldcg(&c->moved[(cfg + 2) % 3]);
-    if (leader)
-        c->moved[(cfg + 1) % 3] = 0;
-    if (!cuplas_local_config_runs(&a, cfg, prev))
+    if (!config_begin(a, cfg, c, &s_geom, &s_g))
         return;
-    if (threadIdx.x == 0) {
-        s_geom = cuplas_level_geom(&a, cfg);
-        s_g = make_geom(s_geom);
-    }
-    __syncthreads();
     const quad_geom g = s_g;
     const uint32_t n = 4 * g.quads, nblocks = g.total / g.quads;
     const int cs = PACKED ? 2 * Cp : Cp, rq = cs / 4, rt = PACKED ? 0 : Cp / 4;
@@ -231,12 +241,7 @@ local_staged_kernel(int16_t *q, int32_t *idx, const int16_t *t, int Cp, cuplas_l
         }
         __syncthreads();
     }
-    if (__syncthreads_or(cbest != cid) && threadIdx.x == 0)
-        c->moved[cfg % 3] = 1;
-    if (leader) {
-        c->configs += 1;
-        c->passes += a.max_passes;
-    }
+    config_end(a, cfg, c, cid, cbest);
 }
 
 typedef void (*local_fn)(int16_t *, int32_t *, const int16_t *, int, cuplas_level_params,
