@@ -128,14 +128,7 @@ static cuplas_level_kernel_fn level_kernel_for(int C, int Cp, int group)
 {
     if (group > 4)
         return cuplas_group_level_kernel_for(Cp);
-    if (cuplas_assign_gpu_packed(Cp))
-        return C == 3 ? level_kernel<1, true, true> : level_kernel<1, true, false>; /* Cp = 4 */
-    switch (Cp / 4) {
-    case 2: return level_kernel<2, false, false>;
-    case 3: return level_kernel<3, false, false>;
-    case 4: return level_kernel<4, false, false>;
-    }
-    return level_kernel<0, false, false>;
+    return SOLVE_KERNEL_FOR(level_kernel, C, Cp);
 }
 
 int cuplas_assign_level_gpu_occupancy(int Cp, int group, int *blocks_per_sm, cuplas_error *err)

@@ -251,26 +251,12 @@ typedef void (*staged_fn)(int16_t *, int32_t *, const int16_t *, int, cuplas_lev
 
 static local_fn local_kernel_for(int C, int Cp)
 {
-    if (cuplas_assign_gpu_packed(Cp))
-        return C == 3 ? local_config_kernel<1, true, true> : local_config_kernel<1, true, false>;
-    switch (Cp / 4) {
-    case 2: return local_config_kernel<2, false, false>;
-    case 3: return local_config_kernel<3, false, false>;
-    case 4: return local_config_kernel<4, false, false>;
-    }
-    return local_config_kernel<0, false, false>;
+    return SOLVE_KERNEL_FOR(local_config_kernel, C, Cp);
 }
 
 static staged_fn staged_kernel_for(int C, int Cp)
 {
-    if (cuplas_assign_gpu_packed(Cp))
-        return C == 3 ? local_staged_kernel<1, true, true> : local_staged_kernel<1, true, false>;
-    switch (Cp / 4) {
-    case 2: return local_staged_kernel<2, false, false>;
-    case 3: return local_staged_kernel<3, false, false>;
-    case 4: return local_staged_kernel<4, false, false>;
-    }
-    return local_staged_kernel<0, false, false>;
+    return SOLVE_KERNEL_FOR(local_staged_kernel, C, Cp);
 }
 
 /* Shared-memory bytes of one staged cell: value and target (packed or

@@ -320,6 +320,17 @@ static __device__ __forceinline__ void add_sums_block(unsigned long long *slot,
     }
 }
 
+/* The instance of solve kernel template K for C channels padded to Cp:
+ * the packed record at Cp = 4 (with 3-channel costs when C = 3), 8, 12 or
+ * 16 channels in registers, wider vectors read at run time. One choice for
+ * the level, block-local and staged kernels. */
+#define SOLVE_KERNEL_FOR(K, C, Cp)                                                      \
+    (cuplas_assign_gpu_packed(Cp) ? ((C) == 3 ? K<1, true, true> : K<1, true, false>)     \
+     : (Cp) == 8                  ? K<2, false, false>                                    \
+     : (Cp) == 12                 ? K<3, false, false>                                    \
+     : (Cp) == 16                 ? K<4, false, false>                                    \
+                                  : K<0, false, false>)
+
 /* Resident blocks per SM the level kernel is compiled for: Cp = 4 fits
  * 3 x 256 threads in 80 registers (without the bound, ptxas's choice flips
  * between 80 and 122 registers on unrelated edits, and 122 allow only 2);
