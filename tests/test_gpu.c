@@ -154,6 +154,10 @@ static void test_gpu_sort_parity_shapes(void **state)
         }
 }
 
+/* The block-local levels of these sorts run both GPU kernels: blocks
+ * that fit a CTA's shared memory the staged one (cuda/assign_local_gpu.cu),
+ * larger ones (C = 59: over 952 cells) and blocks shared by a cluster
+ * (few blocks for many CTAs) the one that works in global memory. */
 static void test_gpu_sort_parity_channels(void **state)
 {
     (void)state;
