@@ -334,7 +334,9 @@ static __device__ __forceinline__ void add_sums_block(unsigned long long *slot,
 /* Resident blocks per SM the level kernel is compiled for: Cp = 4 fits
  * 3 x 256 threads in 80 registers (without the bound, ptxas's choice flips
  * between 80 and 122 registers on unrelated edits, and 122 allow only 2);
- * wider vectors need up to 128 registers, 2 blocks either way. */
+ * wider vectors need up to 128 registers, 2 blocks either way (Cp = 16
+ * bound to 3 blocks spills 300-744 bytes and takes 1.4-1.8x the time:
+ * bench/results/2026-11-24-h100-staged s15). */
 #define LEVEL_MIN_BLOCKS(NC) ((NC) == 1 ? 3 : 2)
 
 /* ------------------------------------------------- the parts' launchers */
