@@ -470,6 +470,30 @@ static void test_cli_uncompressed(void **state)
     free(log);
 }
 
+/* output.name's placeholders, every one in one name: {parent} the input's
+ * folder, {file} its name, {stem} without the extension, {relpath} its
+ * path below the entry's common folder with '/' -> '_', {dataset} with
+ * '/' -> '_'. */
+static void test_cli_output_names(void **state)
+{
+    const fixture *f = *state;
+
+    assert_int_equal(tu_sh(f, BIN " gen --kind colors --size 16x16 --seed 1 data/a/colors.h5 && "
+                           BIN " gen --kind normal --size 8x8 --channels 4 --dataset /g/feat "
+                           "data/b/colors.h5"), 0);
+    write_text(f, "names.yaml",
+               "inputs:\n"
+               "  - files: \"data/*/colors.h5\"\n"
+               "output:\n"
+               "  dir: on\n"
+               "  name: \"{parent}-{file}-{stem}-{relpath}.{dataset}.h5\"\n"
+               "backend:\n"
+               "  device: cpu\n");
+    assert_int_equal(tu_sh(f, BIN " run names.yaml --log-format json 2> names.log"), 0);
+    verify_output(f, "data/a/colors.h5", "/grid", "on/a-colors.h5-colors-a_colors.grid.h5");
+    verify_output(f, "data/b/colors.h5", "/g/feat", "on/b-colors.h5-colors-b_colors.g_feat.h5");
+}
+
 /* One-off sort: exact output path, refuses to replace without --force, and
  * gives the same index as a batch run with the same seed. */
 static void test_cli_sort(void **state)
@@ -857,6 +881,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_cli_streamed_write, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cli_sort, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cli_uncompressed, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_cli_output_names, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cli_bad_inputs, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cli_output_errors, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cli_bad_config, setup, teardown),

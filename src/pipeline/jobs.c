@@ -99,26 +99,23 @@ static char *output_path(const char *dir, const char *tmpl, const char *file,
         if (dir[strlen(dir) - 1] != '/')
             bad |= put(&buf, &len, &cap, "/", 1);
     }
+    const struct {
+        const char *key, *val;
+    } sub[] = {
+        {"{stem}", base}, {"{file}", base}, {"{dataset}", ds}, {"{parent}", pname}, {"{relpath}", rel},
+    };
+    const size_t nsub = sizeof sub / sizeof *sub;
     for (const char *t = tmpl; !bad && *t;) {
-        if (!strncmp(t, "{stem}", 6)) {
-            bad |= put(&buf, &len, &cap, base, stem_len);
-            t += 6;
-        } else if (!strncmp(t, "{file}", 6)) {
-            bad |= put(&buf, &len, &cap, base, strlen(base));
-            t += 6;
-        } else if (!strncmp(t, "{dataset}", 9)) {
-            bad |= put(&buf, &len, &cap, ds, strlen(ds));
-            t += 9;
-        } else if (!strncmp(t, "{parent}", 8)) {
-            bad |= put(&buf, &len, &cap, pname, strlen(pname));
-            t += 8;
-        } else if (!strncmp(t, "{relpath}", 9)) {
-            bad |= put(&buf, &len, &cap, rel, strlen(rel));
-            t += 9;
-        } else {
-            bad |= put(&buf, &len, &cap, t, 1);
-            t++;
+        size_t k = 0;
+        while (k < nsub && strncmp(t, sub[k].key, strlen(sub[k].key)))
+            k++;
+        if (k == nsub) {
+            bad |= put(&buf, &len, &cap, t++, 1);
+            continue;
         }
+        /* {stem} is the file name up to its last dot */
+        bad |= put(&buf, &len, &cap, sub[k].val, k == 0 ? stem_len : strlen(sub[k].val));
+        t += strlen(sub[k].key);
     }
     free(ds);
     free(rel);
