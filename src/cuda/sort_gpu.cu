@@ -233,6 +233,12 @@ fail:
     return rc;
 }
 
+extern "C" void cuplas_gpu_device_release(int device)
+{
+    if (cudaSetDevice(device) != cudaSuccess || cudaDeviceReset() != cudaSuccess)
+        cudaGetLastError();
+}
+
 extern "C" int cuplas_gpu_prepare(cuplas_gpu_ctx *ctx, int64_t n_q, int64_t n_idx, int Cp)
 {
     cuplas_error e;

@@ -39,6 +39,12 @@ int cuplas_gpu_mem_info(cuplas_gpu_ctx *ctx, size_t *free_b, size_t *total_b);
  * pays, 0.1-0.5 s), e.g. on a thread of its own while the run is
  * planned; every context on the device then finds it made. */
 int cuplas_gpu_touch(int device, cuplas_error *err);
+/* Destroy device's primary context (cudaDeviceReset) once nothing of the
+ * process uses the device any more. Tearing a context down costs 0.07-0.1
+ * s; at exit the process waits for it, here it can overlap the last
+ * writes (bench/results/2026-11-24-h100-startup2). Errors are ignored:
+ * exit tears down whatever is left. */
+void cuplas_gpu_device_release(int device);
 /* Before the first sort (the lane's first grid, from the plan): grow ctx's pinned
  * buffers to n_q int16 features and n_idx index entries, so that no sort
  * allocates them, and load the level kernel for Cp padded channels (0:

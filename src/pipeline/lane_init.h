@@ -29,13 +29,19 @@ cuplas_lanes_init *cuplas_lanes_init_start(cuplas_runner *r, int dev);
 int cuplas_lanes_init_wait(cuplas_lanes_init *li, int lane, struct cuplas_gpu_ctx **ctx,
                            double *waited_s, cuplas_error *err);
 
-/* Join the thread and free li with the device's sort order; every lane
- * has waited (its context is its own). */
+/* Join the threads and free li with the device's sort order and the
+ * contexts of its retired lanes; every lane has waited and retired. */
 void cuplas_lanes_init_free(cuplas_lanes_init *li);
 
 /* Lane w's GPU context before its first sort (waits for it once): 0
  * (w->ctx set), or -1 when it could not be made (logged; the lane takes
  * no more jobs and its job goes to another lane). */
 int cuplas_lane_ready(cuplas_runner *r, cuplas_worker *w);
+
+/* Lane w will sort nothing more: its reservation leaves the device's gate
+ * and its context goes back (w->ctx = NULL); the last lane of a device
+ * starts freeing them all and releasing the device. Once per lane; again
+ * is a no-op. Call it after the lane's last sort, not its last write. */
+void cuplas_lane_retire(cuplas_runner *r, cuplas_worker *w);
 
 #endif

@@ -134,6 +134,19 @@ static int take_job(cuplas_runner *r, cuplas_worker *w)
     return i;
 }
 
+int cuplas_runner_drained(cuplas_runner *r)
+{
+    int drained;
+
+    cuplas_lock_take(&r->queue_lock);
+    drained = r->next >= r->jobs->n;
+    cuplas_lock_give(&r->queue_lock);
+    pthread_mutex_lock(&r->lane_mu);
+    drained = drained && r->ngiven_back == 0 && r->inits_pending == 0;
+    pthread_mutex_unlock(&r->lane_mu);
+    return drained;
+}
+
 /* Job i goes back to the queue, for another lane. */
 static void give_back(cuplas_runner *r, int i)
 {
@@ -300,10 +313,8 @@ static void gpu_worker(cuplas_runner *r, int wi)
     }
     if (!w->init_done)
         cuplas_lane_ready(r, w);   /* the context is made: it is the lane's to free */
+    cuplas_lane_retire(r, w);      /* unless its last sort did already */
     cuplas_worker_buffers_free(w);
-    cuplas_gpu_ctx_free(w->ctx);
-    w->ctx = NULL;
-    cuplas_gpu_admit_leave(&r->gates[w->dev], &w->held);
 }
 
 /* The thread that owns GPU number dev: its lanes start reading at once,

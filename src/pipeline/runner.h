@@ -82,6 +82,7 @@ typedef struct cuplas_worker {
     /* a GPU lane's context, made while it reads its first grid (lane_init.h) */
     struct cuplas_gpu_ctx *ctx;  /* NULL until the lane has waited for it    */
     int init_done;             /* waited: 1 ready, -1 failed (takes no jobs) */
+    int retired;               /* its context handed back (lane_init.h)     */
     double init_wait_s;        /* how long it waited, before its first sort  */
 } cuplas_worker;
 
@@ -134,6 +135,10 @@ typedef struct cuplas_runner {
 int cuplas_runner_init(cuplas_runner *r, const cuplas_config *cfg, const cuplas_jobs *jobs,
                        cuplas_log *log, cuplas_error *err);
 
+
+/* No job is left for any lane to take, now or later (the queue is past
+ * its end, nothing was given back, every lane's start-up is over). */
+int cuplas_runner_drained(cuplas_runner *r);
 
 /* Run every job. Returns 0, or CUPLAS_ERR_NODEVICE if no worker could
  * start (fatal); job failures are in results, not in the return value. */

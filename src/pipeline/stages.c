@@ -65,10 +65,19 @@
  * HDF5 thread that small grids are bound by. Deflate and inflate are the
  * exception: a chunk is milliseconds of work (about 1 MiB), so they go to
  * the pool whatever the grid's size (measured: one 1024^2 x 3 grid's
- * encode took 0.34 s on its lane alone, issue 17). */
+ * encode took 0.34 s on its lane alone, issue 17). So is a run with no
+ * more grids than lanes: nothing else would use the pool, and a one-file
+ * run's quantising, AND and index copy took 90 ms on one thread
+ * (bench/results/2026-11-24-h100-startup2). */
 #define POOL_MIN_BYTES ((size_t)4 << 20)
 
 #include "pipeline/job_ctx.h"
+
+static cuplas_pool *grid_pool(const job_ctx *j, size_t bytes)
+{
+    const cuplas_runner *r = j->r;
+    return bytes >= POOL_MIN_BYTES || r->jobs->n <= r->nworkers ? r->pool : NULL;
+}
 
 /* ------------------------------------------------------------- logging */
 
@@ -283,12 +292,10 @@ static int stage_read(job_ctx *j, int *skip, cuplas_error *e)
     if (job->scene) {
         /* header and body into the lane's buffer: the only copy */
         CUPLAS_TRY(cuplas_scene_read(job->file, &j->g, &j->ply, &j->w->io, &j->rows_in_raw, e));
-        j->pool = (size_t)(j->g.H * j->g.C) * j->g.elem_size >= POOL_MIN_BYTES ? j->r->pool
-                                                                              : NULL;
+        j->pool = grid_pool(j, (size_t)(j->g.H * j->g.C) * j->g.elem_size);
     } else {
         /* inflating and unshuffling the chunks needs no HDF5 call */
-        j->pool = (size_t)(j->g.H * j->g.W * j->g.C) * j->g.elem_size >= POOL_MIN_BYTES
-                      ? j->r->pool : NULL;
+        j->pool = grid_pool(j, (size_t)(j->g.H * j->g.W * j->g.C) * j->g.elem_size);
         /* compressed chunks inflate on the pool whatever the grid's size */
         CUPLAS_TRY(cuplas_h5_read_finish(&j->g, task.fetch,
                                          task.fetch && task.fetch->nfilters ? j->r->pool : j->pool,
@@ -311,8 +318,27 @@ fail:
     return rc;
 }
 
-/* *buf with room for n elements of size es, reusing it when big enough. */
-static void *grow(void *buf, size_t *cap, size_t n, size_t es)
+typedef struct {
+    char *p;
+    size_t n;
+} touch_task;
+
+#define TOUCH_BLOCK ((size_t)1 << 20)
+
+static int touch_block(void *ctx, int64_t b)
+{
+    const touch_task *t = ctx;
+    size_t end = ((size_t)b + 1) * TOUCH_BLOCK < t->n ? ((size_t)b + 1) * TOUCH_BLOCK : t->n;
+    for (size_t i = (size_t)b * TOUCH_BLOCK; i < end; i += 4096)
+        t->p[i] = 0;
+    return 0;
+}
+
+/* *buf with room for n elements of size es, reusing it when big enough.
+ * A new buffer's pages are touched on the pool (when there is one): its
+ * first writer may be a single thread (the GPU sort's index copy), and
+ * 2048 first-touch faults of an 8 MiB index took 20-25 ms there. */
+static void *grow(void *buf, size_t *cap, size_t n, size_t es, cuplas_pool *pool)
 {
     if (n <= *cap)
         return buf;
@@ -321,6 +347,11 @@ static void *grow(void *buf, size_t *cap, size_t n, size_t es)
     if (!(buf = cuplas_alloc_big(n * es)))
         return NULL;
     *cap = n;
+    if (pool) {
+        touch_task t = {buf, n * es};
+        (void)cuplas_par_for(pool, cuplas_par_blocks((int64_t)t.n, (int64_t)TOUCH_BLOCK),
+                             touch_block, &t, NULL);
+    }
     return buf;
 }
 
@@ -397,8 +428,10 @@ static int stage_prep(job_ctx *j, cuplas_error *e)
         CUPLAS_TRY(cuplas_job_channels(cfg, g->C, &j->use, &j->nuse, e));
     }
     size_t xn = (size_t)(N > rows ? N : rows) * (size_t)j->nuse;
-    if (!(j->x = w->x = grow(w->x, &w->x_cap, xn, sizeof *j->x)) ||
-        !(j->index = w->index = grow(w->index, &w->index_cap, (size_t)N, sizeof *j->index)))
+    /* x is first written on the pool anyway; the index maybe not */
+    if (!(j->x = w->x = grow(w->x, &w->x_cap, xn, sizeof *j->x, NULL)) ||
+        !(j->index = w->index = grow(w->index, &w->index_cap, (size_t)N, sizeof *j->index,
+                                     j->pool)))
         CUPLAS_FAIL(e, CUPLAS_ERR_NOMEM, "out of memory for a %lldx%lld grid", (long long)g->H,
                     (long long)g->W);
     CUPLAS_TRY(cuplas_h5grid_to_double(g, j->use, j->nuse, j->x, j->pool, e));
@@ -605,7 +638,7 @@ static int stage_write(job_ctx *j, cuplas_error *e)
         CUPLAS_TRY(and_after_padded(j, &res->and_after, e));
     else
         res->and_after = cuplas_and(j->x, j->g.H, j->g.W, j->nuse, j->index, j->pool);
-    if (j->gpu)
+    if (!strcmp(res->backend, "gpu"))   /* j->gpu may have retired */
         snprintf(device, sizeof device, "%s", j->w->name);
     else
         snprintf(device, sizeof device, "%s (%d threads)", r->cpu_name, cuplas_max_threads());
@@ -738,6 +771,10 @@ static int run_stages(job_ctx *j, cuplas_error *e)
         j->gpu = j->w->ctx;
     }
     CUPLAS_TRY(stage_sort(j, e));
+    if (j->w->gpu >= 0 && cuplas_runner_drained(j->r)) {
+        cuplas_lane_retire(j->r, j->w);   /* the device goes while this writes */
+        j->gpu = NULL;
+    }
     cuplas_stage_eval(j);
     CUPLAS_TRY(stage_write(j, e));
     cuplas_stage_publish_extras(j);
