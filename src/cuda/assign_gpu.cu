@@ -31,12 +31,10 @@
  * assign_group_gpu.cu (sort.group_size 8 and 16); assign_parts.cuh holds
  * the device functions they share.
  */
-#include <cooperative_groups.h>
 
 #include "cuda/assign_parts.cuh"
 #include "cuda/cuda_check.h"
 
-namespace cg = cooperative_groups;
 
 /*
  * One level: core/level.h's control, run by every thread. All threads keep
@@ -56,7 +54,6 @@ level_kernel(int16_t *q, int32_t *idx, const int16_t *t, int Cp, cuplas_level_pa
     __shared__ cuplas_perm s_perm;
     __shared__ uint32_t s_tab[PERM_TAB_MAX];
     __shared__ unsigned long long s_red[SOLVE_THREADS / 32][2];
-    cg::grid_group grid = cg::this_grid();
     const bool leader = blockIdx.x == 0 && threadIdx.x == 0;
     const uint32_t stride = gridDim.x * blockDim.x;
     cuplas_level_state s = cuplas_level_start();
@@ -83,15 +80,7 @@ level_kernel(int16_t *q, int32_t *idx, const int16_t *t, int Cp, cuplas_level_pa
         unsigned long long cid = 0, cbest = 0;
         for (uint32_t gi = blockIdx.x * blockDim.x + threadIdx.x; gi < g.total; gi += stride)
             solve_quad<NC, PACKED, C3>(q, idx, t, Cp, g, perm, tab, gi, cid, cbest);
-        unsigned long long *slot = c->sums + 2 * (s.passes % 3);
-        add_sums_block(slot, cid, cbest, s_red);
-        grid.sync();
-        uint64_t before = __ldcg(&slot[0]), after = __ldcg(&slot[1]);
-        if (leader) {
-            unsigned long long *old = c->sums + 2 * ((s.passes + 2) % 3);
-            old[0] = old[1] = 0;
-        }
-        cuplas_level_next next = cuplas_level_step(&s, before, after, &a);
+        const cuplas_level_next next = level_pass_end(c, &s, &a, cid, cbest, s_red, leader);
         if (next == CUPLAS_LEVEL_DONE)
             break;
         if (threadIdx.x == 0) {

@@ -15,13 +15,11 @@
  * but made 1024^2 x 16 3.5-4 % slower (ptxas spills the Cp = 16 kernel
  * differently).
  */
-#include <cooperative_groups.h>
 
 #include "cuda/assign_parts.cuh"
 #include "cuda/cuda_check.h"
 #include "core/lap.h"
 
-namespace cg = cooperative_groups;
 
 /* A group pass's geometry: per = groups per block (core/level.h). */
 struct group_geom {
@@ -44,6 +42,20 @@ static __host__ __device__ __forceinline__ group_geom make_group_geom(const cupl
     g.sy = (uint32_t)pg.sy;
     g.sx = (uint32_t)pg.sx;
     return g;
+}
+
+/* Cell j of a solved group takes the item of cell src[j]. The moved cells
+ * are closed under the arrangement, so all their items are read first. */
+static __device__ __forceinline__ void group_move_index(int32_t *idx, const uint32_t *cell,
+                                                        const uint8_t *src, int m)
+{
+    int32_t id[CUPLAS_LAP_MAX];
+    for (int j = 0; j < m; j++)
+        if (src[j] != j)
+            id[j] = idx[cell[j]];
+    for (int j = 0; j < m; j++)
+        if (src[j] != j)
+            idx[cell[j]] = id[src[j]];
 }
 
 /* Cp = 4 NC <= 16: the points, not a 2 KiB cost matrix, in local memory
@@ -85,13 +97,9 @@ static __device__ __forceinline__ void solve_group_points(int16_t *q, int32_t *i
     cbest += cb;
     if (cb >= ci)
         return;
-    int32_t id[CUPLAS_LAP_MAX];
-    for (int j = 0; j < m; j++)
-        if (src[j] != j)
-            id[j] = idx[cell[j]];
+    group_move_index(idx, cell, src, m);
     for (int j = 0; j < m; j++)
         if (src[j] != j) {
-            idx[cell[j]] = id[src[j]];
             for (int c = 0; c < NC; c++) {
                 const int16_t *v = xs + src[j] * CP + 4 * c;
                 ((short4 *)(q + cell[j] * cs))[c] = make_short4(v[0], v[1], v[2], v[3]);
@@ -133,14 +141,7 @@ static __device__ __forceinline__ void solve_group_matrix(int16_t *q, int32_t *i
     cbest += cb;
     if (cb >= ci)
         return;
-    /* moved cells are closed under the arrangement: load them all first */
-    int32_t id[CUPLAS_LAP_MAX];
-    for (int j = 0; j < m; j++)
-        if (src[j] != j)
-            id[j] = idx[cell[j]];
-    for (int j = 0; j < m; j++)
-        if (src[j] != j)
-            idx[cell[j]] = id[src[j]];
+    group_move_index(idx, cell, src, m);
     for (int c = 0; c < nc; c++) {
         short4 a[CUPLAS_LAP_MAX];
         for (int i = 0; i < m; i++)
@@ -194,7 +195,6 @@ group_level_kernel(int16_t *q, int32_t *idx, const int16_t *t, int Cp, cuplas_le
     __shared__ cuplas_pass_geom s_geom;
     __shared__ cuplas_perm s_perm;
     __shared__ unsigned long long s_red[SOLVE_THREADS / 32][2];
-    cg::grid_group grid = cg::this_grid();
     const bool leader = blockIdx.x == 0 && threadIdx.x == 0;
     const uint32_t stride = gridDim.x * blockDim.x;
     cuplas_level_state s = cuplas_level_start();
@@ -210,15 +210,7 @@ group_level_kernel(int16_t *q, int32_t *idx, const int16_t *t, int Cp, cuplas_le
         unsigned long long cid = 0, cbest = 0;
         for (uint32_t gi = blockIdx.x * blockDim.x + threadIdx.x; gi < g.total; gi += stride)
             solve_group<NC, PACKED>(q, idx, t, Cp, g, perm, gi, cid, cbest);
-        unsigned long long *slot = c->sums + 2 * (s.passes % 3);
-        add_sums_block(slot, cid, cbest, s_red);
-        grid.sync();
-        uint64_t before = __ldcg(&slot[0]), after = __ldcg(&slot[1]);
-        if (leader) {
-            unsigned long long *old = c->sums + 2 * ((s.passes + 2) % 3);
-            old[0] = old[1] = 0;
-        }
-        cuplas_level_next next = cuplas_level_step(&s, before, after, &a);
+        const cuplas_level_next next = level_pass_end(c, &s, &a, cid, cbest, s_red, leader);
         if (next == CUPLAS_LEVEL_DONE)
             break;
         if (threadIdx.x == 0) {

@@ -9,6 +9,7 @@
 #ifndef CUPLAS_ASSIGN_PARTS_CUH
 #define CUPLAS_ASSIGN_PARTS_CUH
 
+#include <cooperative_groups.h>
 #include <cuda_runtime.h>
 #include <stdint.h>
 
@@ -318,6 +319,27 @@ static __device__ __forceinline__ void add_sums_block(unsigned long long *slot,
             atomicAdd(&slot[1], cbest);
         }
     }
+}
+
+/* The end of one pass of a grid-wide level (level_kernel, group_level_kernel;
+ * a cooperative launch): the block's sums into this pass's slot, the grid
+ * barrier, then every thread reads the totals and takes the same decision
+ * (core/level.h). Slots rotate over three, so the leader clears the slot
+ * two passes ahead, after this barrier and two barriers before its use. */
+static __device__ __forceinline__ cuplas_level_next
+level_pass_end(cuplas_level_counters *c, cuplas_level_state *s, const cuplas_level_params *a,
+               unsigned long long cid, unsigned long long cbest, unsigned long long (*red)[2],
+               bool leader)
+{
+    unsigned long long *slot = c->sums + 2 * (s->passes % 3);
+    add_sums_block(slot, cid, cbest, red);
+    cooperative_groups::this_grid().sync();
+    const uint64_t before = __ldcg(&slot[0]), after = __ldcg(&slot[1]);
+    if (leader) {
+        unsigned long long *old = c->sums + 2 * ((s->passes + 2) % 3);
+        old[0] = old[1] = 0;
+    }
+    return cuplas_level_step(s, before, after, a);
 }
 
 /* The instance of solve kernel template K for C channels padded to Cp:
