@@ -8,12 +8,13 @@
  * to 1 KiB of local memory per thread instead of 2 KiB). CPU reference:
  * cpu/assign_cpu.c (group_pass).
  *
- * group_level_kernel repeats assign_gpu.cu's level_kernel control loop
- * rather than sharing it, so the tuned 4-cell kernels stay exactly as
- * they were: one loop templated on the pass (tried twice,
- * bench/results/2026-11-24-h200-levers r10, r11) gave the same results
- * but made 1024^2 x 16 3.5-4 % slower (ptxas spills the Cp = 16 kernel
- * differently).
+ * group_level_kernel has its own copy of assign_gpu.cu's level_kernel
+ * control loop, so the tuned 4-cell kernels stay as they were: one loop
+ * templated on the pass (tried twice, bench/results/2026-11-24-h200-levers
+ * r10, r11) gave the same results but made 1024^2 x 16 3.5-4 % slower
+ * (ptxas spills the Cp = 16 kernel differently). Only the end of a pass
+ * is shared (level_pass_end, assign_parts.cuh, inlined): that left
+ * 1024^2 x 16 at 280.2 ms and the same AND (2026-11-24-h200-retire v6).
  */
 
 #include "cuda/assign_parts.cuh"
