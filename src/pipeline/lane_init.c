@@ -247,6 +247,21 @@ void cuplas_lane_retire(cuplas_runner *r, cuplas_worker *w)
         retire_run(li);
 }
 
+int cuplas_lane_retire_if_drained(cuplas_runner *r, cuplas_worker *w)
+{
+    int drained;
+
+    cuplas_lock_take(&r->queue_lock);
+    drained = r->next >= r->jobs->n;
+    cuplas_lock_give(&r->queue_lock);
+    pthread_mutex_lock(&r->lane_mu);
+    drained = drained && r->ngiven_back == 0 && r->inits_pending == 0;
+    pthread_mutex_unlock(&r->lane_mu);
+    if (drained)
+        cuplas_lane_retire(r, w);
+    return drained;
+}
+
 void cuplas_lanes_init_free(cuplas_lanes_init *li)
 {
     if (!li)
@@ -302,4 +317,10 @@ int cuplas_lane_ready(cuplas_runner *r, cuplas_worker *w)
 }
 
 void cuplas_lane_retire(cuplas_runner *r, cuplas_worker *w) { (void)r, (void)w; }
+
+int cuplas_lane_retire_if_drained(cuplas_runner *r, cuplas_worker *w)
+{
+    (void)r, (void)w;
+    return 0;
+}
 #endif

@@ -44,4 +44,9 @@ int cuplas_lane_ready(cuplas_runner *r, cuplas_worker *w);
  * is a no-op. Call it after the lane's last sort, not its last write. */
 void cuplas_lane_retire(cuplas_runner *r, cuplas_worker *w);
 
+/* Retire lane w if no job is left for any lane to take, now or later
+ * (the queue is past its end, nothing was given back, every lane's
+ * start-up is over); 1 if it retired. */
+int cuplas_lane_retire_if_drained(cuplas_runner *r, cuplas_worker *w);
+
 #endif

@@ -134,19 +134,6 @@ static int take_job(cuplas_runner *r, cuplas_worker *w)
     return i;
 }
 
-int cuplas_runner_drained(cuplas_runner *r)
-{
-    int drained;
-
-    cuplas_lock_take(&r->queue_lock);
-    drained = r->next >= r->jobs->n;
-    cuplas_lock_give(&r->queue_lock);
-    pthread_mutex_lock(&r->lane_mu);
-    drained = drained && r->ngiven_back == 0 && r->inits_pending == 0;
-    pthread_mutex_unlock(&r->lane_mu);
-    return drained;
-}
-
 /* Job i goes back to the queue, for another lane. */
 static void give_back(cuplas_runner *r, int i)
 {

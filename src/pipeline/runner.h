@@ -136,10 +136,6 @@ int cuplas_runner_init(cuplas_runner *r, const cuplas_config *cfg, const cuplas_
                        cuplas_log *log, cuplas_error *err);
 
 
-/* No job is left for any lane to take, now or later (the queue is past
- * its end, nothing was given back, every lane's start-up is over). */
-int cuplas_runner_drained(cuplas_runner *r);
-
 /* Run every job. Returns 0, or CUPLAS_ERR_NODEVICE if no worker could
  * start (fatal); job failures are in results, not in the return value. */
 int cuplas_runner_run(cuplas_runner *r, cuplas_error *err);

@@ -771,10 +771,8 @@ static int run_stages(job_ctx *j, cuplas_error *e)
         j->gpu = j->w->ctx;
     }
     CUPLAS_TRY(stage_sort(j, e));
-    if (j->w->gpu >= 0 && cuplas_runner_drained(j->r)) {
-        cuplas_lane_retire(j->r, j->w);   /* the device goes while this writes */
-        j->gpu = NULL;
-    }
+    if (j->w->gpu >= 0 && cuplas_lane_retire_if_drained(j->r, j->w))
+        j->gpu = NULL;   /* the device goes while this writes */
     cuplas_stage_eval(j);
     CUPLAS_TRY(stage_write(j, e));
     cuplas_stage_publish_extras(j);
