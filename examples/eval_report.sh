@@ -8,9 +8,10 @@
 #   examples/eval_report.sh [OUT] [INPUT.h5]
 #
 # Without INPUT it sorts 3DGS-like synthetic attributes (`cuplas gen
-# --kind gaussians`: no channel names, so the plain scheme). The plant
-# scene (shared/data/scenes/plant.splat) goes the same way once scene
-# inputs land (another issue): pass it as INPUT and set SCHEME=sog.
+# --kind gaussians`: no channel names, so the plain scheme). A real
+# capture goes the same way: pass its PLY or .splat as INPUT and set
+# SCHEME=sog (e.g. shared/data/scenes/plant.splat; every property then
+# drives the sort: configs/sog.yaml has the tuned channels).
 set -eu
 OUT=${1:-eval-demo}
 IN=${2:-}
