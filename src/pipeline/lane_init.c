@@ -58,6 +58,8 @@ struct cuplas_lanes_init {
 
 static void publish(cuplas_lanes_init *li, int k, int state)
 {
+    /* when the lane could start sorting (run_timing's lanes_ready_s) */
+    li->r->workers[li->dev * li->r->lanes + k].ready_at = cuplas_now_s();
     pthread_mutex_lock(&li->mu);
     li->state[k] = state;
     pthread_cond_broadcast(&li->cv);

@@ -459,16 +459,27 @@ static void log_timing(cuplas_runner *r)
     double wait = 0, startup = r->t_main > 0 && r->t_first_job > 0 ? r->t_first_job - r->t_main
                                                                     : 0;
     double driver, warm = cuplas_gpu_warm_seconds(r->warm, &driver);   /* -1: none */
-    char text[320];
-    for (int k = 0; k < r->nworkers; k++)
-        wait = r->workers[k].init_wait_s > wait ? r->workers[k].init_wait_s : wait;
+    double first = -1, last = -1;   /* lanes ready, from the run's start */
+    char text[400];
+    for (int k = 0; k < r->nworkers; k++) {
+        const cuplas_worker *w = &r->workers[k];
+        wait = w->init_wait_s > wait ? w->init_wait_s : wait;
+        if (w->ready_at > 0) {
+            double at = w->ready_at - r->t_start;
+            first = first < 0 || at < first ? at : first;
+            last = at > last ? at : last;
+        }
+    }
     snprintf(text, sizeof text, "cuplas: timing: start-up %.3f s (plan %.3f s; made ahead: "
-             "driver %.3f s, GPU contexts %.3f s), first sort waited %.3f s for its GPU, "
-             "teardown %.3f s", startup, r->plan_s, driver, warm, wait, r->teardown_s);
+             "driver %.3f s, GPU contexts %.3f s), lanes ready %.3f-%.3f s into the run, first "
+             "sort waited %.3f s for its GPU, teardown %.3f s", startup, r->plan_s, driver, warm,
+             first, last, wait, r->teardown_s);
     cuplas_log_event(r->log, CUPLAS_LOG_DEBUG, "run_timing", text,
                      CUPLAS_LF_D("startup_s", startup), CUPLAS_LF_D("plan_s", r->plan_s),
                      CUPLAS_LF_D("driver_init_s", driver),
                      CUPLAS_LF_D("device_init_s", warm),
+                     CUPLAS_LF_D("lane_first_ready_s", first),
+                     CUPLAS_LF_D("lanes_ready_s", last),
                      CUPLAS_LF_D("first_sort_wait_s", wait),
                      CUPLAS_LF_D("teardown_s", r->teardown_s),
                      CUPLAS_LF_D("run_s", r->wall_s), NULL);
