@@ -470,10 +470,12 @@ static void log_timing(cuplas_runner *r)
             last = at > last ? at : last;
         }
     }
+    char lanes[64] = "";
+    if (first >= 0)
+        snprintf(lanes, sizeof lanes, ", lanes ready %.3f-%.3f s into the run", first, last);
     snprintf(text, sizeof text, "cuplas: timing: start-up %.3f s (plan %.3f s; made ahead: "
-             "driver %.3f s, GPU contexts %.3f s), lanes ready %.3f-%.3f s into the run, first "
-             "sort waited %.3f s for its GPU, teardown %.3f s", startup, r->plan_s, driver, warm,
-             first, last, wait, r->teardown_s);
+             "driver %.3f s, GPU contexts %.3f s)%s, first sort waited %.3f s for its GPU, "
+             "teardown %.3f s", startup, r->plan_s, driver, warm, lanes, wait, r->teardown_s);
     cuplas_log_event(r->log, CUPLAS_LOG_DEBUG, "run_timing", text,
                      CUPLAS_LF_D("startup_s", startup), CUPLAS_LF_D("plan_s", r->plan_s),
                      CUPLAS_LF_D("driver_init_s", driver),
