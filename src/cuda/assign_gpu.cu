@@ -35,7 +35,6 @@
 #include "cuda/assign_parts.cuh"
 #include "cuda/cuda_check.h"
 
-
 /*
  * One level: core/level.h's control, run by every thread. All threads keep
  * the same state and reach the same decision from the sums they read

@@ -21,7 +21,6 @@
 #include "cuda/cuda_check.h"
 #include "core/lap.h"
 
-
 /* A group pass's geometry: per = groups per block (core/level.h). */
 struct group_geom {
     uint32_t H, W, bh, bw, nbx, n, k, per, total;
