@@ -71,10 +71,13 @@ static void read_one(const char *path, const char *dataset)
         one_line(&err);
         return;
     }
-    size_t bytes = (size_t)(g.H * g.W * g.C) * g.elem_size;
+    /* in double: a header may claim dimensions whose product overflows
+       int64 (corpus/h5_input/huge-dims.h5), which cuplas refuses by its
+       memory check (jobs.c) */
+    double bytes = (double)g.H * (double)g.W * (double)g.C * (double)g.elem_size;
     int64_t C = g.C;
     cuplas_h5grid_free(&g);
-    if (bytes > MAX_GRID_BYTES)
+    if (bytes > (double)MAX_GRID_BYTES)
         return;
     if (cuplas_h5_read_begin(path, dataset, 0, 0, 0, &g, &fetch, NULL, &err) != 0 ||
         cuplas_h5_read_finish(&g, fetch, NULL, &err) != 0) {
