@@ -1,6 +1,7 @@
 /*
- * job_ctx.h - one job on its way through the stages, as stages.c and
- * stage_eval.c share it. Private to src/pipeline/: stages.h is the API.
+ * job_ctx.h - one job on its way through the stages, as stages.c,
+ * stage_sort.c, stage_eval.c and stage_write_stream.c share it. Private
+ * to src/pipeline/: stages.h is the API.
  */
 #ifndef CUPLAS_JOB_CTX_H
 #define CUPLAS_JOB_CTX_H
@@ -40,6 +41,16 @@ typedef struct job_ctx {
     char *images_tmp;             /* eval: eval.images' folder, not yet published */
     int give_back;                /* the lane's GPU failed to start: requeue */
 } job_ctx;
+
+/* sort (stage_sort.c): the permutation into j->index, on the lane's GPU
+ * or the CPU; a GPU failure retries on the CPU when backend.cpu_fallback
+ * allows. After the lane's last sort (the queue drained) the lane retires
+ * and j->gpu becomes NULL. */
+int cuplas_stage_sort(job_ctx *j, cuplas_error *e);
+/* A grid that no lane of this GPU could ever hold fails before it is read
+ * (the host part was checked when the job was planned, jobs.c), unless
+ * backend.cpu_fallback hands it to the CPU after the read. */
+int cuplas_stage_fits_device(job_ctx *j, cuplas_error *e);
 
 /* eval (eval.enabled, output.preview): the result measured and drawn on
  * the lane before the write (stage_eval.c); a failure is a warning. */

@@ -58,8 +58,8 @@ struct cuplas_lanes_init {
 
 static void publish(cuplas_lanes_init *li, int k, int state)
 {
-    /* when the lane could start sorting (run_timing's lanes_ready_s) */
-    li->r->workers[li->dev * li->r->lanes + k].ready_at = cuplas_now_s();
+    if (state > 0)   /* when the lane could start sorting (run_timing) */
+        li->r->workers[li->dev * li->r->lanes + k].ready_at = cuplas_now_s();
     pthread_mutex_lock(&li->mu);
     li->state[k] = state;
     pthread_cond_broadcast(&li->cv);
@@ -198,13 +198,10 @@ int cuplas_lanes_init_wait(cuplas_lanes_init *li, int lane, struct cuplas_gpu_ct
     return 0;
 }
 
-/* The device's lanes have all retired: free their contexts, the start-up
- * thread and the order, then (li->release) the device itself. */
-static void *retire_run(void *p)
+/* What the device's lanes still hold: the contexts handed back, the
+ * start-up thread and the sort order. Once; again is a no-op. */
+static void free_lanes(cuplas_lanes_init *li)
 {
-    cuplas_lanes_init *li = p;
-
-    pthread_setname_np(pthread_self(), "cuplas-retire");
     for (int k = 0; k < li->lanes; k++) {
         cuplas_gpu_ctx_free(li->gone[k]);
         li->gone[k] = NULL;
@@ -214,6 +211,16 @@ static void *retire_run(void *p)
     li->started = 0;
     cuplas_gpu_order_free(li->order);
     li->order = NULL;
+}
+
+/* The device's lanes have all retired: free what they held, then
+ * (li->release) the device itself. */
+static void *retire_run(void *p)
+{
+    cuplas_lanes_init *li = p;
+
+    pthread_setname_np(pthread_self(), "cuplas-retire");
+    free_lanes(li);
     if (li->release)
         cuplas_gpu_device_release(li->r->workers[li->dev * li->r->lanes].gpu);
     return NULL;
@@ -270,11 +277,7 @@ void cuplas_lanes_init_free(cuplas_lanes_init *li)
         return;
     if (li->retiring)
         pthread_join(li->rt, NULL);
-    for (int k = 0; k < li->lanes; k++)   /* lanes that never retired */
-        cuplas_gpu_ctx_free(li->gone[k]);
-    if (li->started)
-        pthread_join(li->t, NULL);
-    cuplas_gpu_order_free(li->order);
+    free_lanes(li);   /* when the lanes did not all retire */
     pthread_cond_destroy(&li->cv);
     pthread_mutex_destroy(&li->mu);
     free(li->ctx);

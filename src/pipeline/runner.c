@@ -299,7 +299,7 @@ static void gpu_worker(cuplas_runner *r, int wi)
             give_back(r, i);   /* this lane's GPU did not start */
     }
     if (!w->init_done)
-        cuplas_lane_ready(r, w);   /* the context is made: it is the lane's to free */
+        cuplas_lane_ready(r, w);   /* the context is made: the lane hands it back */
     cuplas_lane_retire(r, w);      /* unless its last sort did already */
     cuplas_worker_buffers_free(w);
 }

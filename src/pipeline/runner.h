@@ -84,7 +84,7 @@ typedef struct cuplas_worker {
     int init_done;             /* waited: 1 ready, -1 failed (takes no jobs) */
     int retired;               /* its context handed back (lane_init.h)     */
     double init_wait_s;        /* how long it waited, before its first sort  */
-    double ready_at;           /* when its start-up ended (cuplas_now_s)     */
+    double ready_at;           /* when its context was ready (cuplas_now_s)  */
 } cuplas_worker;
 
 typedef struct cuplas_runner {

@@ -175,3 +175,26 @@ int64_t cuplas_par_for(cuplas_pool *p, int64_t n, cuplas_par_body body, void *ct
         *code = b.code;
     return b.bad;
 }
+
+typedef struct {
+    char *p;
+    size_t n;
+} touch_task;
+
+#define TOUCH_BLOCK ((size_t)1 << 20)
+
+static int touch_block(void *ctx, int64_t b)
+{
+    const touch_task *t = ctx;
+    size_t end = ((size_t)b + 1) * TOUCH_BLOCK < t->n ? ((size_t)b + 1) * TOUCH_BLOCK : t->n;
+    for (size_t i = (size_t)b * TOUCH_BLOCK; i < end; i += 4096)
+        t->p[i] = 0;
+    return 0;
+}
+
+void cuplas_par_touch(cuplas_pool *pool, void *p, size_t n)
+{
+    touch_task t = {p, n};
+    (void)cuplas_par_for(pool, cuplas_par_blocks((int64_t)n, (int64_t)TOUCH_BLOCK), touch_block,
+                         &t, NULL);
+}

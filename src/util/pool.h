@@ -19,6 +19,7 @@
 #ifndef CUPLAS_POOL_H
 #define CUPLAS_POOL_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "util/error.h"
@@ -47,6 +48,11 @@ void cuplas_pool_free(cuplas_pool *pool);
  */
 int64_t cuplas_par_for(cuplas_pool *pool, int64_t n, cuplas_par_body body, void *ctx,
                        int *code);
+
+/* First touch of a new buffer [p, p + n) in 1 MiB blocks (a zero byte
+ * per 4 KiB page): its page faults taken on many threads, ahead of a
+ * first writer that is a single thread. */
+void cuplas_par_touch(cuplas_pool *pool, void *p, size_t n);
 
 /* Items of `block` consecutive indices that cover [0, n). */
 static inline int64_t cuplas_par_blocks(int64_t n, int64_t block)
