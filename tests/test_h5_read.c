@@ -437,6 +437,11 @@ static void test_chunk_index_damage(void **state)
     node = put_two_chunks(file, 0);
     patch_le(file, bt_key(node, 1), 1u << 20, 4);
     expect_like_hdf5(file, "/grid", "stored size");
+    /* 4 GiB claimed: the located chunk lies outside the file */
+    node = put_two_chunks(file, 0);
+    patch_le(file, bt_key(node, 1), 0xffffffffu, 4);
+    assert_int_not_equal(expect_like_hdf5(file, "/grid", "stored size"), 0);
+    read_expect_error(file, "/grid", 0, 0, CUPLAS_ERR_INPUT, "chunk (8, 0, 0) lies outside the file");
 
     /* 5000 one-row chunks: locating each walks the whole index (n^2):
        H5Dread reads them instead */
@@ -480,6 +485,23 @@ static void test_divergent_chunk_index(void **state)
     write_bytes(file, buf, n);
     free(buf);
     expect_like_hdf5(file, "/grid", "lookup and iteration disagree");
+}
+
+/* Found by fuzzing (fuzz/corpus/h5_input/index-claims-4gib.h5): an index
+ * whose lookup claims a chunk of 4 GiB, where iteration and lookup
+ * disagree (so HDF5 reads it): H5Dread allocated the 4 GiB before failing
+ * (seconds under ASan); cuplas refuses it first and says why. */
+static void test_index_claims_gigabytes(void **state)
+{
+    char file[PATH_MAX];
+    size_t n;
+    char *buf = tu_slurp_path(CUPLAS_SRCDIR "/fuzz/corpus/h5_input/index-claims-4gib.h5", &n);
+    assert_non_null(buf);
+    fpath(*state, "claims.h5", file);
+    write_bytes(file, buf, n);
+    free(buf);
+    read_expect_error(file, "/grid", 0, 0, CUPLAS_ERR_INPUT,
+                      "lies outside the file (its index claims 4294967295 bytes; the file has");
 }
 
 /* Filters as HDF5 applies them: a deflate level HDF5 refuses, and
@@ -730,6 +752,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_chunk_userblock, setup, teardown),
         cmocka_unit_test_setup_teardown(test_chunk_index_damage, setup, teardown),
         cmocka_unit_test_setup_teardown(test_divergent_chunk_index, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_index_claims_gigabytes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_filter_params, setup, teardown),
         cmocka_unit_test_setup_teardown(test_external_data, setup, teardown),
         cmocka_unit_test_setup_teardown(test_shape_attributes, setup, teardown),

@@ -387,8 +387,9 @@ int cuplas_h5_check_by_lookup(hid_t did, const cuplas_h5grid *g, const cuplas_h5
     size_t cap = 0, n = 1;
     int rc = 0, r = g->in_rank, c;
     char at[80], msg[128];
+    struct stat st;
 
-    if (f->chunk_bytes > ((size_t)64 << 20))
+    if (f->chunk_bytes > ((size_t)64 << 20) || stat(g->file, &st) != 0)
         return 0;
     for (int i = 0; i < 3; i++)
         n *= (size_t)(grid[i] = (f->dims[i] + f->chunk[i] - 1) / f->chunk[i]);
@@ -410,6 +411,13 @@ int cuplas_h5_check_by_lookup(hid_t did, const cuplas_h5grid *g, const cuplas_h5
         } H5E_END_TRY;
         if (found < 0 || size == 0)
             continue;   /* not stored: the fill value */
+        /* a damaged index may claim gigabytes: H5Dread would allocate
+           them and then fail to read past the end of the file */
+        if (size > (hsize_t)st.st_size)
+            CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "read failed at row %llu: chunk %s lies outside "
+                        "the file (its index claims %llu bytes; the file has %llu)",
+                        (unsigned long long)doff[0], cuplas_h5_chunk_where(g, off, at),
+                        (unsigned long long)size, (unsigned long long)st.st_size);
         if (size > cap) {
             unsigned char *p = size <= (hsize_t)SIZE_MAX ? realloc(buf, (size_t)size) : NULL;
             if (!p)
