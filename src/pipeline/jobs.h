@@ -91,6 +91,10 @@ void cuplas_jobs_free(cuplas_jobs *jobs);
 int cuplas_job_channels(const cuplas_config *cfg, int64_t C, int **use, int *nuse,
                         cuplas_error *err);
 
+/* Room for one such line, and for the log text around it (the stages,
+ * the runner and the manifest size their buffers by it). */
+#define CUPLAS_JOB_LINE_LEN 2048
+
 /* The one-line description of a job failure, without the "cuplas: error: "
  * prefix:  "file:/dataset: msg [cfg.yaml:LINE]". */
 const char *cuplas_job_error_line(const cuplas_jobs *jobs, const cuplas_job *job,

@@ -25,7 +25,6 @@
 #include "pipeline/stages.h"
 #include "util/json.h"
 
-#define LINE_LEN 2048
 
 static const char *const slurm_vars[5] = {
     "SLURM_JOB_ID", "SLURM_ARRAY_JOB_ID", "SLURM_ARRAY_TASK_ID", "SLURM_RESTART_COUNT",
@@ -139,7 +138,7 @@ int cuplas_manifest_add_results(cuplas_manifest *m, const cuplas_jobs *jobs,
                                 const cuplas_job_result *results, const cuplas_worker *workers,
                                 cuplas_error *err)
 {
-    char line[LINE_LEN], device[256], backend[8];
+    char line[CUPLAS_JOB_LINE_LEN], device[256], backend[8];
     int rc = 0;
 
     for (int i = 0; i < jobs->n; i++) {

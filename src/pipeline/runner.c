@@ -40,7 +40,6 @@
 #include "cuda/sort_gpu.h"
 #endif
 
-#define LINE_LEN 2048
 
 /* ---------------------------------------------------------------- helpers */
 
@@ -581,7 +580,7 @@ int cuplas_runner_run(cuplas_runner *r, cuplas_error *err)
 void cuplas_runner_summary(cuplas_runner *r)
 {
     int n[5] = {0};
-    char text[LINE_LEN + 64], line[LINE_LEN];
+    char text[CUPLAS_JOB_LINE_LEN + 64], line[CUPLAS_JOB_LINE_LEN];
 
     for (int i = 0; i < r->jobs->n; i++)
         n[r->results[i].state]++;

@@ -25,7 +25,6 @@
 #include "util/fsutil.h"
 #include "util/log.h"
 
-#define LINE_LEN 2048
 
 char *cuplas_output_beside(const char *output, const char *suffix)
 {
@@ -40,7 +39,7 @@ char *cuplas_output_beside(const char *output, const char *suffix)
 
 static void eval_warn(job_ctx *j, const char *what, const cuplas_error *e)
 {
-    char text[LINE_LEN];
+    char text[CUPLAS_JOB_LINE_LEN];
     snprintf(text, sizeof text, "cuplas: warning: %s:%s: %s: %s%s%s", j->job->file,
              j->job->dataset, what, e->where[0] ? e->where : "", e->where[0] ? ": " : "",
              e->msg);

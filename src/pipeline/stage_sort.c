@@ -19,10 +19,18 @@
 #include "cuda/sort_gpu.h"
 #endif
 
-#define LINE_LEN 2048
 
 #ifdef HAVE_CUDA
 static void release_workspace(void *ctx) { cuplas_gpu_release((cuplas_gpu_ctx *)ctx); }
+
+/* The one error of a grid too large for every lane of lane w's GPU
+ * (CUPLAS_ERR_CUDA, so backend.cpu_fallback applies). */
+static int no_fit(const cuplas_runner *r, const cuplas_worker *w, size_t need, cuplas_error *e)
+{
+    return cuplas_error_set(e, CUPLAS_ERR_CUDA, "does not fit GPU %d: needs %.2f GiB, %.2f GiB "
+                            "usable", w->gpu, need / 1073741824.0,
+                            r->gates[w->dev].budget / 1073741824.0);
+}
 #endif
 
 /* Reserve the device memory of a grid on this lane's GPU (waits for other
@@ -43,11 +51,8 @@ static int admit(cuplas_runner *r, cuplas_worker *w, struct cuplas_gpu_ctx *gpu,
     }
 #ifdef HAVE_CUDA
     size_t need = cuplas_sort_gpu_bytes(H, W, cuplas_padded_channels(C));
-    cuplas_gpu_admit *gate = &r->gates[w->dev];
-    if (cuplas_gpu_admit_acquire(gate, &w->held, need, release_workspace, gpu) != 0)
-        return cuplas_error_set(e, CUPLAS_ERR_CUDA, "does not fit GPU %d: needs %.2f GiB, "
-                                "%.2f GiB usable", w->gpu, need / 1073741824.0,
-                                gate->budget / 1073741824.0);
+    if (cuplas_gpu_admit_acquire(&r->gates[w->dev], &w->held, need, release_workspace, gpu) != 0)
+        return no_fit(r, w, need, e);
 #else
     (void)r, (void)w, (void)gpu, (void)H, (void)W, (void)C, (void)e;
 #endif
@@ -83,7 +88,7 @@ int cuplas_stage_sort(job_ctx *j, cuplas_error *e)
         after_sort(r, w, j->gpu);
     }
     if (rc == CUPLAS_ERR_CUDA && j->gpu && cfg->backend.cpu_fallback) {
-        char line[LINE_LEN], text[LINE_LEN + 64];
+        char line[CUPLAS_JOB_LINE_LEN], text[CUPLAS_JOB_LINE_LEN + 64];
         cuplas_job_error_line(r->jobs, j->job, e, line, sizeof line);
         snprintf(text, sizeof text, "cuplas: warning: %s; retrying on the CPU", line);
         cuplas_log_event(r->log, CUPLAS_LOG_WARN, "gpu_fallback", text,
@@ -126,9 +131,7 @@ int cuplas_stage_fits_device(job_ctx *j, cuplas_error *e)
         return 0;
     need = cuplas_sort_gpu_bytes(job->H, job->W, cuplas_padded_channels(nuse));
     if (need > j->r->gates[j->w->dev].budget)
-        return cuplas_error_set(e, CUPLAS_ERR_CUDA, "does not fit GPU %d: needs %.2f GiB, "
-                                "%.2f GiB usable", j->w->gpu, need / 1073741824.0,
-                                j->r->gates[j->w->dev].budget / 1073741824.0);
+        return no_fit(j->r, j->w, need, e);
 #else
     (void)j, (void)e;
 #endif

@@ -52,7 +52,6 @@
 #include "util/fsutil.h"
 #include "util/threads.h"
 
-#define LINE_LEN 2048
 
 /* The pool for a grid of `bytes` (GPU lanes only): a small grid's loops
  * run on its lane alone. Posting them would wake pool threads for a few
@@ -78,7 +77,7 @@ static cuplas_pool *grid_pool(const job_ctx *j, size_t bytes)
 
 void cuplas_job_log_failure(cuplas_runner *r, const cuplas_job *job, const cuplas_job_result *res)
 {
-    char line[LINE_LEN], text[LINE_LEN + 32];
+    char line[CUPLAS_JOB_LINE_LEN], text[CUPLAS_JOB_LINE_LEN + 32];
     cuplas_job_error_line(r->jobs, job, &res->err, line, sizeof line);
     snprintf(text, sizeof text, "cuplas: error: %s", line);
     cuplas_log_event(r->log, CUPLAS_LOG_ERROR, "job_failed", text,
@@ -91,7 +90,7 @@ void cuplas_job_log_failure(cuplas_runner *r, const cuplas_job *job, const cupla
 
 static void log_result(cuplas_runner *r, const cuplas_job *job, const cuplas_job_result *res)
 {
-    char text[LINE_LEN];
+    char text[CUPLAS_JOB_LINE_LEN];
     const char *dev = res->worker >= 0 ? r->workers[res->worker].name : "";
 
     switch (res->state) {
