@@ -115,7 +115,7 @@ __global__ void pass_kernel(int16_t *q, int32_t *idx, const int16_t *t, int Cp, 
 static cuplas_level_kernel_fn level_kernel_for(int C, int Cp, int group)
 {
     if (group > 4)
-        return cuplas_group_level_kernel_for(Cp);
+        return cuplas_group_level_kernel_for(Cp, group);
     return SOLVE_KERNEL_FOR(level_kernel, C, Cp);
 }
 
@@ -137,10 +137,11 @@ int cuplas_assign_level_gpu(int16_t *q, int32_t *idx, const int16_t *t, int C, i
     int rc = 0;
     if (cuplas_level_is_local(&a))
         return cuplas_local_level_gpu(q, idx, t, C, Cp, a, tab, c, max_blocks, stream, err);
-    /* one group per thread where the grid allows; a grid-stride loop beyond */
+    /* one group per thread (a tile of 8 or 16 threads for k > 4) where
+       the grid allows; a grid-stride loop beyond */
     uint32_t per = a.group > 4 ? cuplas_groups_per_block(a.bh * a.bw, a.group) : a.bh * a.bw / 4;
-    uint32_t quads = (uint32_t)((a.W / a.bw) * (a.H / a.bh) * per);
-    unsigned blocks = cuplas_blocks(quads, SOLVE_THREADS);
+    uint64_t threads = (uint64_t)(a.W / a.bw) * (a.H / a.bh) * per * (a.group > 8 ? 16 : a.group > 4 ? 8 : 1);
+    unsigned blocks = cuplas_blocks((long long)threads, SOLVE_THREADS);
     blocks = blocks < (unsigned)max_blocks ? blocks : (unsigned)max_blocks;
     void *args[] = {&q, &idx, &t, &Cp, &a, &c};
     CUPLAS_CUDA_TRY(err, cudaMemsetAsync(c->sums, 0, sizeof c->sums, stream));

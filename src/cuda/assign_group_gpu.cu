@@ -1,20 +1,26 @@
 /*
  * assign_group_gpu.cu - groups of k > 4 cells (sort.group_size 8, 16) on
- * the GPU: one thread per group of k cells gathers the k x k costs
- * (global memory, 4 channels at a time, any Cp), solves them with
- * core/lap.h in local memory, and writes back the cells that move. Up to
- * Cp = 16 it keeps the k points instead of the k x k matrix and lets
- * lap.h compute each cost as it reads it (cuplas_lap_solve_pts: 256 bytes
- * to 1 KiB of local memory per thread instead of 2 KiB). CPU reference:
- * cpu/assign_cpu.c (group_pass).
+ * the GPU: a tile of k lanes of one warp solves one group. Lane j owns the
+ * group's cell j: it gathers that cell's value and target, computes the
+ * column j of the k x k costs into shared memory, and keeps column j's
+ * state of core/lap.h's solver in registers (potential, slack, way, the
+ * row it holds). Each step of the solver's search is then one shared read,
+ * a few integer operations and a tile-wide arg-min (three redux.sync), in
+ * place of a k-long loop over local memory in one thread (0.4.2: a 16-cell
+ * pass cost ~57 four-cell passes, bench/results/2026-11-24-cpu-groups).
+ * CPU reference: cpu/assign_cpu.c (group_pass).
+ *
+ * Same answer as lap.h, bit for bit: the tile runs lap.h's integer steps
+ * in the same order. Its loops over columns are lanes; their one
+ * order-dependent part, "the first column of least slack", is an arg-min
+ * whose ties go to the lowest lane. Slacks are exact int64, compared as
+ * unsigned after flipping the sign bit (order-preserving), 32 bits at a
+ * time.
  *
  * group_level_kernel has its own copy of assign_gpu.cu's level_kernel
- * control loop, so the tuned 4-cell kernels stay as they were: one loop
- * templated on the pass (tried twice, bench/results/2026-11-24-h200-levers
- * r10, r11) gave the same results but made 1024^2 x 16 3.5-4 % slower
- * (ptxas spills the Cp = 16 kernel differently). Only the end of a pass
- * is shared (level_pass_end, assign_parts.cuh, inlined): that left
- * 1024^2 x 16 at 280.2 ms and the same AND (2026-11-24-h200-retire v6).
+ * control loop, so the tuned 4-cell kernels stay as they were (one shared
+ * loop made 1024^2 x 16 3.5-4 % slower: bench/results/2026-11-24-h200-levers
+ * r10, r11). Only the end of a pass is shared (level_pass_end).
  */
 
 #include "cuda/assign_parts.cuh"
@@ -44,159 +50,223 @@ static __host__ __device__ __forceinline__ group_geom make_group_geom(const cupl
     return g;
 }
 
-/* Cell j of a solved group takes the item of cell src[j]. The moved cells
- * are closed under the arrangement, so all their items are read first. */
-static __device__ __forceinline__ void group_move_index(int32_t *idx, const uint32_t *cell,
-                                                        const uint8_t *src, int m)
+/* One tile's shared workspace: D[i * K + j] = cost of value i on cell j;
+ * x = one 4-channel chunk of every lane's value while the costs are
+ * summed. */
+template <int K>
+struct group_tile {
+    uint64_t D[K * K];
+    short4 x[K];
+};
+
+/* The tile's lanes of this warp. */
+template <int K>
+static __device__ __forceinline__ unsigned tile_mask()
 {
-    int32_t id[CUPLAS_LAP_MAX];
-    for (int j = 0; j < m; j++)
-        if (src[j] != j)
-            id[j] = idx[cell[j]];
-    for (int j = 0; j < m; j++)
-        if (src[j] != j)
-            idx[cell[j]] = id[src[j]];
+    return (K == 32 ? ~0u : (1u << K) - 1u) << ((threadIdx.x & 31) & ~(unsigned)(K - 1));
 }
 
-/* Cp = 4 NC <= 16: the points, not a 2 KiB cost matrix, in local memory
- * (at most 1 KiB for 16 cells of 16 channels); lap.h computes each cost
- * as it reads it (the same answer). */
-template <int NC, bool PACKED>
-static __device__ __forceinline__ void solve_group_points(int16_t *q, int32_t *idx,
-                                                          const int16_t *t, size_t cs, int m,
-                                                          const uint32_t *cell,
-                                                          unsigned long long &cid,
-                                                          unsigned long long &cbest)
+/* The least key of the tile and its lane, ties to the lowest lane (lap.h:
+ * only a strictly smaller slack replaces the best). Slacks of columns
+ * outside the tree are never negative (the potentials stay dual
+ * feasible), so a slack under 2^28 and its lane share one 32-bit key: one
+ * redux.sync. Otherwise the exact 64-bit form, 32 bits at a time. */
+template <int K>
+static __device__ __forceinline__ void tile_argmin(bool cand, int64_t minv, int l,
+                                                   unsigned mask, int64_t &delta, int &j1)
 {
-    constexpr int CP = 4 * NC;
-    int16_t xs[CUPLAS_LAP_MAX * CP], ts[CUPLAS_LAP_MAX * CP];
-    for (int i = 0; i < m; i++) {
-        const short4 *qv = (const short4 *)(q + cell[i] * cs);
-        const short4 *tv = PACKED ? qv + NC : (const short4 *)(t + cell[i] * cs);
-        for (int c = 0; c < NC; c++) {
-            short4 a, b;
-            if (PACKED && NC == 1) {
-                const short4x2 rec = *(const short4x2 *)qv;
-                a = rec.q;
-                b = rec.t;
-            } else {
-                a = qv[c];
-                b = tv[c];
-            }
-            int16_t *xo = xs + i * CP + 4 * c, *to = ts + i * CP + 4 * c;
-            xo[0] = a.x, xo[1] = a.y, xo[2] = a.z, xo[3] = a.w;
-            to[0] = b.x, to[1] = b.y, to[2] = b.z, to[3] = b.w;
-        }
-    }
-    uint64_t ci = 0;
-    for (int j = 0; j < m; j++)
-        ci += cuplas_lap_sqdist(xs + j * CP, ts + j * CP, CP);
-    uint8_t src[CUPLAS_LAP_MAX];
-    const uint64_t cb = cuplas_lap_solve_pts(m, xs, ts, CP, src);
-    cid += ci;
-    cbest += cb;
-    if (cb >= ci)
+    const unsigned k32 = cand && (uint64_t)minv < (1ull << 28) ? (unsigned)minv << 4 | (unsigned)l
+                                                                : ~0u;
+    const unsigned r = __reduce_min_sync(mask, k32);
+    if (r != ~0u) {
+        delta = (int64_t)(r >> 4);
+        j1 = (int)(r & 15u);
         return;
-    group_move_index(idx, cell, src, m);
-    for (int j = 0; j < m; j++)
-        if (src[j] != j) {
-            for (int c = 0; c < NC; c++) {
-                const int16_t *v = xs + src[j] * CP + 4 * c;
-                ((short4 *)(q + cell[j] * cs))[c] = make_short4(v[0], v[1], v[2], v[3]);
-            }
-        }
+    }
+    const uint64_t flip = 1ull << 63;
+    const uint64_t key = cand ? (uint64_t)minv ^ flip : ~0ull;
+    const unsigned hi = __reduce_min_sync(mask, (unsigned)(key >> 32));
+    const unsigned lo = __reduce_min_sync(mask, (unsigned)(key >> 32) == hi ? (unsigned)key : ~0u);
+    const uint64_t kmin = (uint64_t)hi << 32 | lo;
+    j1 = (int)__reduce_min_sync(mask, key == kmin ? (unsigned)l : ~0u);
+    delta = (int64_t)(kmin ^ flip);
 }
 
-/* Wider vectors (Cp > 16): the k x k cost matrix, gathered 4 channels at
- * a time. */
-template <bool PACKED>
-static __device__ __forceinline__ void solve_group_matrix(int16_t *q, int32_t *idx,
-                                                          const int16_t *t, int Cp,
-                                                          size_t cs, int m,
-                                                          const uint32_t *cell,
-                                                          unsigned long long &cid,
-                                                          unsigned long long &cbest)
+/*
+ * lap.h's solve of the m x m costs D (m <= K), one column and one row per
+ * lane: lane l holds column l + 1 of lap.h's 1-based arrays (v, minv,
+ * way, p, used) and row l + 1's potential u. The rows in the search tree
+ * (lap.h: p[j] of the used columns, and row i) are `seen`: those are the
+ * rows whose u grows by delta. Lanes l >= m take no part but keep the
+ * tile converged. Returns the 1-based row that ends in this lane's column
+ * (lap.h's p[l + 1]).
+ */
+template <int K>
+static __device__ __forceinline__ int tile_lap(const uint64_t *D, int m, int l, unsigned mask)
 {
-    const int nc = Cp / 4;
-    uint64_t D[CUPLAS_LAP_MAX * CUPLAS_LAP_MAX];
-    for (int e = 0; e < m * m; e++)
-        D[e] = 0;
-    for (int c = 0; c < nc; c++) {
-        short4 a[CUPLAS_LAP_MAX], tt[CUPLAS_LAP_MAX];
-        for (int i = 0; i < m; i++) {
-            const short4 *qv = (const short4 *)(q + cell[i] * cs);
-            a[i] = qv[c];
-            tt[i] = PACKED ? qv[nc + c] : ((const short4 *)(t + cell[i] * cs))[c];
+    const int64_t inf = INT64_MAX / 4;
+    const bool live = l < m;
+    int64_t u = 0, v = 0;
+    int p = 0, way = 0;
+    for (int i = 1; i <= m; i++) {
+        bool used = !live, seen = l == i - 1;
+        int64_t minv = inf;
+        int j0 = 0, i0 = i; /* the search's column (0: the start) and its row */
+        for (;;) {
+            const int64_t ui0 = __shfl_sync(mask, u, i0 - 1, K);
+            if (!used) {
+                const int64_t cur = (int64_t)D[(i0 - 1) * K + l] - ui0 - v;
+                if (cur < minv) {
+                    minv = cur;
+                    way = j0;
+                }
+            }
+            int64_t delta;
+            int j1;
+            tile_argmin<K>(!used, minv, l, mask, delta, j1);
+            if (!used)
+                minv -= delta;
+            else if (live)
+                v -= delta;
+            if (seen)
+                u += delta;
+            used = used || l == j1;
+            j0 = j1 + 1;
+            i0 = __shfl_sync(mask, p, j1, K);
+            if (i0 == 0)
+                break;
+            seen = seen || l == i0 - 1;
         }
-        for (int i = 0; i < m; i++)
-            for (int j = 0; j < m; j++)
-                D[i * m + j] += sq4(a[i], tt[j]);
+        for (;;) { /* flip the augmenting path back to the start column */
+            const int jw = __shfl_sync(mask, way, j0 - 1, K);
+            const int pw = jw == 0 ? i : __shfl_sync(mask, p, jw - 1, K);
+            if (l == j0 - 1)
+                p = pw;
+            j0 = jw;
+            if (j0 == 0)
+                break;
+        }
     }
-    uint64_t ci = 0;
-    for (int j = 0; j < m; j++)
-        ci += D[j * m + j];
-    uint8_t src[CUPLAS_LAP_MAX];
-    const uint64_t cb = cuplas_lap_solve(m, D, src);
-    cid += ci;
-    cbest += cb;
-    if (cb >= ci)
-        return;
-    group_move_index(idx, cell, src, m);
-    for (int c = 0; c < nc; c++) {
-        short4 a[CUPLAS_LAP_MAX];
-        for (int i = 0; i < m; i++)
-            if (src[i] != i)
-                a[i] = ((const short4 *)(q + cell[i] * cs))[c];
-        for (int j = 0; j < m; j++)
-            if (src[j] != j)
-                ((short4 *)(q + cell[j] * cs))[c] = a[src[j]];
-    }
+    return p;
 }
 
 /*
  * Solve group gi (cells r*k .. r*k+m-1 of block b's permuted offsets) in
- * place; add its identity and optimal costs. The same costs and the same
+ * place, lane l holding cell l; add its identity and optimal costs (split
+ * over the lanes: each its own column's). The same costs and the same
  * lap.h steps as cpu/assign_cpu.c's group_pass, so the same arrangement;
- * only moved cells are read back and written (as solve_quad).
+ * only moved cells are written (as solve_quad).
  */
-template <int NC, bool PACKED>
-static __device__ __forceinline__ void solve_group(int16_t *q, int32_t *idx, const int16_t *t,
-                                                   int Cp, const group_geom &g,
-                                                   const cuplas_perm &perm, uint32_t gi,
-                                                   unsigned long long &cid,
-                                                   unsigned long long &cbest)
+template <int NC, bool PACKED, int K>
+static __device__ __forceinline__ void solve_group_tile(int16_t *q, int32_t *idx,
+                                                        const int16_t *t, int Cp,
+                                                        const group_geom &g,
+                                                        const cuplas_perm &perm, uint32_t gi,
+                                                        group_tile<K> &ws, int l, unsigned mask,
+                                                        unsigned long long &cid,
+                                                        unsigned long long &cbest)
 {
     const uint32_t b = gi / g.per, r = gi - b * g.per;
     const uint32_t by = b / g.nbx, bx = b - by * g.nbx;
     const int m = cuplas_group_cells(g.n, g.k, r);
+    const bool live = l < m;
+    const int nc = NC > 0 ? NC : Cp / 4;
     const size_t cs = PACKED ? 2 * (size_t)Cp : (size_t)Cp;
-    uint32_t cell[CUPLAS_LAP_MAX];
-    for (int j = 0; j < m; j++) {
-        uint32_t o = cuplas_perm_apply(&perm, r * g.k + (uint32_t)j);
-        uint32_t oy = o / g.bw, ox = o - oy * g.bw;
+    uint32_t cell = 0;
+    if (live) {
+        const uint32_t o = cuplas_perm_apply(&perm, r * g.k + (uint32_t)l);
+        const uint32_t oy = o / g.bw, ox = o - oy * g.bw;
         uint32_t y = by * g.bh + oy + g.sy, x = bx * g.bw + ox + g.sx;
         y = y >= g.H ? y - g.H : y;
         x = x >= g.W ? x - g.W : x;
-        cell[j] = y * g.W + x;
+        cell = y * g.W + x;
     }
-    if constexpr (NC > 0)
-        solve_group_points<NC, PACKED>(q, idx, t, cs, m, cell, cid, cbest);
-    else
-        solve_group_matrix<PACKED>(q, idx, t, Cp, cs, m, cell, cid, cbest);
+    const short4 zero = make_short4(0, 0, 0, 0);
+    /* column l of the costs, 4 channels at a time: every lane's value
+       chunk goes through shared memory once, its own target stays here */
+    uint64_t acc[K];
+#pragma unroll
+    for (int i = 0; i < K; i++)
+        acc[i] = 0;
+    for (int c = 0; c < nc; c++) {
+        short4 xc = zero, tc = zero;
+        if (live) {
+            const short4 *qv = (const short4 *)(q + cell * cs);
+            if (PACKED) {
+                const short4x2 rec = *(const short4x2 *)qv;
+                xc = rec.q;
+                tc = rec.t;
+            } else {
+                xc = qv[c];
+                tc = ((const short4 *)(t + cell * cs))[c];
+            }
+        }
+        ws.x[l] = xc;
+        __syncwarp(mask);
+#pragma unroll
+        for (int i = 0; i < K; i++)
+            if (i < m)
+                acc[i] += sq4(ws.x[i], tc);
+        __syncwarp(mask);
+    }
+    if (live) {
+#pragma unroll
+        for (int i = 0; i < K; i++)
+            if (i < m)
+                ws.D[i * K + l] = acc[i];
+    }
+    __syncwarp(mask);
+    const int p = tile_lap<K>(ws.D, m, l, mask);
+    const int src = p - 1;
+    const uint64_t own = live ? ws.D[l * K + l] : 0, best = live ? ws.D[src * K + l] : 0;
+    cid += own;
+    cbest += best;
+    /* the optimum is never above the identity; keep the identity unless
+       strictly cheaper (lap.h's callers) */
+    int64_t gain = (int64_t)(best - own);
+#pragma unroll
+    for (int o = K / 2; o > 0; o >>= 1)
+        gain += __shfl_xor_sync(mask, gain, o, K);
+    if (gain >= 0)
+        return;
+    /* cell l takes the item and value of cell src: every lane reads its
+       own cell, the shuffle hands them over, each writes its own */
+    const int32_t id = live ? idx[cell] : 0;
+    const int32_t nid = __shfl_sync(mask, id, src & (K - 1), K);
+    const bool moves = live && src != l;
+    if (moves)
+        idx[cell] = nid;
+    for (int c = 0; c < nc; c++) {
+        short4 xc = live ? ((const short4 *)(q + cell * cs))[c] : zero;
+        int2 w = *(int2 *)&xc;
+        w.x = __shfl_sync(mask, w.x, src & (K - 1), K);
+        w.y = __shfl_sync(mask, w.y, src & (K - 1), K);
+        if (moves)
+            ((short4 *)(q + cell * cs))[c] = *(short4 *)&w;
+    }
 }
 
-/* level_kernel's control loop around solve_group (see there). NC as
- * level_kernel's: Cp / 4 when known at compile time (1..4), else 0. */
-template <int NC, bool PACKED>
-__global__ void __launch_bounds__(SOLVE_THREADS, 2)
+/* level_kernel's control loop around solve_group_tile (see there), one
+ * tile of K lanes per group. NC as level_kernel's: Cp / 4 when known at
+ * compile time (1..4), else 0. */
+#ifndef GROUP_MIN_BLOCKS
+#define GROUP_MIN_BLOCKS 4
+#endif
+template <int NC, bool PACKED, int K>
+__global__ void __launch_bounds__(SOLVE_THREADS, GROUP_MIN_BLOCKS)
 group_level_kernel(int16_t *q, int32_t *idx, const int16_t *t, int Cp, cuplas_level_params a,
                    cuplas_level_counters *c)
 {
+    constexpr uint32_t TILES = SOLVE_THREADS / K;
     __shared__ cuplas_pass_geom s_geom;
     __shared__ cuplas_perm s_perm;
     __shared__ unsigned long long s_red[SOLVE_THREADS / 32][2];
+    __shared__ group_tile<K> s_tile[TILES];
     const bool leader = blockIdx.x == 0 && threadIdx.x == 0;
-    const uint32_t stride = gridDim.x * blockDim.x;
+    const uint32_t stride = gridDim.x * TILES;
+    const int l = (int)(threadIdx.x % K);
+    const unsigned mask = tile_mask<K>();
+    group_tile<K> &ws = s_tile[threadIdx.x / K];
     cuplas_level_state s = cuplas_level_start();
 
     if (threadIdx.x == 0) {
@@ -208,8 +278,8 @@ group_level_kernel(int16_t *q, int32_t *idx, const int16_t *t, int Cp, cuplas_le
         const group_geom g = make_group_geom(s_geom);
         const cuplas_perm perm = s_perm;
         unsigned long long cid = 0, cbest = 0;
-        for (uint32_t gi = blockIdx.x * blockDim.x + threadIdx.x; gi < g.total; gi += stride)
-            solve_group<NC, PACKED>(q, idx, t, Cp, g, perm, gi, cid, cbest);
+        for (uint32_t gi = blockIdx.x * TILES + threadIdx.x / K; gi < g.total; gi += stride)
+            solve_group_tile<NC, PACKED, K>(q, idx, t, Cp, g, perm, gi, ws, l, mask, cid, cbest);
         const cuplas_level_next next = level_pass_end(c, &s, &a, cid, cbest, s_red, leader);
         if (next == CUPLAS_LEVEL_DONE)
             break;
@@ -226,27 +296,36 @@ group_level_kernel(int16_t *q, int32_t *idx, const int16_t *t, int Cp, cuplas_le
     }
 }
 
-template <int NC, bool PACKED>
-__global__ void group_pass_kernel(int16_t *q, int32_t *idx, const int16_t *t, int Cp,
-                                  group_geom g, cuplas_perm perm, cuplas_level_counters *c)
+template <int NC, bool PACKED, int K>
+__global__ void __launch_bounds__(SOLVE_THREADS)
+group_pass_kernel(int16_t *q, int32_t *idx, const int16_t *t, int Cp, group_geom g,
+                  cuplas_perm perm, cuplas_level_counters *c)
 {
-    uint32_t gi = blockIdx.x * blockDim.x + threadIdx.x;
+    __shared__ group_tile<K> s_tile[SOLVE_THREADS / K];
+    const uint32_t gi = (blockIdx.x * blockDim.x + threadIdx.x) / K;
     unsigned long long cid = 0, cbest = 0;
     if (gi < g.total)
-        solve_group<NC, PACKED>(q, idx, t, Cp, g, perm, gi, cid, cbest);
+        solve_group_tile<NC, PACKED, K>(q, idx, t, Cp, g, perm, gi, s_tile[threadIdx.x / K],
+                                        (int)(threadIdx.x % K), tile_mask<K>(), cid, cbest);
     add_sums(c->sums, cid, cbest);
 }
 
-cuplas_level_kernel_fn cuplas_group_level_kernel_for(int Cp)
+/* The instance of kernel template KT for Cp channels and k-cell groups. */
+#define GROUP_KERNEL_FOR(KT, Cp, k)                                                        \
+    ((k) <= 8 ? (cuplas_assign_gpu_packed(Cp) ? KT<1, true, 8>                             \
+                 : (Cp) == 8                  ? KT<2, false, 8>                            \
+                 : (Cp) == 12                 ? KT<3, false, 8>                            \
+                 : (Cp) == 16                 ? KT<4, false, 8>                            \
+                                              : KT<0, false, 8>)                           \
+              : (cuplas_assign_gpu_packed(Cp) ? KT<1, true, 16>                            \
+                 : (Cp) == 8                  ? KT<2, false, 16>                           \
+                 : (Cp) == 12                 ? KT<3, false, 16>                           \
+                 : (Cp) == 16                 ? KT<4, false, 16>                           \
+                                              : KT<0, false, 16>))
+
+cuplas_level_kernel_fn cuplas_group_level_kernel_for(int Cp, int k)
 {
-    if (cuplas_assign_gpu_packed(Cp))
-        return group_level_kernel<1, true>;   /* Cp = 4 */
-    switch (Cp / 4) {
-    case 2: return group_level_kernel<2, false>;
-    case 3: return group_level_kernel<3, false>;
-    case 4: return group_level_kernel<4, false>;
-    }
-    return group_level_kernel<0, false>;
+    return GROUP_KERNEL_FOR(group_level_kernel, Cp, k);
 }
 
 int cuplas_group_pass_gpu(int16_t *q, int32_t *idx, const int16_t *t, int Cp,
@@ -255,18 +334,11 @@ int cuplas_group_pass_gpu(int16_t *q, int32_t *idx, const int16_t *t, int Cp,
 {
     int rc = 0;
     const group_geom gg = make_group_geom(*pg);
-    const unsigned gblocks = cuplas_blocks(gg.total, SOLVE_THREADS);
+    const unsigned tile = gg.k <= 8 ? 8 : 16;
+    const unsigned gblocks = cuplas_blocks((uint64_t)gg.total * tile, SOLVE_THREADS);
     typedef void (*group_pass_fn)(int16_t *, int32_t *, const int16_t *, int, group_geom,
                                   cuplas_perm, cuplas_level_counters *);
-    group_pass_fn fn = group_pass_kernel<0, false>;
-    if (cuplas_assign_gpu_packed(Cp))
-        fn = group_pass_kernel<1, true>;
-    else if (Cp / 4 == 2)
-        fn = group_pass_kernel<2, false>;
-    else if (Cp / 4 == 3)
-        fn = group_pass_kernel<3, false>;
-    else if (Cp / 4 == 4)
-        fn = group_pass_kernel<4, false>;
+    const group_pass_fn fn = GROUP_KERNEL_FOR(group_pass_kernel, Cp, gg.k);
     fn<<<gblocks, SOLVE_THREADS, 0, stream>>>(q, idx, t, Cp, gg, perm, c);
     CUPLAS_LAUNCH_CHECK(err, stream);
 fail:
