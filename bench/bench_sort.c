@@ -138,7 +138,9 @@ int main(int argc, char **argv)
         double *x = a < argc ? load_case(argv[a], &H, &W, &C) : NULL;
         if (!x)
             return 2;
-        double gps = throughput(x, H, W, C, &cfg.sort, repeat, lanes, gpus, interleave);
+        cuplas_sort_params sp = cfg.sort;   /* as the pipeline: wide grids may differ */
+        cuplas_sort_params_for_channels(&sp, C);
+        double gps = throughput(x, H, W, C, &sp, repeat, lanes, gpus, interleave);
         printf("{\"case\":\"%s\",\"mode\":\"pure_sort\",\"grids\":%d,\"lanes\":%d,"
                "\"gpus\":%d,\"order\":\"%s\",\"grids_per_s\":%.3f}\n", argv[a], repeat, lanes,
                gpus, interleave ? "interleaved" : "ordered", gps);
@@ -166,13 +168,15 @@ int main(int argc, char **argv)
             fprintf(stderr, "bad case %s\n", argv[a]);
             continue;
         }
+        cuplas_sort_params sp = cfg.sort;   /* as the pipeline: wide grids may differ */
+        cuplas_sort_params_for_channels(&sp, C);
         int64_t N = H * W, *first = malloc(N * 8), *index = malloc(N * 8);
         double *wall = malloc(runs * sizeof *wall), *dev = malloc(runs * sizeof *dev);
         cuplas_sort_stats st;
-        int ok = cuplas_sort_features(x, H, W, C, &cfg.sort, &target, first, &st, &err) == 0;
+        int ok = cuplas_sort_features(x, H, W, C, &sp, &target, first, &st, &err) == 0;
         for (int r = 0; ok && r < runs; r++) {
             double t0 = now_ms();
-            ok = cuplas_sort_features(x, H, W, C, &cfg.sort, &target, index, &st, &err) == 0;
+            ok = cuplas_sort_features(x, H, W, C, &sp, &target, index, &st, &err) == 0;
             wall[r] = now_ms() - t0;
             dev[r] = st.device_ms;
             ok = ok && memcmp(first, index, N * 8) == 0;
@@ -193,11 +197,11 @@ int main(int argc, char **argv)
                 bpc = (double)cuplas_sort_gpu_bytes(H, W, Cp) / N;
 #endif
             printf("{\"case\":\"%s\",\"H\":%lld,\"W\":%lld,\"C\":%d,\"device\":\"%s\","
-                   "\"solve\":\"%s\",\"runs\":%d,"
+                   "\"solve\":\"%s\",\"group\":%d,\"runs\":%d,"
                    "\"wall_ms\":%.3f,\"device_ms\":%.3f,\"and_before\":%.4f,\"and_after\":%.4f,"
                    "\"levels\":%d,\"configs\":%lld,\"passes\":%lld,\"bytes_per_cell\":%.1f,"
                    "\"half_cuplas_bytes_per_cell\":%d,\"floor_bytes\":%.0f,\"floor_tb_per_s\":%.3f}\n",
-                   argv[a], (long long)H, (long long)W, C, device, solve, runs, wall[runs / 2],
+                   argv[a], (long long)H, (long long)W, C, device, solve, sp.group_size, runs, wall[runs / 2],
                    dev[runs / 2], cuplas_and(x, H, W, C, NULL, NULL), cuplas_and(x, H, W, C, first, NULL),
                    st.levels, (long long)st.configs, (long long)st.passes, bpc, (36 * C + 20) / 2,
                    floor_b, dev[runs / 2] > 0 ? floor_b / (dev[runs / 2] * 1e9) : 0.0);

@@ -233,6 +233,28 @@ static int64_t *index_of(const fixture *f, const char *out_file, const char *ds,
     return index;
 }
 
+/* The params attribute of out_file:ds (malloc'd). */
+static char *params_of(const fixture *f, const char *out_file, const char *ds)
+{
+    char op[PATH_MAX], *s = NULL;
+    fpath(f, out_file, op);
+    hid_t fout = H5Fopen(op, H5F_ACC_RDONLY, H5P_DEFAULT);
+    assert_true(fout >= 0);
+    hid_t gid = H5Gopen2(fout, ds, H5P_DEFAULT);
+    hid_t a = H5Aopen(gid, "params", H5P_DEFAULT), t = H5Tcopy(H5T_C_S1);
+    assert_true(gid >= 0 && a >= 0);
+    H5Tset_size(t, H5T_VARIABLE);
+    H5Tset_cset(t, H5T_CSET_UTF8);
+    assert_true(H5Aread(a, t, &s) >= 0);
+    char *copy = strdup(s);
+    H5free_memory(s);
+    H5Tclose(t);
+    H5Aclose(a);
+    H5Gclose(gid);
+    H5Fclose(fout);
+    return copy;
+}
+
 /* Three small inputs: (H, W, 3) uint8, (H, W, 4) float32, flat (N, 14). */
 static void make_collection(const fixture *f)
 {
@@ -520,6 +542,31 @@ static void test_cli_sort(void **state)
     assert_memory_equal(ia, ib, (size_t)na * sizeof *ia);
     free(ia);
     free(ib);
+
+    /* 14 channels: the default preset's wide values, written in params;
+       naming them gives the same index, naming one keeps the 4-cell row */
+    text = params_of(f, "res/one.h5", "/splats");
+    assert_non_null(strstr(text, "improvement_break: 0.001\n"));
+    assert_non_null(strstr(text, "max_passes: 1\n"));
+    assert_non_null(strstr(text, "group_size: 16\n"));
+    free(text);
+    assert_int_equal(tu_sh(f, BIN " sort data/gauss.h5 res/wide.h5 --seed 7 --set "
+                           "sort.group_size=16 --set sort.max_passes=1 --set "
+                           "sort.improvement_break=0.001"), 0);
+    assert_int_equal(tu_sh(f, BIN " sort data/gauss.h5 res/four.h5 --seed 7 --set "
+                           "sort.max_passes=15"), 0);
+    ia = index_of(f, "res/one.h5", "/splats", &na);
+    ib = index_of(f, "res/wide.h5", "/splats", &nb);
+    assert_memory_equal(ia, ib, (size_t)na * sizeof *ia);
+    free(ib);
+    ib = index_of(f, "res/four.h5", "/splats", &nb);
+    assert_memory_not_equal(ia, ib, (size_t)na * sizeof *ia);
+    free(ia);
+    free(ib);
+    text = params_of(f, "res/four.h5", "/splats");
+    assert_null(strstr(text, "group_size"));
+    assert_non_null(strstr(text, "max_passes: 15\n"));
+    free(text);
 
     /* channels, weights and normalisation through the options */
     assert_int_equal(tu_sh(f, BIN " sort data/normal.h5:/feat res/two.h5 --channels 0-2 "

@@ -841,6 +841,7 @@ static void test_config_preset_explicit_key_wins(void **state)
                                "  seed: 9\n  preset: best\n", NULL, 0, &cfg, &err), 0);
     assert_int_equal(cfg.sort.max_passes, 3);
     assert_true(cfg.sort.seed == 9);
+    assert_false(cfg.sort.wide_auto);   /* a wide value named: none apply */
     best.max_passes = 3;
     best.seed = 9;
     assert_sort_equal(&cfg.sort, &best);
@@ -853,6 +854,7 @@ static void test_config_preset_explicit_key_wins(void **state)
     assert_int_equal(load_text(state, "preset_set", INPUTS "sort:\n  radius_decay: 0.5\n",
                                set_preset, 1, &cfg, &err), 0);
     assert_true(cfg.sort.radius_decay == 0.5);
+    assert_true(cfg.sort.wide_auto);    /* not one of the wide keys */
     fast.radius_decay = 0.5;
     assert_sort_equal(&cfg.sort, &fast);
     cuplas_config_free(&cfg);
@@ -862,6 +864,15 @@ static void test_config_preset_explicit_key_wins(void **state)
                                set_key, 1, &cfg, &err), 0);
     assert_true(cfg.sort.improvement_break == 0.25);
     assert_int_equal(cfg.sort.max_configs, best.max_configs);
+    assert_false(cfg.sort.wide_auto);
+    cuplas_config_free(&cfg);
+
+    static const char *const set_group[] = { "sort.group_size=8" };
+    assert_int_equal(load_text(state, "preset_group", INPUTS, set_group, 1, &cfg, &err), 0);
+    assert_false(cfg.sort.wide_auto);
+    cuplas_config_free(&cfg);
+    assert_int_equal(load_text(state, "preset_none", INPUTS, NULL, 0, &cfg, &err), 0);
+    assert_true(cfg.sort.wide_auto);
     cuplas_config_free(&cfg);
 
     /* an explicit key that clashes with the preset's: the usual rule */

@@ -164,8 +164,13 @@ static void test_gpu_sort_parity_channels(void **state)
     const int channels[] = {1, 3, 16, 59};
     cuplas_sort_params p;
     cuplas_sort_params_default(&p);
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < 4; i++) {
         check_sort_parity(96, 80, channels[i], &p);
+        cuplas_sort_params q = p;   /* the preset's wide row where it applies */
+        cuplas_sort_params_for_channels(&q, channels[i]);
+        if (q.group_size != p.group_size)
+            check_sort_parity(96, 80, channels[i], &q);
+    }
 }
 
 static void test_gpu_sort_parity_nondefault(void **state)
@@ -213,8 +218,10 @@ static void test_gpu_sort_parity_nondefault(void **state)
     check_sort_parity(257, 263, 3, &p);
 }
 
-/* sort.group_size 8 and 16 (lap.h in one thread per group): both
- * layouts, the run-time channel loop, odd shapes, and a slow decay. */
+/* sort.group_size 8 and 16 (a warp tile per group): both layouts, the
+ * run-time channel loop, odd shapes, and a slow decay; at full size the
+ * default's wide row and 0.2.0's short schedule (the default schedule
+ * with 16-cell groups keeps the CPU reference busy for minutes). */
 static void test_gpu_sort_parity_groups(void **state)
 {
     (void)state;
@@ -237,11 +244,16 @@ static void test_gpu_sort_parity_groups(void **state)
     if (getenv("CUPLAS_TEST_QUICK"))
         return;
     cuplas_sort_params_default(&p);
+    p.improvement_break = 1e-3;
+    p.max_passes = 2;
     for (int k = 8; k <= 16; k *= 2) {
         p.group_size = k;
         check_sort_parity(1000, 1000, 3, &p);
-        check_sort_parity(512, 512, 16, &p);
     }
+    cuplas_sort_params_default(&p);
+    cuplas_sort_params_for_channels(&p, 16);
+    assert_int_equal(p.group_size, 16);
+    check_sort_parity(1024, 1024, 16, &p);
 }
 
 static void test_gpu_sort_parity_large(void **state)

@@ -1,7 +1,8 @@
 /*
  * test_params.c - the sort presets (core/params.c): their quality floors
  * and their cost order, on the CPU reference (whose index is the GPU's bit
- * for bit, so these floors hold on the GPU too).
+ * for bit, so these floors hold on the GPU too), and the wide rows
+ * (grids of more than 4 sort channels).
  *
  * The floors are the values measured when the presets were chosen
  * (README "Presets", bench/results/2026-11-24-h100-local for 0.4.0), rounded
@@ -40,6 +41,8 @@
 #define BEST_AND_128 12.30      /* 0.4.0: 12.172 (51070 passes); 0.3.0 12.218 */
 #define DEFAULT_DPQ_32 0.937    /* 0.4.0: 0.9414; 0.3.0 0.9397                */
 #define BEST_DPQ_32 0.944       /* 0.4.0: 0.9470; 0.3.0 0.9459                */
+/* 64^2 x 16: tu_normals(seed 1337), sort seed 1337, default's wide row */
+#define DEFAULT_WIDE_AND_64_16 3.82 /* 0.5.0: 3.783 (265 passes); 4-cell 3.785 */
 
 typedef struct run {
     double and;
@@ -114,11 +117,90 @@ static void test_presets_dpq_floors_32(void **state)
     free(x);
 }
 
+/* The wide rows: applied to grids of more than 4 sort channels only, for
+ * the presets that have one (default), only while the config left all
+ * three keys to the preset, and once. */
+static void test_presets_wide_rows(void **state)
+{
+    (void)state;
+    cuplas_sort_params p, q;
+    cuplas_sort_params_default(&p);
+    assert_true(p.wide_auto);
+    for (int c = 1; c <= CUPLAS_WIDE_CHANNELS; c++) {
+        q = p;
+        cuplas_sort_params_for_channels(&q, c);
+        assert_int_equal(q.group_size, p.group_size);
+        assert_int_equal(q.max_passes, p.max_passes);
+        assert_true(q.improvement_break == p.improvement_break);
+        assert_false(q.wide_auto);
+    }
+    q = p;
+    cuplas_sort_params_for_channels(&q, CUPLAS_WIDE_CHANNELS + 1);
+    assert_int_equal(q.group_size, 16);
+    assert_int_equal(q.max_passes, 1);
+    assert_true(q.improvement_break == 1e-3);
+    assert_int_equal(q.min_configs, p.min_configs);   /* the other keys stay */
+    assert_true(q.radius_decay == p.radius_decay);
+    assert_false(q.wide_auto);
+    cuplas_sort_params again = q;   /* resolved: a second call changes nothing */
+    again.max_passes = 7;
+    cuplas_sort_params_for_channels(&again, 384);
+    assert_int_equal(again.max_passes, 7);
+
+    q = p;   /* a config that named one of the keys */
+    q.wide_auto = false;
+    q.max_passes = 3;
+    cuplas_sort_params_for_channels(&q, 16);
+    assert_int_equal(q.group_size, 4);
+    assert_int_equal(q.max_passes, 3);
+
+    const char *const others[] = { "fast", "best" };   /* no wide row */
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(cuplas_sort_params_preset(others[i], &p), 0);
+        q = p;
+        cuplas_sort_params_for_channels(&q, 16);
+        assert_int_equal(q.group_size, p.group_size);
+        assert_int_equal(q.max_passes, p.max_passes);
+    }
+}
+
+/* 64^2 x 16 normals: the default's wide row under its floor, and no
+ * worse than the 4-cell row it replaces, in a tenth of the passes. */
+static void test_presets_wide_floor(void **state)
+{
+    (void)state;
+    const int64_t n = 64, N = n * n;
+    double *x = tu_normals(N, 16, 1337);
+    int64_t *index = malloc((size_t)N * sizeof *index);
+    cuplas_sort_params narrow, wide;
+    cuplas_sort_stats sn, sw;
+    cuplas_error err = {0};
+    cuplas_sort_params_default(&narrow);
+    wide = narrow;
+    narrow.wide_auto = false;
+    cuplas_sort_params_for_channels(&narrow, 16);
+    cuplas_sort_params_for_channels(&wide, 16);
+    assert_int_equal(cuplas_sort_features(x, n, n, 16, &narrow, NULL, index, &sn, &err), 0);
+    double and_narrow = cuplas_and(x, n, n, 16, index, NULL);
+    assert_int_equal(cuplas_sort_features(x, n, n, 16, &wide, NULL, index, &sw, &err), 0);
+    double and_wide = cuplas_and(x, n, n, 16, index, NULL);
+    assert_true(tu_is_permutation(index, N));
+    print_message("64^2 x 16: default wide AND %.4f (%lld passes), 4-cell %.4f (%lld)\n",
+                  and_wide, (long long)sw.passes, and_narrow, (long long)sn.passes);
+    assert_true(and_wide < DEFAULT_WIDE_AND_64_16);
+    assert_true(and_wide <= and_narrow);
+    assert_true(10 * sw.passes < sn.passes);
+    free(index);
+    free(x);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_presets_and_floors_128),
         cmocka_unit_test(test_presets_dpq_floors_32),
+        cmocka_unit_test(test_presets_wide_rows),
+        cmocka_unit_test(test_presets_wide_floor),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -44,8 +44,9 @@ static size_t scalar_size(enum kind k)
 }
 
 /* sort.preset: the preset's value for every sort.* key that neither the
- * file nor a --set named. Done after the walk, so that the order of keys in
- * the file does not matter and an explicit key always wins. */
+ * file nor a --set named, and whether its wide values may apply. Done
+ * after the walk, so that the order of keys in the file does not matter
+ * and an explicit key always wins. */
 static void apply_preset(const struct loader *ld, cuplas_config *cfg)
 {
     cuplas_sort_params pre;
@@ -59,6 +60,10 @@ static void apply_preset(const struct loader *ld, cuplas_config *cfg)
          * k->off - at in a cuplas_sort_params */
         memcpy((char *)cfg + k->off, (const char *)&pre + (k->off - at), scalar_size(k->kind));
     }
+    /* the wide values come as a set: naming one of them keeps all three */
+    cfg->sort.wide_auto = !seen_node(ld, "sort.group_size") &&
+                          !seen_node(ld, "sort.improvement_break") &&
+                          !seen_node(ld, "sort.max_passes");
 }
 
 /* Rules that involve more than one key, once every key is read. */

@@ -6,8 +6,12 @@
  * is a plain set of parameters: the sorter never knows which one it runs,
  * CPU and GPU run any of them identically, and a key set explicitly in a
  * config or with --set replaces the preset's value (config/yaml.c applies
- * the preset to the keys the config did not name). How the rows were
- * chosen: README "Presets" and bench/results/2026-11-23-cpu-presets.
+ * the preset to the keys the config did not name). A preset may also
+ * have a wide row: other values of three keys for grids of more than 4
+ * sort channels, applied once a grid's channels are known
+ * (cuplas_sort_params_for_channels). How the rows were chosen: README
+ * "Presets", bench/results/2026-11-23-cpu-presets and
+ * 2026-11-24-h200-tiles.
  */
 #include "core/params.h"
 
@@ -29,7 +33,8 @@ static const cuplas_sort_params presets[] = {
         .min_block_size = 4, .blur_passes = 1,
         .border_x = CUPLAS_BORDER_CIRCULAR, .border_y = CUPLAS_BORDER_REFLECT,
         .improvement_break = 1e-5, .min_configs = 2, .max_configs = 4, .max_passes = 15,
-        .group_size = 4, .local_cells = 4096, .local_passes = 0, .preset = CUPLAS_PRESET_DEFAULT },
+        .group_size = 4, .local_cells = 4096, .local_passes = 0, .preset = CUPLAS_PRESET_DEFAULT,
+        .wide_auto = true },
     /* fewer levels (decay 0.85: 39 instead of 122 at 1024^2), 2 passes a
      * configuration, and a configuration ends once a pass gains under 1 %:
      * 1024^2 x 3 AND 3.936 (CUPLAS: 4.285) in 275 passes, 7.7 ms on an H200 */
@@ -39,7 +44,8 @@ static const cuplas_sort_params presets[] = {
         .min_block_size = 4, .blur_passes = 1,
         .border_x = CUPLAS_BORDER_CIRCULAR, .border_y = CUPLAS_BORDER_REFLECT,
         .improvement_break = 1e-2, .min_configs = 2, .max_configs = 4, .max_passes = 2,
-        .group_size = 4, .local_cells = 4096, .local_passes = 0, .preset = CUPLAS_PRESET_FAST },
+        .group_size = 4, .local_cells = 4096, .local_passes = 0, .preset = CUPLAS_PRESET_FAST,
+        .wide_auto = true },
     /* quality first: a slow decay (5x the levels), 4..8 configurations of
      * up to 16 passes per level that run until a pass gains under
      * 0.001 %, and borders that do not wrap (a wrapped target joins the
@@ -51,11 +57,35 @@ static const cuplas_sort_params presets[] = {
         .min_block_size = 4, .blur_passes = 1,
         .border_x = CUPLAS_BORDER_REFLECT, .border_y = CUPLAS_BORDER_REFLECT,
         .improvement_break = 1e-5, .min_configs = 4, .max_configs = 8, .max_passes = 16,
-        .group_size = 4, .local_cells = 4096, .local_passes = 0, .preset = CUPLAS_PRESET_BEST },
+        .group_size = 4, .local_cells = 4096, .local_passes = 0, .preset = CUPLAS_PRESET_BEST,
+        .wide_auto = true },
 };
 
 _Static_assert(sizeof presets / sizeof presets[0] == sizeof preset_names / sizeof preset_names[0],
                "one name per preset");
+
+/* Grids of more than CUPLAS_WIDE_CHANNELS channels (group_size 0: as the
+ * row above). `default`: one pass of 16-cell groups a configuration, and
+ * a configuration that gains under 0.1 % ends the level's tries. Wide
+ * rows are costly to compare and cheap to solve in groups, so far fewer
+ * passes of exact 16-cell solves beat many 4-cell passes in time and AND
+ * alike (H200, 2026-11-24, bench/results/2026-11-24-h200-tiles t4:
+ * 1024^2 x 8 / 16 / 32 normals 143 / 280 / 739 ms -> 116 / 159 / 207 ms,
+ * AND 1.027 / 2.894 / 5.663 -> 1.020 / 2.880 / 5.652; 2048^2 x 16
+ * 1.27 s -> 0.64 s, 2.693 -> 2.681) and in bytes on real scenes (README
+ * "Presets"). `fast` and `best` keep their rows: unmeasured wide. */
+static const struct {
+    int group_size;
+    double improvement_break;
+    int max_passes;
+} wide[] = {
+    [CUPLAS_PRESET_DEFAULT] = { 16, 1e-3, 1 },
+    [CUPLAS_PRESET_FAST] = { 0, 0, 0 },
+    [CUPLAS_PRESET_BEST] = { 0, 0, 0 },
+};
+
+_Static_assert(sizeof wide / sizeof wide[0] == sizeof presets / sizeof presets[0],
+               "one wide row per preset");
 
 void cuplas_sort_params_of_preset(cuplas_preset preset, cuplas_sort_params *p)
 {
@@ -67,6 +97,18 @@ void cuplas_sort_params_of_preset(cuplas_preset preset, cuplas_sort_params *p)
 void cuplas_sort_params_default(cuplas_sort_params *p)
 {
     cuplas_sort_params_of_preset(CUPLAS_PRESET_DEFAULT, p);
+}
+
+void cuplas_sort_params_for_channels(cuplas_sort_params *p, int channels)
+{
+    const unsigned pr = (unsigned)p->preset;
+    if (p->wide_auto && channels > CUPLAS_WIDE_CHANNELS && pr < sizeof wide / sizeof wide[0] &&
+        wide[pr].group_size) {
+        p->group_size = wide[pr].group_size;
+        p->improvement_break = wide[pr].improvement_break;
+        p->max_passes = wide[pr].max_passes;
+    }
+    p->wide_auto = false;
 }
 
 int cuplas_sort_params_preset(const char *name, cuplas_sort_params *p)

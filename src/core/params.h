@@ -54,7 +54,15 @@ typedef struct cuplas_sort_params {
                                   of a block-local level runs; 0 = max_passes */
     cuplas_preset preset;      /* sort.preset: where the values above came
                                   from; the sorter itself never reads it    */
+    bool wide_auto;            /* grids of more than CUPLAS_WIDE_CHANNELS
+                                  sort channels take the preset's wide
+                                  values (cuplas_sort_params_for_channels);
+                                  false once the config names one of them */
 } cuplas_sort_params;
+
+/* Grids of more channels than this are "wide": a preset may give them
+ * other values (README "Presets"). */
+#define CUPLAS_WIDE_CHANNELS 4
 
 /* The documented defaults (README "Config keys"): the `default` preset. */
 void cuplas_sort_params_default(cuplas_sort_params *p);
@@ -65,6 +73,14 @@ void cuplas_sort_params_of_preset(cuplas_preset preset, cuplas_sort_params *p);
 /* The same by name ("fast", "default", "best"): 0, or -1 for an unknown
  * name (p untouched). */
 int cuplas_sort_params_preset(const char *name, cuplas_sort_params *p);
+
+/* The values for a grid of `channels` sort channels: when p->wide_auto and
+ * the grid is wide, sort.group_size, sort.improvement_break and
+ * sort.max_passes become the preset's wide values (a set: a config that
+ * names any of the three keeps its own, see config/yaml.c). Called once
+ * the channels are known, before the sort and before the params are
+ * written; clears wide_auto. */
+void cuplas_sort_params_for_channels(cuplas_sort_params *p, int channels);
 
 const char *cuplas_preset_name(cuplas_preset p);
 const char *cuplas_permuter_name(cuplas_permuter p);

@@ -29,6 +29,7 @@ typedef struct job_ctx {
     cuplas_h5grid g;              /* read: the input, in its file type     */
     cuplas_pool *pool;            /* this grid's host loops                */
     int *use, nuse;               /* prep: the channels that drive the sort */
+    cuplas_sort_params sort;      /* prep: cfg->sort for nuse channels      */
     double *x;                    /* prep: features (the worker's memory)  */
     int64_t *index;               /* sort: the permutation (the worker's)  */
     /* scenes and fitted grids (pipeline/fit_plan.h) */

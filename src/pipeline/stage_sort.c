@@ -83,7 +83,7 @@ int cuplas_stage_sort(job_ctx *j, cuplas_error *e)
 
     w->sorting = 1 + (int)(j->job - r->jobs->v);   /* the progress line's */
     if (rc == 0) {
-        rc = cuplas_sort_features(j->x, g->H, g->W, j->nuse, &cfg->sort, &target, j->index,
+        rc = cuplas_sort_features(j->x, g->H, g->W, j->nuse, &j->sort, &target, j->index,
                                   &res->stats, e);
         after_sort(r, w, j->gpu);
     }
@@ -101,7 +101,7 @@ int cuplas_stage_sort(job_ctx *j, cuplas_error *e)
         rc = admit(r, w, NULL, g->H, g->W, j->nuse, e);
         cuplas_set_threads(r->fallback_threads);   /* the lane's share of the cores */
         if (rc == 0)
-            rc = cuplas_sort_features(j->x, g->H, g->W, j->nuse, &cfg->sort, &target, j->index,
+            rc = cuplas_sort_features(j->x, g->H, g->W, j->nuse, &j->sort, &target, j->index,
                                       &res->stats, e);
         cuplas_set_threads(1);
     }

@@ -402,6 +402,8 @@ static int stage_prep(job_ctx *j, cuplas_error *e)
     } else {
         CUPLAS_TRY(cuplas_job_channels(cfg, g->C, &j->use, &j->nuse, e));
     }
+    j->sort = cfg->sort;   /* a wide grid may take the preset's wide values */
+    cuplas_sort_params_for_channels(&j->sort, j->nuse);
     size_t xn = (size_t)(N > rows ? N : rows) * (size_t)j->nuse;
     /* x is first written on the pool anyway; the index maybe not */
     if (!(j->x = w->x = grow(w->x, &w->x_cap, xn, sizeof *j->x, NULL)) ||
@@ -524,7 +526,9 @@ static int stage_write(job_ctx *j, cuplas_error *e)
         snprintf(device, sizeof device, "%s", j->w->name);
     else
         snprintf(device, sizeof device, "%s (%d threads)", r->cpu_name, cuplas_max_threads());
-    if (!(params = cuplas_config_params_to_yaml(cfg)))
+    cuplas_config used = *cfg;   /* the params this grid was sorted with */
+    used.sort = j->sort;
+    if (!(params = cuplas_config_params_to_yaml(&used)))
         CUPLAS_FAIL(e, CUPLAS_ERR_NOMEM, "out of memory");
     cuplas_result_meta meta = {
         .params_yaml = params,
