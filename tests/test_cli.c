@@ -546,13 +546,13 @@ static void test_cli_sort(void **state)
     /* 14 channels: the default preset's wide values, written in params;
        naming them gives the same index, naming one keeps the 4-cell row */
     text = params_of(f, "res/one.h5", "/splats");
-    assert_non_null(strstr(text, "improvement_break: 0.001\n"));
+    assert_non_null(strstr(text, "improvement_break: 0.01\n"));
     assert_non_null(strstr(text, "max_passes: 1\n"));
     assert_non_null(strstr(text, "group_size: 16\n"));
     free(text);
     assert_int_equal(tu_sh(f, BIN " sort data/gauss.h5 res/wide.h5 --seed 7 --set "
                            "sort.group_size=16 --set sort.max_passes=1 --set "
-                           "sort.improvement_break=0.001"), 0);
+                           "sort.improvement_break=0.01"), 0);
     assert_int_equal(tu_sh(f, BIN " sort data/gauss.h5 res/four.h5 --seed 7 --set "
                            "sort.max_passes=15"), 0);
     ia = index_of(f, "res/one.h5", "/splats", &na);
