@@ -5,7 +5,8 @@
  * column j of the k x k costs into shared memory, and keeps column j's
  * state of core/lap.h's solver in registers (potential, slack, way, the
  * row it holds). Each step of the solver's search is then one shared read,
- * a few integer operations and a tile-wide arg-min (three redux.sync), in
+ * a few integer operations and a tile-wide arg-min (one redux.sync while
+ * the slacks are under 2^28, else three), in
  * place of a k-long loop over local memory in one thread (0.4.2: a 16-cell
  * pass cost ~57 four-cell passes, bench/results/2026-11-24-cpu-groups).
  * CPU reference: cpu/assign_cpu.c (group_pass).
