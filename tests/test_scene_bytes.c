@@ -4,15 +4,17 @@
  * sorted grid, lossless PNG, against the same images in a Morton order of
  * x, y, z (the strongest cheap baseline; `cuplas eval`'s "morton").
  *
- * Measured 2026-11-24: PNG bytes sorted / Morton 0.9369 on the plant and
- * 0.9481 on the tarot capture for the shipped config (weights 8 x,y,z, 1
- * colour, 1.5 log scale, 3 unit rotation) with 0.4.0's default sort
+ * Measured 2026-11-24: PNG bytes sorted / Morton 0.9349 on the plant and
+ * 0.9462 on the tarot capture for the shipped config (weights 8 x,y,z, 1
+ * colour, 1.5 log scale, 3 unit rotation; since 0.5.0 16-cell groups on
+ * 0.2.0's short schedule: bench/results/2026-11-24-h200-tiles,
+ * scenes-cpu); 0.9369 and 0.9481 with 0.4.0's default sort
  * (bench/results/2026-11-24-h100-local, scenes-cpu; 0.3.0's: 0.9369 and
  * 0.9486, h200-levers r13; 0.9434 and 0.9563 with 0.2.0's, and 0.9703
  * for SOG's own setting: 2026-11-24-cpu-scenes). The index is
  * deterministic (seeded, any thread count), so a ratio only moves with
  * the zlib build or the sort; the floor, issue 16's 5 % below Morton,
- * leaves 1.3 % (plant) and 0.2 % (tarot) for that.
+ * leaves 1.5 % (plant) and 0.4 % (tarot) for that.
  * PNG is the codec checked because it is fast (about 1 s for all four
  * orders); WebP at method 6 takes minutes and stays in the benchmark.
  *
