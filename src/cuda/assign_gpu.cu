@@ -137,10 +137,9 @@ int cuplas_assign_level_gpu(int16_t *q, int32_t *idx, const int16_t *t, int C, i
     int rc = 0;
     if (cuplas_level_is_local(&a))
         return cuplas_local_level_gpu(q, idx, t, C, Cp, a, tab, c, max_blocks, stream, err);
-    /* one group per thread (a tile of 8 or 16 threads for k > 4) where
-       the grid allows; a grid-stride loop beyond */
+    /* every group its threads where the grid allows; a grid-stride loop beyond */
     uint32_t per = a.group > 4 ? cuplas_groups_per_block(a.bh * a.bw, a.group) : a.bh * a.bw / 4;
-    uint64_t threads = (uint64_t)(a.W / a.bw) * (a.H / a.bh) * per * (a.group > 8 ? 16 : a.group > 4 ? 8 : 1);
+    uint64_t threads = (uint64_t)(a.W / a.bw) * (a.H / a.bh) * per * cuplas_group_threads(a.group);
     unsigned blocks = cuplas_blocks((long long)threads, SOLVE_THREADS);
     blocks = blocks < (unsigned)max_blocks ? blocks : (unsigned)max_blocks;
     void *args[] = {&q, &idx, &t, &Cp, &a, &c};

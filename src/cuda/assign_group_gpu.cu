@@ -26,7 +26,6 @@
 
 #include "cuda/assign_parts.cuh"
 #include "cuda/cuda_check.h"
-#include "core/lap.h"
 
 /* A group pass's geometry: per = groups per block (core/level.h). */
 struct group_geom {
@@ -311,18 +310,16 @@ group_pass_kernel(int16_t *q, int32_t *idx, const int16_t *t, int Cp, group_geom
     add_sums(c->sums, cid, cbest);
 }
 
-/* The instance of kernel template KT for Cp channels and k-cell groups. */
+/* The instance of kernel template KT for Cp channels and tiles of K lanes,
+ * and for k-cell groups. */
+#define GROUP_KERNEL_K(KT, Cp, K)                                                          \
+    (cuplas_assign_gpu_packed(Cp) ? KT<1, true, K>                                         \
+     : (Cp) == 8                  ? KT<2, false, K>                                        \
+     : (Cp) == 12                 ? KT<3, false, K>                                        \
+     : (Cp) == 16                 ? KT<4, false, K>                                        \
+                                  : KT<0, false, K>)
 #define GROUP_KERNEL_FOR(KT, Cp, k)                                                        \
-    ((k) <= 8 ? (cuplas_assign_gpu_packed(Cp) ? KT<1, true, 8>                             \
-                 : (Cp) == 8                  ? KT<2, false, 8>                            \
-                 : (Cp) == 12                 ? KT<3, false, 8>                            \
-                 : (Cp) == 16                 ? KT<4, false, 8>                            \
-                                              : KT<0, false, 8>)                           \
-              : (cuplas_assign_gpu_packed(Cp) ? KT<1, true, 16>                            \
-                 : (Cp) == 8                  ? KT<2, false, 16>                           \
-                 : (Cp) == 12                 ? KT<3, false, 16>                           \
-                 : (Cp) == 16                 ? KT<4, false, 16>                           \
-                                              : KT<0, false, 16>))
+    (cuplas_group_threads(k) == 8 ? GROUP_KERNEL_K(KT, Cp, 8) : GROUP_KERNEL_K(KT, Cp, 16))
 
 cuplas_level_kernel_fn cuplas_group_level_kernel_for(int Cp, int k)
 {
@@ -335,8 +332,8 @@ int cuplas_group_pass_gpu(int16_t *q, int32_t *idx, const int16_t *t, int Cp,
 {
     int rc = 0;
     const group_geom gg = make_group_geom(*pg);
-    const unsigned tile = gg.k <= 8 ? 8 : 16;
-    const unsigned gblocks = cuplas_blocks((uint64_t)gg.total * tile, SOLVE_THREADS);
+    const unsigned gblocks = cuplas_blocks((long long)gg.total * cuplas_group_threads(gg.k),
+                                           SOLVE_THREADS);
     typedef void (*group_pass_fn)(int16_t *, int32_t *, const int16_t *, int, group_geom,
                                   cuplas_perm, cuplas_level_counters *);
     const group_pass_fn fn = GROUP_KERNEL_FOR(group_pass_kernel, Cp, gg.k);

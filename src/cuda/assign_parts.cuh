@@ -367,9 +367,16 @@ level_pass_end(cuplas_level_counters *c, cuplas_level_state *s, const cuplas_lev
 typedef void (*cuplas_level_kernel_fn)(int16_t *, int32_t *, const int16_t *, int,
                                        cuplas_level_params, cuplas_level_counters *);
 
-/* assign_group_gpu.cu: the level kernel for groups of k > 4 cells (a
- * tile of 8 or 16 threads per group), and one such pass (the parity
- * tests). */
+/* Threads that solve one group of k cells: one for k = 4 (solve_quad),
+ * a tile of 8 or 16 lanes of a warp for larger groups
+ * (assign_group_gpu.cu). The one rule for launch sizes and instances. */
+static __host__ __device__ __forceinline__ unsigned cuplas_group_threads(uint32_t k)
+{
+    return k > 8 ? 16u : k > 4 ? 8u : 1u;
+}
+
+/* assign_group_gpu.cu: the level kernel for groups of k > 4 cells, and
+ * one such pass (the parity tests). */
 cuplas_level_kernel_fn cuplas_group_level_kernel_for(int Cp, int k);
 int cuplas_group_pass_gpu(int16_t *q, int32_t *idx, const int16_t *t, int Cp,
                           const cuplas_pass_geom *pg, const cuplas_perm &perm,
