@@ -324,6 +324,64 @@ static void test_chunk_threads(void **state)
     free(v);
 }
 
+/* A float32 result whose low mantissa bytes are noise (zplanes.c stores
+ * them): HDF5's own deflate filter reads it back, and the chunk really
+ * starts with a stored block of 65535 bytes behind the zlib header. */
+static void test_chunk_noise_planes(void **state)
+{
+    enum { H = 128, W = 128, C = 4, N = H * W };
+    const hsize_t dims[3] = {H, W, C};
+    char in[PATH_MAX], out[PATH_MAX];
+    float *v = malloc(N * C * sizeof *v), *got = malloc(N * C * sizeof *got);
+    int64_t *index = malloc(N * sizeof *index);
+    cuplas_output_opts opts = {.chunk_rows = H, .deflate = 1, .shuffle = true};
+    cuplas_h5grid g;
+    cuplas_h5_encoded *enc = NULL;
+    cuplas_error err;
+    uint64_t s = 7;
+
+    for (int i = 0; i < N * C; i++) {   /* uniform in [1, 2): random mantissas */
+        s = s * 6364136223846793005u + 1442695040888963407u;
+        v[i] = 1.0f + (float)(s >> 41) / (float)(1 << 23);
+    }
+    for (int i = 0; i < N; i++)
+        index[i] = ((int64_t)i * 1237 + 11) % N;
+    fpath(*state, "in.h5", in);
+    fpath(*state, "out.h5", out);
+    put_chunked(in, 1, "/g", H5T_IEEE_F32LE, 3, dims, dims, 0, 0, 0, NULL, v);
+    cuplas_error_clear(&err);
+    assert_int_equal(cuplas_h5_read_grid(in, "/g", 0, 0, &g, &err), 0);
+    assert_int_equal(cuplas_h5_encode_result(&g, index, &opts, NULL, NULL, &enc, &err), 0);
+    assert_int_equal(cuplas_h5_write_encoded(out, &g, enc, NULL, &err), 0);
+    cuplas_h5_encoded_free(enc);
+    cuplas_h5grid_free(&g);
+
+    hid_t fid = H5Fopen(out, H5F_ACC_RDONLY, H5P_DEFAULT);
+    hid_t so = H5Dopen2(fid, "/g/sorted", H5P_DEFAULT);
+    assert_true(H5Dread(so, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, got) >= 0);
+    for (int i = 0; i < N; i++)
+        assert_memory_equal(got + (size_t)i * C, v + (size_t)index[i] * C, C * sizeof *v);
+    const hsize_t origin[3] = {0, 0, 0};
+    hsize_t bytes = 0;
+    uint32_t mask = 1;
+    unsigned char *chunk;
+    assert_true(H5Dget_chunk_storage_size(so, origin, &bytes) >= 0);
+    assert_non_null(chunk = malloc(bytes));
+    assert_true(H5Dread_chunk(so, H5P_DEFAULT, origin, &mask, chunk) >= 0);
+    assert_int_equal(mask, 0);
+    assert_true(bytes < (hsize_t)N * C * sizeof *v);   /* the exponents still shrink */
+    assert_int_equal(chunk[2], 0);                      /* stored, not final */
+    assert_int_equal(chunk[3] | chunk[4] << 8, 65535);  /* LEN */
+    assert_int_equal(chunk[5] | chunk[6] << 8, 0);      /* NLEN */
+    free(chunk);
+    H5Dclose(so);
+    H5Fclose(fid);
+    expect_same_as_h5dread(out, "/g/sorted", 2);
+    free(index);
+    free(got);
+    free(v);
+}
+
 /* A written output with bytes overwritten inside a compressed chunk: begin
  * succeeds (it moves stored bytes only), finish reports the chunk cleanly. */
 static void test_chunk_corrupt(void **state)
@@ -404,6 +462,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_chunk_filter_mask, setup, teardown),
         cmocka_unit_test_setup_teardown(test_chunk_write_round_trip, setup, teardown),
         cmocka_unit_test_setup_teardown(test_chunk_threads, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_chunk_noise_planes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_chunk_corrupt, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -11,6 +11,7 @@
  * H5Dwrite_chunk can store it as it is.
  */
 #include "io/codec.h"
+#include "io/zplanes.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -434,9 +435,10 @@ static void gather_chunk(const cuplas_h5grid *in, const int64_t *index,
 /* Encode one chunk the way HDF5's pipeline would: shuffle, then one zlib
  * stream at the dataset's level (what HDF5's deflate filter stores and
  * inflates; any conforming encoder's stream reads back the same). The
- * encoder is libdeflate, at the same level number: its streams differ in
- * bytes from zlib's compress2, not in what they inflate to, and depend only
- * on the chunk and the level, never on the thread that made them.
+ * encoder is libdeflate, at the same level number, with the shuffled noise
+ * planes stored (zplanes.h): its streams differ in bytes from zlib's
+ * compress2, not in what they inflate to, and depend only on the chunk and
+ * the level, never on the thread that made them.
  * a and b: scratch of the chunk's size. 0, -1 out of memory, -2 encoder. */
 static int encode_chunk(const cuplas_h5grid *in, const int64_t *index, cuplas_h5_encoded *e,
                         int which, size_t ci, unsigned char *a, unsigned char *b)
@@ -466,7 +468,8 @@ static int encode_chunk(const cuplas_h5grid *in, const int64_t *index, cuplas_h5
        milliseconds a chunk takes, and nothing is shared between threads */
     if (!(z = libdeflate_alloc_compressor(e->deflate)))
         return -1;
-    n = libdeflate_zlib_compress(z, cur, len, out->data, e->slot[which]);
+    n = cuplas_zplanes_compress(z, e->deflate, cur, len, e->shuffle ? es : 1, out->data,
+                                e->slot[which]);
     libdeflate_free_compressor(z);
     if (n == 0)   /* cannot happen: a slot holds the bound */
         return -2;
