@@ -200,11 +200,18 @@ static void test_passive_openmp(void **state)
     /* the marker of the second start: never a third */
     assert_int_equal(tu_sh(f, "unset OMP_WAIT_POLICY; CUPLAS_REEXEC=1 " BIN " -V"), 0);
     expect_in(f, "out.txt", "OMP_WAIT_POLICY=(unset)");
-    /* a sort sees it too, and its arguments survive the exec */
+    /* a CPU sort starts again passive once it knows it sorts on the CPU
+       (a GPU sort does not: cli.h), and its arguments survive the exec */
     assert_int_equal(tu_sh(f, "unset OMP_WAIT_POLICY CUPLAS_REEXEC; "
                            BIN " gen --size 16x16 --seed 2 'a b.h5' && "
-                           BIN " sort 'a b.h5:/grid' 'o u t.h5' --backend cpu --threads 2"), 0);
+                           BIN " sort 'a b.h5:/grid' 'o u t.h5' --backend cpu --threads 2 "
+                           "--log-format json"), 0);
     assert_true(exists(f, "o u t.h5"));
+    expect_in(f, "err.txt", "\"omp_wait_policy\":\"passive\"");
+    assert_int_equal(tu_sh(f, "unset CUPLAS_REEXEC; OMP_WAIT_POLICY=active "
+                           BIN " sort 'a b.h5:/grid' 'o u t.h5' --force --backend cpu "
+                           "--log-format json"), 0);
+    expect_in(f, "err.txt", "\"omp_wait_policy\":\"active\"");
 }
 
 /* A double attribute of out.h5's group `grp`. */

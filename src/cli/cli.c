@@ -16,7 +16,9 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 static volatile int *signal_flag;
 
@@ -165,4 +167,28 @@ int cuplas_cli_finish(cuplas_log *lg, cuplas_config *cfg, int loaded, cuplas_ove
         cuplas_config_free(cfg);
     cuplas_cli_overrides_free(ov);
     return rc;
+}
+
+/*
+ * Why: libgomp reads OMP_WAIT_POLICY once, when it is loaded (before
+ * main); unset, its idle threads spin for a while before they sleep, and
+ * on a node shared with one other busy process (a SLURM node) a 2-thread
+ * CPU sort ran 10-25x slower (README, "Hostile and careless inputs"). A
+ * second start costs ~20 ms, so `cuplas sort` pays it only when it will
+ * sort on the CPU (its GPU lanes run no OpenMP teams). A user who wants
+ * spinning exports OMP_WAIT_POLICY=active.
+ */
+void cuplas_cli_passive_openmp(char **argv)
+{
+#ifdef _OPENMP
+    if (getenv("OMP_WAIT_POLICY") || getenv("CUPLAS_REEXEC"))
+        return;
+    if (setenv("OMP_WAIT_POLICY", "passive", 1) != 0 || setenv("CUPLAS_REEXEC", "1", 1) != 0)
+        return;
+    fflush(NULL);
+    execv("/proc/self/exe", argv);
+    unsetenv("OMP_WAIT_POLICY");   /* not in effect: do not claim it to children */
+#else
+    (void)argv;
+#endif
 }

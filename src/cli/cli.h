@@ -21,6 +21,9 @@ typedef struct cuplas_cmd {
     int (*run)(int argc, char **argv);
     const char *summary;   /* one line for `cuplas --help`      */
     const char *help;      /* the whole `cuplas help CMD` text  */
+    int openmp_late;       /* calls cuplas_cli_passive_openmp itself, once it
+                              knows whether it sorts on the CPU; its argv - 1
+                              is then main's argv */
 } cuplas_cmd;
 
 extern const cuplas_cmd cuplas_cmd_export_def;
@@ -74,6 +77,12 @@ int cuplas_cli_log_format(const char *cmd, const char *arg);
 
 /* "cuplas: error: where: msg" on stderr. */
 void cuplas_cli_error(const cuplas_error *e);
+
+/* No busy-waiting OpenMP threads unless the user chose a policy: sets
+ * OMP_WAIT_POLICY=passive and starts this binary again with main's argv
+ * (once; CUPLAS_REEXEC marks the second start). Returns if OMP_WAIT_POLICY
+ * or CUPLAS_REEXEC is set, or the exec failed. */
+void cuplas_cli_passive_openmp(char **argv);
 
 /* cuplas_cli_error, then the exit code for e's class (cuplas_cli_exit_for). */
 int cuplas_cli_fail(const cuplas_error *e);

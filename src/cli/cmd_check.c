@@ -236,5 +236,5 @@ done:
 }
 
 const cuplas_cmd cuplas_cmd_check_def = {
-    "check", cmd_check, "validate a config, probe its inputs, print the job plan", check_help,
+    "check", cmd_check, "validate a config, probe its inputs, print the job plan", check_help, 0,
 };

@@ -350,10 +350,10 @@ fail:
 
 const cuplas_cmd cuplas_cmd_eval_def = {
     "eval", cmd_eval, "compressed bytes and quality of a result against baseline orders",
-    eval_help,
+    eval_help, 0,
 };
 
 const cuplas_cmd cuplas_cmd_preview_def = {
     "preview", cmd_preview, "a PNG of a result's input order and sorted grid side by side",
-    preview_help,
+    preview_help, 0,
 };

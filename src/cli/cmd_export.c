@@ -115,5 +115,5 @@ done:
 
 const cuplas_cmd cuplas_cmd_export_def = {
     "export-ply", cmd_export, "write a scene's vertices in an earlier result's grid order",
-    export_help,
+    export_help, 0,
 };

@@ -217,5 +217,5 @@ static int cmd_gen(int argc, char **argv)
 }
 
 const cuplas_cmd cuplas_cmd_gen_def = {
-    "gen", cmd_gen, "write deterministic synthetic inputs (or the demo collection)", gen_help,
+    "gen", cmd_gen, "write deterministic synthetic inputs (or the demo collection)", gen_help, 0,
 };

@@ -392,5 +392,5 @@ done:
 
 const cuplas_cmd cuplas_cmd_report_def = {
     "report", cmd_report, "merge the run manifests of an output folder into one summary",
-    report_help,
+    report_help, 0,
 };

@@ -242,7 +242,7 @@ static int cmd_run(int argc, char **argv)
     loaded = 1;
     /* the GPUs' contexts are made while the inputs are planned */
     if (!dry)
-        warm = cuplas_gpu_warm_start(&cfg);
+        warm = cuplas_gpu_warm_start(&cfg, cfg.backend.lanes);   /* 0: by the plan */
     t_plan = cuplas_now_s();
     /* the whole list, failed inputs included: every task must split the same list */
     if (cuplas_jobs_build(&jobs, &cfg, &err) != 0 ||
@@ -335,5 +335,5 @@ done:
 }
 
 const cuplas_cmd cuplas_cmd_run_def = {
-    "run", cmd_run, "sort every input of a config (the batch job)", run_help,
+    "run", cmd_run, "sort every input of a config (the batch job)", run_help, 0,
 };

@@ -231,8 +231,13 @@ static int cmd_sort(int argc, char **argv)
     if ((rc = cuplas_cli_load_config(NULL, &ov, log_format, &cfg, &lg, &err)) != 0)
         goto done;
     loaded = 1;
-    /* the GPU's context is made while the input is probed and read */
-    warm = cuplas_gpu_warm_start(&cfg);
+    /* the GPU's context is made while the input is probed and read; one
+       job runs on one lane unless backend.lanes says otherwise */
+    warm = cuplas_gpu_warm_start(&cfg, cfg.backend.lanes > 0 ? cfg.backend.lanes : 1);
+    /* a CPU sort's OpenMP teams must not spin: start again passive (cli.h);
+       nothing is open or written yet */
+    if (!cuplas_gpu_run_expected(&cfg))
+        cuplas_cli_passive_openmp(argv - 1);
     t_plan = cuplas_now_s();
     if (split_input(argv[optind], &file, &dataset, &err) != 0) {
         rc = cuplas_cli_fail(&err);
@@ -269,4 +274,5 @@ done:
 
 const cuplas_cmd cuplas_cmd_sort_def = {
     "sort", cmd_sort, "sort one dataset into one output file (no config)", sort_help,
+    1,   /* openmp_late */
 };

@@ -85,31 +85,6 @@ static int help(int argc, char **argv)
     return CUPLAS_EXIT_OK;
 }
 
-/*
- * No busy waiting by default. libgomp reads OMP_WAIT_POLICY once, when it
- * is loaded (before main); unset, its idle threads spin for a while before
- * they sleep, and on a node shared with one other busy process (a SLURM
- * node) a 2-thread CPU sort ran 10-25x slower (README, "Hostile and
- * careless inputs"). So when the user has not chosen a policy, set it to
- * passive and start this binary again, once: CUPLAS_REEXEC marks the
- * second start. If the exec fails, go on as before. A user who wants
- * spinning exports OMP_WAIT_POLICY=active.
- */
-static void passive_openmp(char **argv)
-{
-#ifdef _OPENMP
-    if (getenv("OMP_WAIT_POLICY") || getenv("CUPLAS_REEXEC"))
-        return;
-    if (setenv("OMP_WAIT_POLICY", "passive", 1) != 0 || setenv("CUPLAS_REEXEC", "1", 1) != 0)
-        return;
-    fflush(NULL);
-    execv("/proc/self/exe", argv);
-    unsetenv("OMP_WAIT_POLICY");   /* not in effect: do not claim it to children */
-#else
-    (void)argv;
-#endif
-}
-
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -121,7 +96,7 @@ int main(int argc, char **argv)
         return CUPLAS_EXIT_OK;
     }
     if (!strcmp(argv[1], "-V") || !strcmp(argv[1], "--version")) {
-        passive_openmp(argv);   /* so that --version shows the policy in effect */
+        cuplas_cli_passive_openmp(argv);   /* so that --version shows the policy in effect */
         version();
         return CUPLAS_EXIT_OK;
     }
@@ -132,6 +107,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "cuplas: unknown command '%s'\nTry 'cuplas --help'.\n", argv[1]);
         return CUPLAS_EXIT_USAGE;
     }
-    passive_openmp(argv);
+    if (!c->openmp_late)
+        cuplas_cli_passive_openmp(argv);
     return c->run(argc - 1, argv + 1);
 }

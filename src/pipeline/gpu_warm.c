@@ -45,12 +45,17 @@ static void *warm(void *p)
     return NULL;
 }
 
-cuplas_gpu_warm *cuplas_gpu_warm_start(const cuplas_config *cfg)
+cuplas_gpu_warm *cuplas_gpu_warm_start(const cuplas_config *cfg, int lanes)
 {
     cuplas_gpu_warm *w;
 
     if (cfg->backend.device == CUPLAS_DEVICE_CPU || !(w = calloc(1, sizeof *w)))
         return NULL;
+    /* several lanes keep the default (8 queues): their streams must not
+       queue behind each other (measured only for one lane: bench/results/
+       2026-11-24-h200-conn) */
+    if (lanes == 1 && !getenv("CUDA_DEVICE_MAX_CONNECTIONS"))
+        setenv("CUDA_DEVICE_MAX_CONNECTIONS", "1", 1);
     w->t0 = cuplas_now_s();
     if (cfg->backend.ngpus > 0) {
         if (!(w->gpus = malloc((size_t)cfg->backend.ngpus * sizeof *w->gpus))) {
@@ -67,6 +72,12 @@ cuplas_gpu_warm *cuplas_gpu_warm_start(const cuplas_config *cfg)
         return NULL;
     }
     return w;
+}
+
+int cuplas_gpu_run_expected(const cuplas_config *cfg)
+{
+    return cfg->backend.device == CUPLAS_DEVICE_GPU ||
+           (cfg->backend.device == CUPLAS_DEVICE_AUTO && cuplas_gpu_count() > 0);
 }
 
 double cuplas_gpu_warm_seconds(cuplas_gpu_warm *w, double *driver_s)
@@ -86,10 +97,16 @@ void cuplas_gpu_warm_free(cuplas_gpu_warm *w)
     free(w);
 }
 #else
-cuplas_gpu_warm *cuplas_gpu_warm_start(const cuplas_config *cfg)
+cuplas_gpu_warm *cuplas_gpu_warm_start(const cuplas_config *cfg, int lanes)
 {
     (void)cfg;
+    (void)lanes;
     return NULL;
+}
+
+int cuplas_gpu_run_expected(const cuplas_config *cfg)
+{
+    return cfg->backend.device == CUPLAS_DEVICE_GPU;   /* fails in the runner: no CUDA */
 }
 
 double cuplas_gpu_warm_seconds(cuplas_gpu_warm *w, double *driver_s)

@@ -513,7 +513,10 @@ int cuplas_runner_run(cuplas_runner *r, cuplas_error *err)
     cuplas_log_event(r->log, CUPLAS_LOG_INFO, "run_start", text,
                      CUPLAS_LF_I("jobs", r->jobs->n),
                      CUPLAS_LF_S("backend", r->use_gpu ? "gpu" : "cpu"),
-                     CUPLAS_LF_I("workers", r->nworkers), NULL);
+                     CUPLAS_LF_I("workers", r->nworkers),
+                     CUPLAS_LF_S("omp_wait_policy",
+                                 getenv("OMP_WAIT_POLICY") ? getenv("OMP_WAIT_POLICY") : "unset"),
+                     NULL);
     ticker_start(r);
 
     /* jobs that failed while planning are reported first, in list order */
