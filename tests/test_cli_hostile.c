@@ -212,6 +212,11 @@ static void test_passive_openmp(void **state)
                            BIN " sort 'a b.h5:/grid' 'o u t.h5' --force --backend cpu "
                            "--log-format json"), 0);
     expect_in(f, "err.txt", "\"omp_wait_policy\":\"active\"");
+    /* and so does a CPU `cuplas run`, once it has planned */
+    assert_int_equal(tu_sh(f, "unset OMP_WAIT_POLICY CUPLAS_REEXEC; printf 'inputs:\\n"
+                           "  - files: [\"a b.h5\"]\\noutput:\\n  dir: runout\\nbackend:\\n"
+                           "  device: cpu\\n' > r.yaml && " BIN " run r.yaml --log-format json"), 0);
+    expect_in(f, "err.txt", "\"omp_wait_policy\":\"passive\"");
 }
 
 /* A double attribute of out.h5's group `grp`. */

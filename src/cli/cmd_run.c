@@ -251,6 +251,11 @@ static int cmd_run(int argc, char **argv)
         rc = cuplas_cli_exit_for(err.code);
         goto done;
     }
+    /* a CPU run's OpenMP teams must not spin: start again passive (cli.h).
+       Here, after planning, the driver has loaded while the inputs were
+       probed; nothing is written yet (the manifest is in memory) */
+    if (!dry && !cuplas_gpu_run_expected(&cfg))
+        cuplas_cli_passive_openmp(argv - 1);
     if (shard.count > 0) {
         snprintf(text, sizeof text, "cuplas: shard %d/%d (%s): %d of %d jobs", shard.index,
                  shard.count, source, mine.n, jobs.n);
@@ -335,5 +340,6 @@ done:
 }
 
 const cuplas_cmd cuplas_cmd_run_def = {
-    "run", cmd_run, "sort every input of a config (the batch job)", run_help, 0,
+    "run", cmd_run, "sort every input of a config (the batch job)", run_help,
+    1,   /* openmp_late */
 };
