@@ -76,8 +76,10 @@ const struct key cuplas_cfg_keys[] = {
       .flags = F_MIN | F_MAX,
       .doc = "gzip level of the result datasets; 0 = uncompressed. Default 1: "
              "with libdeflate as small as zlib's level 4 (within 0.5 %) at 2.6x "
-             "its speed; 4 saves 1.3 % more on float32 for 1.4x the time "
-             "(bench/results/2026-11-23-cpu-deflate)" },
+             "its speed, and byte planes that cannot shrink (float32 low "
+             "mantissa bytes) stored, not searched: 2.9x faster again on "
+             "float32; 2 saves 0.9 % more for 1.3x the time "
+             "(bench/results/2026-11-24-cpu-zplanes)" },
     { "output.shuffle", K_BOOL, AT(output.shuffle),
       .doc = "HDF5 byte shuffle before deflate (smaller files for numeric data); "
              "no effect with deflate 0" },
