@@ -141,6 +141,7 @@ static void assert_sort_equal(const cuplas_sort_params *a, const cuplas_sort_par
     assert_int_equal(a->group_size, b->group_size);
     assert_int_equal(a->local_cells, b->local_cells);
     assert_int_equal(a->local_passes, b->local_passes);
+    assert_int_equal(a->local_group_size, b->local_group_size);
     assert_int_equal(a->preset, b->preset);
 }
 

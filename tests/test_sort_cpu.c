@@ -389,6 +389,8 @@ static void test_sort_local_levels_match_global(void **state)
     p.min_configs = p.max_configs = 3;
     p.max_passes = 5;
     p.local_cells = 0;
+    p.local_passes = 0;
+    p.local_group_size = 0;   /* 4-cell groups on every level */
     sort_once(x, H, W, 3, &p, want);
     const int cells[] = {16, 4096, 1 << 20};
     for (int i = 0; i < 3; i++) {
@@ -407,6 +409,7 @@ static void test_sort_local_levels_match_global(void **state)
         cuplas_sort_params_default(&p);
         p.max_passes = 4;
         p.local_passes = 7;
+        p.local_group_size = 0;   /* block-local 4-cell levels */
         assert_int_equal(cuplas_sort_features(y, 64, 64, 3, &p, NULL, iy, &st, &err), 0);
         assert_true(st.configs > 0);
         assert_int_equal(st.passes, 7 * st.configs);

@@ -100,8 +100,8 @@ const struct key cuplas_cfg_keys[] = {
     { "sort.preset", K_ENUM, AT(sort.preset), .names = preset_names, .flags = F_PARAMS_NONZERO,
       .doc = "a named set of values for the other sort.* keys (README \"Presets\"): fast, "
              "default or best; a sort.* key named in the config or with --set overrides it. "
-             "default gives grids of more than 4 sort channels group_size 16, max_passes 1 "
-             "and improvement_break 1e-2 unless one of those three is named" },
+             "default gives grids of more than 4 sort channels group_size 16, max_passes 1, "
+             "improvement_break 1e-2 and max_configs 4 unless one of those four is named" },
     { "sort.seed", K_U64, AT(sort.seed),
       .doc = "random seed; with the input and the other sort.* keys it fully "
              "determines the result, on any device and thread count" },
@@ -152,7 +152,13 @@ const struct key cuplas_cfg_keys[] = {
              "grid-wide test between passes (4-cell groups); 0 = never" },
     { "sort.local_passes", K_INT, AT(sort.local_passes), .min = 0, .flags = F_MIN,
       .doc = "passes per configuration on block-local levels (see "
-             "sort.local_cells); 0 = sort.max_passes" },
+             "sort.local_cells) and on those sort.local_group_size applies to; "
+             "0 = sort.max_passes" },
+    { "sort.local_group_size", K_INT, AT(sort.local_group_size), .min = 0, .max = 16,
+      .flags = F_MIN | F_MAX | F_PARAMS_NONDEFAULT,
+      .doc = "with sort.group_size 4: cells per group on the levels whose blocks have at "
+             "most sort.local_cells cells, 8 or 16 (run grid-wide, not block-local); "
+             "0 or 4 = block-local 4-cell passes there. default: 16 (0.6.0)" },
 
     { "channels.use", K_CHANNELS, AT(channels.use), AT(channels.nuse), .min = 0,
       .max = MAX_CHANNEL, .flags = F_MIN | F_MAX, .aux_off = AT(channels.use_names),

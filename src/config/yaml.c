@@ -60,10 +60,11 @@ static void apply_preset(const struct loader *ld, cuplas_config *cfg)
          * k->off - at in a cuplas_sort_params */
         memcpy((char *)cfg + k->off, (const char *)&pre + (k->off - at), scalar_size(k->kind));
     }
-    /* the wide values come as a set: naming one of them keeps all three */
+    /* the wide values come as a set: naming one of them keeps all four */
     cfg->sort.wide_auto = !seen_node(ld, "sort.group_size") &&
                           !seen_node(ld, "sort.improvement_break") &&
-                          !seen_node(ld, "sort.max_passes");
+                          !seen_node(ld, "sort.max_passes") &&
+                          !seen_node(ld, "sort.max_configs");
 }
 
 /* Rules that involve more than one key, once every key is read. */
@@ -74,7 +75,7 @@ static int check_config(struct loader *ld, const cuplas_config *cfg)
     const yaml_node_t *lo = seen_node(ld, "sort.min_configs");
     const yaml_node_t *hi = seen_node(ld, "sort.max_configs");
     const yaml_node_t *w = seen_node(ld, "channels.weights");
-    const int gs = cfg->sort.group_size;
+    const int gs = cfg->sort.group_size, lgs = cfg->sort.local_group_size;
     char acc[256];
 
     if (ld->path && !in_node) {
@@ -93,6 +94,9 @@ static int check_config(struct loader *ld, const cuplas_config *cfg)
     if (gs != 4 && gs != 8 && gs != 16)
         return cuplas_cfg_fail_at(ld, seen_node(ld, "sort.group_size"), "sort.group_size: %d "
                                   "(accepted: 4, 8 or 16)", gs);
+    if (lgs != 0 && lgs != 4 && lgs != 8 && lgs != 16)
+        return cuplas_cfg_fail_at(ld, seen_node(ld, "sort.local_group_size"),
+                                  "sort.local_group_size: %d (accepted: 0, 4, 8 or 16)", lgs);
     if (cfg->channels.use && cfg->channels.nweights
         && cfg->channels.nweights != cfg->channels.nuse)
         return cuplas_cfg_fail_at(ld, w, "channels.weights: %d weights for %d channels in "

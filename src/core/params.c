@@ -20,21 +20,23 @@
 static const char *const preset_names[] = { "default", "fast", "best" };
 
 static const cuplas_sort_params presets[] = {
-    /* Below PLAS's quality (peers' colors_1024: AND 3.137 against PLAS's
-     * 3.141) in under 100 ms on an H100: 2..4 configurations per level of
-     * 15 passes. Levels with blocks of up to 4096 cells run them block by
-     * block (core/level.h), larger ones until a pass gains under 0.001 %.
-     * Long configurations buy more AND per pass than many short ones
-     * (README "Presets"; 0.3.0 ran 12 passes and no block-local levels,
-     * 0.1.x and 0.2.0 2 passes that stopped under 0.1 %) */
+    /* Below PLAS's quality (peers' colors_1024: AND 3.121 against PLAS's
+     * 3.141; 2048^2 x 3: 1.976 against 1.979) in under 100 / 400 ms on an
+     * H200: 2..3 configurations per level. Levels with blocks of more than
+     * 4096 cells run 4-cell passes, up to 15 a configuration, until a pass
+     * gains under 0.001 %; the smaller ones one pass of 16-cell groups a
+     * configuration (0.6.0: an exact 16-cell solve finds what many 4-cell
+     * passes do not once the blocks are small; 0.5.0 ran those levels
+     * block-local with 4-cell groups and 15 passes, and 4 configurations:
+     * 3.137 / 1.985 in 91 / 371 ms. bench/results/2026-11-24-h200-conn r6-r8) */
     [CUPLAS_PRESET_DEFAULT] = {
         .seed = 1337, .permuter = CUPLAS_PERMUTER_FEISTEL, .shuffle = true,
         .start_radius = 0.0, .radius_decay = 0.95, .min_blur_radius = 1,
         .min_block_size = 4, .blur_passes = 1,
         .border_x = CUPLAS_BORDER_CIRCULAR, .border_y = CUPLAS_BORDER_REFLECT,
-        .improvement_break = 1e-5, .min_configs = 2, .max_configs = 4, .max_passes = 15,
-        .group_size = 4, .local_cells = 4096, .local_passes = 0, .preset = CUPLAS_PRESET_DEFAULT,
-        .wide_auto = true },
+        .improvement_break = 1e-5, .min_configs = 2, .max_configs = 3, .max_passes = 15,
+        .group_size = 4, .local_cells = 4096, .local_passes = 1, .local_group_size = 16,
+        .preset = CUPLAS_PRESET_DEFAULT, .wide_auto = true },
     /* fewer levels (decay 0.85: 39 instead of 122 at 1024^2), 2 passes a
      * configuration, and a configuration ends once a pass gains under 1 %:
      * 1024^2 x 3 AND 3.936 (CUPLAS: 4.285) in 275 passes, 7.7 ms on an H200 */
@@ -77,11 +79,11 @@ _Static_assert(sizeof presets / sizeof presets[0] == sizeof preset_names / sizeo
 static const struct {
     int group_size;
     double improvement_break;
-    int max_passes;
+    int max_passes, max_configs;   /* 4: 0.5.0's, the row as measured */
 } wide[] = {
-    [CUPLAS_PRESET_DEFAULT] = { 16, 1e-2, 1 },
-    [CUPLAS_PRESET_FAST] = { 0, 0, 0 },
-    [CUPLAS_PRESET_BEST] = { 0, 0, 0 },
+    [CUPLAS_PRESET_DEFAULT] = { 16, 1e-2, 1, 4 },
+    [CUPLAS_PRESET_FAST] = { 0, 0, 0, 0 },
+    [CUPLAS_PRESET_BEST] = { 0, 0, 0, 0 },
 };
 
 _Static_assert(sizeof wide / sizeof wide[0] == sizeof presets / sizeof presets[0],
@@ -107,6 +109,7 @@ void cuplas_sort_params_for_channels(cuplas_sort_params *p, int channels)
         p->group_size = wide[pr].group_size;
         p->improvement_break = wide[pr].improvement_break;
         p->max_passes = wide[pr].max_passes;
+        p->max_configs = wide[pr].max_configs;
     }
     p->wide_auto = false;
 }

@@ -52,6 +52,10 @@ typedef struct cuplas_sort_params {
                                   (core/level.h); 0 = never              */
     int local_passes;          /* sort.local_passes: passes a configuration
                                   of a block-local level runs; 0 = max_passes */
+    int local_group_size;      /* sort.local_group_size: a 4-cell sort's
+                                  levels of at most local_cells cells take
+                                  groups of this many cells (8|16), run
+                                  grid-wide; 0 or 4 = block-local 4-cell */
     cuplas_preset preset;      /* sort.preset: where the values above came
                                   from; the sorter itself never reads it    */
     bool wide_auto;            /* grids of more than CUPLAS_WIDE_CHANNELS
