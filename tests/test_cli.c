@@ -549,10 +549,11 @@ static void test_cli_sort(void **state)
     assert_non_null(strstr(text, "improvement_break: 0.01\n"));
     assert_non_null(strstr(text, "max_passes: 1\n"));
     assert_non_null(strstr(text, "group_size: 16\n"));
+    assert_non_null(strstr(text, "max_configs: 4\n"));
     free(text);
     assert_int_equal(tu_sh(f, BIN " sort data/gauss.h5 res/wide.h5 --seed 7 --set "
                            "sort.group_size=16 --set sort.max_passes=1 --set "
-                           "sort.improvement_break=0.01"), 0);
+                           "sort.improvement_break=0.01 --set sort.max_configs=4"), 0);
     assert_int_equal(tu_sh(f, BIN " sort data/gauss.h5 res/four.h5 --seed 7 --set "
                            "sort.max_passes=15"), 0);
     ia = index_of(f, "res/one.h5", "/splats", &na);

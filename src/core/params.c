@@ -52,14 +52,18 @@ static const cuplas_sort_params presets[] = {
      * up to 16 passes per level that run until a pass gains under
      * 0.001 %, and borders that do not wrap (a wrapped target joins the
      * grid's left and right edges, which DPQ on the unwrapped grid
-     * penalises): 1024^2 x 3 AND 3.097 in 0.94 s on an H200 */
+     * penalises), and (0.6.0) two passes of 16-cell groups a configuration
+     * on the levels of at most 4096 cells: colors_1024 AND 3.045 (mean of
+     * 3 seeds; 0.5.x: 3.086) in 1.58 s on an H200, 32 x 32 DPQ16 0.9485
+     * (0.947) (bench/results/2026-11-24-h200-conn r11) */
     [CUPLAS_PRESET_BEST] = {
         .seed = 1337, .permuter = CUPLAS_PERMUTER_FEISTEL, .shuffle = true,
         .start_radius = 0.0, .radius_decay = 0.99, .min_blur_radius = 1,
         .min_block_size = 4, .blur_passes = 1,
         .border_x = CUPLAS_BORDER_REFLECT, .border_y = CUPLAS_BORDER_REFLECT,
         .improvement_break = 1e-5, .min_configs = 4, .max_configs = 8, .max_passes = 16,
-        .group_size = 4, .local_cells = 4096, .local_passes = 0, .preset = CUPLAS_PRESET_BEST,
+        .group_size = 4, .local_cells = 4096, .local_passes = 2, .local_group_size = 16,
+        .preset = CUPLAS_PRESET_BEST,
         .wide_auto = true },
 };
 
