@@ -22,7 +22,7 @@ static const char *const preset_names[] = { "default", "fast", "best" };
 static const cuplas_sort_params presets[] = {
     /* Below PLAS's quality (peers' colors_1024: AND 3.121 against PLAS's
      * 3.141; 2048^2 x 3: 1.976 against 1.979) in under 100 / 400 ms on an
-     * H200: 2..3 configurations per level. Levels with blocks of more than
+     * H200 (88.7 / 356 ms): 2..3 configurations per level. Levels with blocks of more than
      * 4096 cells run 4-cell passes, up to 15 a configuration, until a pass
      * gains under 0.001 %; the smaller ones one pass of 16-cell groups a
      * configuration (0.6.0: an exact 16-cell solve finds what many 4-cell
@@ -54,7 +54,7 @@ static const cuplas_sort_params presets[] = {
      * grid's left and right edges, which DPQ on the unwrapped grid
      * penalises), and (0.6.0) two passes of 16-cell groups a configuration
      * on the levels of at most 4096 cells: colors_1024 AND 3.045 (mean of
-     * 3 seeds; 0.5.x: 3.086) in 1.58 s on an H200, 32 x 32 DPQ16 0.9485
+     * 3 seeds; 0.5.x: 3.086) in 1.50 s on an H200, 32 x 32 DPQ16 0.9485
      * (0.947) (bench/results/2026-11-24-h200-conn r11) */
     [CUPLAS_PRESET_BEST] = {
         .seed = 1337, .permuter = CUPLAS_PERMUTER_FEISTEL, .shuffle = true,

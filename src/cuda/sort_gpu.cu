@@ -32,8 +32,9 @@ struct cuplas_gpu_ctx {
     char name[256];
     cudaStream_t stream;
     int sms;             /* multiprocessors: the level kernel's grid bound */
-    int occ_cp, occ_group, occ_per_sm; /* level-kernel occupancy, cached for one
-                                          Cp and sort.group_size */
+    struct { int cp, group, per_sm; } occ[2]; /* level-kernel occupancy, cached
+                                   for the two group sizes a sort can use
+                                   (sort.group_size, sort.local_group_size) */
     void *ws;          /* device workspace, grown on demand */
     size_t ws_bytes;
     uint32_t *tab;     /* block-local levels' offset tables, grown on demand */
@@ -239,9 +240,29 @@ extern "C" void cuplas_gpu_device_release(int device)
         cudaGetLastError();
 }
 
+/* The level kernel's resident blocks per SM for (Cp, group), from the
+ * two-entry cache (the newest first). */
+static int level_occupancy(cuplas_gpu_ctx *ctx, int Cp, int group, int *per_sm, cuplas_error *err)
+{
+    int rc = 0;
+    for (int i = 0; i < 2; i++)
+        if (ctx->occ[i].cp == Cp && ctx->occ[i].group == group && ctx->occ[i].per_sm > 0) {
+            *per_sm = ctx->occ[i].per_sm;
+            return 0;
+        }
+    CUPLAS_TRY(cuplas_assign_level_gpu_occupancy(Cp, group, per_sm, err));
+    ctx->occ[1] = ctx->occ[0];
+    ctx->occ[0].cp = Cp;
+    ctx->occ[0].group = group;
+    ctx->occ[0].per_sm = *per_sm;
+fail:
+    return rc;
+}
+
 extern "C" int cuplas_gpu_prepare(cuplas_gpu_ctx *ctx, int64_t n_q, int64_t n_idx, int Cp)
 {
     cuplas_error e;
+    int per_sm = 0;
     if (cudaSetDevice(ctx->device) != cudaSuccess)
         return -1;
     ctx->h_q = (int16_t *)grow_pinned(ctx->h_q, &ctx->h_q_n, n_q, sizeof(int16_t));
@@ -249,11 +270,8 @@ extern "C" int cuplas_gpu_prepare(cuplas_gpu_ctx *ctx, int64_t n_q, int64_t n_id
     /* the occupancy query loads the level kernel's module (lazy loading);
      * 4-cell groups, the presets' (a sort with another size queries again) */
     cuplas_error_clear(&e);
-    if (Cp > 0 && (ctx->occ_cp != Cp || ctx->occ_group != 4) &&
-        cuplas_assign_level_gpu_occupancy(Cp, 4, &ctx->occ_per_sm, &e) == 0) {
-        ctx->occ_cp = Cp;
-        ctx->occ_group = 4;
-    }
+    if (Cp > 0)
+        level_occupancy(ctx, Cp, 4, &per_sm, &e);
     return ctx->h_q && ctx->h_idx ? 0 : -1;
 }
 
@@ -354,7 +372,11 @@ extern "C" int cuplas_sort_gpu(cuplas_gpu_ctx *ctx, const cuplas_qgrid *g,
     const int64_t N = g->H * g->W;
     const size_t qbytes = (size_t)N * g->Cp * sizeof(int16_t);
     float ms[3] = {0, 0, 0};
-    int per_sm = 0;
+    int per_sm = 0, per_sm_small = 0;
+    /* the group sizes of the level kernels this sort launches: its own, and
+       on the small levels of a 4-cell sort sort.local_group_size's */
+    const int k_main = p->group_size > 4 ? p->group_size : 4;
+    const int k_small = k_main == 4 && p->local_group_size > 4 ? p->local_group_size : k_main;
     cuplas_level_counters hs;
     gpu_buffers b;
     cudaStream_t str = ctx->stream;
@@ -377,13 +399,12 @@ extern "C" int cuplas_sort_gpu(cuplas_gpu_ctx *ctx, const cuplas_qgrid *g,
     if (!(ctx->h_idx = (int32_t *)grow_pinned(ctx->h_idx, &ctx->h_idx_n, N, sizeof(int32_t))))
         CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "cannot allocate pinned host memory for the index");
     /* a lane sorts many grids of one shape: query the occupancy once */
-    if (ctx->occ_cp != g->Cp || ctx->occ_group != p->group_size) {
-        CUPLAS_TRY(cuplas_assign_level_gpu_occupancy(g->Cp, p->group_size, &ctx->occ_per_sm, err));
-        ctx->occ_cp = g->Cp;
-        ctx->occ_group = p->group_size;
-    }
-    per_sm = ctx->occ_per_sm;
-    if (per_sm < 1)
+    /* a lane sorts many grids of one shape: the occupancies are cached */
+    CUPLAS_TRY(level_occupancy(ctx, g->Cp, k_main, &per_sm, err));
+    per_sm_small = per_sm;
+    if (k_small != k_main)
+        CUPLAS_TRY(level_occupancy(ctx, g->Cp, k_small, &per_sm_small, err));
+    if (per_sm < 1 || per_sm_small < 1)
         CUPLAS_FAIL(err, CUPLAS_ERR_CUDA, "the level kernel for %d channels does not fit an SM", g->C);
 
     /* b.in (the target buffer, or the blur's workspace) holds the input
@@ -410,10 +431,13 @@ extern "C" int cuplas_sort_gpu(cuplas_gpu_ctx *ctx, const cuplas_qgrid *g,
         const cuplas_level *lv = &s->levels[L];
         CUPLAS_TRY(cuplas_blur_gpu(b.q, b.t, g->H, g->W, g->C, g->Cp, b.cs, lv->rx, lv->ry,
                                    p->blur_passes, p->border_x, p->border_y, b.blur_ws, str, err));
-        CUPLAS_TRY(cuplas_assign_level_gpu(b.q, b.idx, b.t, g->C, g->Cp,
-                                           cuplas_level_params_make(p, lv, g->H, g->W, L),
+        cuplas_level_params a = cuplas_level_params_make(p, lv, g->H, g->W, L);
+        /* a cooperative launch may not exceed what is resident at once:
+           the bound of the kernel this level runs (its group size) */
+        int bound = (a.group > 4 ? (int)a.group : 4) == k_main ? per_sm : per_sm_small;
+        CUPLAS_TRY(cuplas_assign_level_gpu(b.q, b.idx, b.t, g->C, g->Cp, a,
                                            tab_bytes ? ctx->tab : NULL, b.state,
-                                           per_sm * ctx->sms, str, err));
+                                           bound * ctx->sms, str, err));
         if (count_levels)
             CUPLAS_CUDA_TRY(err, cudaLaunchHostFunc(str, level_done, (void *)&st->levels));
     }
