@@ -174,8 +174,8 @@ int cuplas_cli_finish(cuplas_log *lg, cuplas_config *cfg, int loaded, cuplas_ove
  * main); unset, its idle threads spin for a while before they sleep, and
  * on a node shared with one other busy process (a SLURM node) a 2-thread
  * CPU sort ran 10-25x slower (README, "Hostile and careless inputs"). A
- * second start costs ~20 ms, so `cuplas sort` pays it only when it will
- * sort on the CPU (its GPU lanes run no OpenMP teams). A user who wants
+ * second start costs ~20 ms, so `cuplas sort` and `cuplas run` pay it
+ * only when they will sort on the CPU (GPU lanes run no OpenMP teams). A user who wants
  * spinning exports OMP_WAIT_POLICY=active.
  */
 void cuplas_cli_passive_openmp(char **argv)

@@ -21,8 +21,8 @@ static const char *const preset_names[] = { "default", "fast", "best" };
 
 static const cuplas_sort_params presets[] = {
     /* Below PLAS's quality (peers' colors_1024: AND 3.121 against PLAS's
-     * 3.141; 2048^2 x 3: 1.976 against 1.979) in under 100 / 400 ms on an
-     * H200 (88.7 / 356 ms): 2..3 configurations per level. Levels with blocks of more than
+     * 3.141; 2048^2 x 3: 1.976 against 1.979) in 89 / 356 ms on an H200:
+     * 2..3 configurations per level. Levels with blocks of more than
      * 4096 cells run 4-cell passes, up to 15 a configuration, until a pass
      * gains under 0.001 %; the smaller ones one pass of 16-cell groups a
      * configuration (0.6.0: an exact 16-cell solve finds what many 4-cell
