@@ -80,7 +80,7 @@ int main(int argc, char **argv)
             cuplas_sort_params p = cfg.sort;
             cuplas_sort_stats st;
             p.seed = (uint64_t)(o.s0 + k);
-            cuplas_sort_params_for_channels(&p, C);   /* as the pipeline */
+            cuplas_sort_params_for_grid(&p, C, H * W);   /* as the pipeline */
             double t0 = now_ms(), c0 = cpu_now_ms();
             if (cuplas_sort_features(x, H, W, C, &p, NULL, index, &st, &err)) {
                 fprintf(stderr, "%s: %s\n", argv[a], err.msg);

@@ -139,7 +139,7 @@ int main(int argc, char **argv)
         if (!x)
             return 2;
         cuplas_sort_params sp = cfg.sort;   /* as the pipeline: wide grids may differ */
-        cuplas_sort_params_for_channels(&sp, C);
+        cuplas_sort_params_for_grid(&sp, C, H * W);
         double gps = throughput(x, H, W, C, &sp, repeat, lanes, gpus, interleave);
         printf("{\"case\":\"%s\",\"mode\":\"pure_sort\",\"grids\":%d,\"lanes\":%d,"
                "\"gpus\":%d,\"order\":\"%s\",\"grids_per_s\":%.3f}\n", argv[a], repeat, lanes,
@@ -169,7 +169,7 @@ int main(int argc, char **argv)
             continue;
         }
         cuplas_sort_params sp = cfg.sort;   /* as the pipeline: wide grids may differ */
-        cuplas_sort_params_for_channels(&sp, C);
+        cuplas_sort_params_for_grid(&sp, C, H * W);
         int64_t N = H * W, *first = malloc(N * 8), *index = malloc(N * 8);
         double *wall = malloc(runs * sizeof *wall), *dev = malloc(runs * sizeof *dev);
         cuplas_sort_stats st;

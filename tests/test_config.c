@@ -871,9 +871,16 @@ static void test_config_preset_explicit_key_wins(void **state)
     static const char *const set_group[] = { "sort.group_size=8" };
     assert_int_equal(load_text(state, "preset_group", INPUTS, set_group, 1, &cfg, &err), 0);
     assert_false(cfg.sort.wide_auto);
+    assert_true(cfg.sort.small_auto);   /* not one of the small keys */
+    cuplas_config_free(&cfg);
+    static const char *const set_small[] = { "sort.local_passes=3" };
+    assert_int_equal(load_text(state, "preset_small", INPUTS, set_small, 1, &cfg, &err), 0);
+    assert_false(cfg.sort.small_auto);
+    assert_true(cfg.sort.wide_auto);
     cuplas_config_free(&cfg);
     assert_int_equal(load_text(state, "preset_none", INPUTS, NULL, 0, &cfg, &err), 0);
     assert_true(cfg.sort.wide_auto);
+    assert_true(cfg.sort.small_auto);
     cuplas_config_free(&cfg);
 
     /* an explicit key that clashes with the preset's: the usual rule */

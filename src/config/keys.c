@@ -101,7 +101,9 @@ const struct key cuplas_cfg_keys[] = {
       .doc = "a named set of values for the other sort.* keys (README \"Presets\"): fast, "
              "default or best; a sort.* key named in the config or with --set overrides it. "
              "default gives grids of more than 4 sort channels group_size 16, max_passes 1, "
-             "improvement_break 1e-2 and max_configs 4 unless one of those four is named" },
+             "improvement_break 1e-2 and max_configs 4 unless one of those four is named, "
+             "and grids of under 2^19 cells local_group_size 0, local_passes 0 and "
+             "max_configs 4 unless one of those three is named" },
     { "sort.seed", K_U64, AT(sort.seed),
       .doc = "random seed; with the input and the other sort.* keys it fully "
              "determines the result, on any device and thread count" },

@@ -65,6 +65,10 @@ static void apply_preset(const struct loader *ld, cuplas_config *cfg)
                           !seen_node(ld, "sort.improvement_break") &&
                           !seen_node(ld, "sort.max_passes") &&
                           !seen_node(ld, "sort.max_configs");
+    /* and so do the small ones */
+    cfg->sort.small_auto = !seen_node(ld, "sort.local_group_size") &&
+                           !seen_node(ld, "sort.local_passes") &&
+                           !seen_node(ld, "sort.max_configs");
 }
 
 /* Rules that involve more than one key, once every key is read. */

@@ -36,7 +36,7 @@ static const cuplas_sort_params presets[] = {
         .border_x = CUPLAS_BORDER_CIRCULAR, .border_y = CUPLAS_BORDER_REFLECT,
         .improvement_break = 1e-5, .min_configs = 2, .max_configs = 3, .max_passes = 15,
         .group_size = 4, .local_cells = 4096, .local_passes = 1, .local_group_size = 16,
-        .preset = CUPLAS_PRESET_DEFAULT, .wide_auto = true },
+        .preset = CUPLAS_PRESET_DEFAULT, .wide_auto = true, .small_auto = true },
     /* fewer levels (decay 0.85: 39 instead of 122 at 1024^2), 2 passes a
      * configuration, and a configuration ends once a pass gains under 1 %:
      * 1024^2 x 3 AND 3.936 (CUPLAS: 4.285) in 275 passes, 7.7 ms on an H200 */
@@ -47,7 +47,7 @@ static const cuplas_sort_params presets[] = {
         .border_x = CUPLAS_BORDER_CIRCULAR, .border_y = CUPLAS_BORDER_REFLECT,
         .improvement_break = 1e-2, .min_configs = 2, .max_configs = 4, .max_passes = 2,
         .group_size = 4, .local_cells = 4096, .local_passes = 0, .preset = CUPLAS_PRESET_FAST,
-        .wide_auto = true },
+        .wide_auto = true, .small_auto = true },
     /* quality first: a slow decay (5x the levels), 4..8 configurations of
      * up to 16 passes per level that run until a pass gains under
      * 0.001 %, and borders that do not wrap (a wrapped target joins the
@@ -64,7 +64,7 @@ static const cuplas_sort_params presets[] = {
         .improvement_break = 1e-5, .min_configs = 4, .max_configs = 8, .max_passes = 16,
         .group_size = 4, .local_cells = 4096, .local_passes = 2, .local_group_size = 16,
         .preset = CUPLAS_PRESET_BEST,
-        .wide_auto = true },
+        .wide_auto = true, .small_auto = true },
 };
 
 _Static_assert(sizeof presets / sizeof presets[0] == sizeof preset_names / sizeof preset_names[0],
@@ -93,6 +93,24 @@ static const struct {
 _Static_assert(sizeof wide / sizeof wide[0] == sizeof presets / sizeof presets[0],
                "one wide row per preset");
 
+/* Grids of fewer than min_cells cells (0: no small row). `default`: 16
+ * lanes of 256^2 x 3 sorts did 161-167 grids/s with the 16-cell small
+ * levels against 193-194 with 0.5.x's block-local 4-cell ones (512^2:
+ * 39 against 41-43; 1024^2: 11.1 against 10.8), for 0.4-0.6 % of AND
+ * (H200, bench/results/2026-11-24-h200-conn r15): below 2^19 cells a
+ * batch's throughput wins. `best` keeps quality first. */
+static const struct {
+    int64_t min_cells;
+    int local_group_size, local_passes, max_configs;
+} small[] = {
+    [CUPLAS_PRESET_DEFAULT] = { (int64_t)1 << 19, 0, 0, 4 },
+    [CUPLAS_PRESET_FAST] = { 0, 0, 0, 0 },
+    [CUPLAS_PRESET_BEST] = { 0, 0, 0, 0 },
+};
+
+_Static_assert(sizeof small / sizeof small[0] == sizeof presets / sizeof presets[0],
+               "one small row per preset");
+
 void cuplas_sort_params_of_preset(cuplas_preset preset, cuplas_sort_params *p)
 {
     if ((unsigned)preset >= sizeof presets / sizeof presets[0])
@@ -116,6 +134,18 @@ void cuplas_sort_params_for_channels(cuplas_sort_params *p, int channels)
         p->max_configs = wide[pr].max_configs;
     }
     p->wide_auto = false;
+}
+
+void cuplas_sort_params_for_grid(cuplas_sort_params *p, int channels, int64_t cells)
+{
+    const unsigned pr = (unsigned)p->preset;
+    cuplas_sort_params_for_channels(p, channels);
+    if (p->small_auto && pr < sizeof small / sizeof small[0] && cells < small[pr].min_cells) {
+        p->local_group_size = small[pr].local_group_size;
+        p->local_passes = small[pr].local_passes;
+        p->max_configs = small[pr].max_configs;
+    }
+    p->small_auto = false;
 }
 
 int cuplas_sort_params_preset(const char *name, cuplas_sort_params *p)

@@ -62,6 +62,10 @@ typedef struct cuplas_sort_params {
                                   sort channels take the preset's wide
                                   values (cuplas_sort_params_for_channels);
                                   false once the config names one of them */
+    bool small_auto;           /* grids of fewer cells than the preset's
+                                  small row asks take its small-level
+                                  values (cuplas_sort_params_for_grid);
+                                  false once the config names one of them */
 } cuplas_sort_params;
 
 /* Grids of more channels than this are "wide": a preset may give them
@@ -85,6 +89,14 @@ int cuplas_sort_params_preset(const char *name, cuplas_sort_params *p);
  * the channels are known, before the sort and before the params are
  * written; clears wide_auto. */
 void cuplas_sort_params_for_channels(cuplas_sort_params *p, int channels);
+
+/* cuplas_sort_params_for_channels, then: when p->small_auto and the grid
+ * has fewer than the preset's small-row cells, sort.local_group_size,
+ * sort.local_passes and sort.max_configs become its small values (a set,
+ * as the wide one). `default`: under 2^19 cells, 0.5.x's block-local
+ * 4-cell small levels, whose batch throughput is higher there. Clears
+ * small_auto. What the pipeline and the benches call per grid. */
+void cuplas_sort_params_for_grid(cuplas_sort_params *p, int channels, int64_t cells);
 
 const char *cuplas_preset_name(cuplas_preset p);
 const char *cuplas_permuter_name(cuplas_permuter p);

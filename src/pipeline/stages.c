@@ -402,8 +402,8 @@ static int stage_prep(job_ctx *j, cuplas_error *e)
     } else {
         CUPLAS_TRY(cuplas_job_channels(cfg, g->C, &j->use, &j->nuse, e));
     }
-    j->sort = cfg->sort;   /* a wide grid may take the preset's wide values */
-    cuplas_sort_params_for_channels(&j->sort, j->nuse);
+    j->sort = cfg->sort;   /* a wide or small grid may take the preset's row for it */
+    cuplas_sort_params_for_grid(&j->sort, j->nuse, N);
     size_t xn = (size_t)(N > rows ? N : rows) * (size_t)j->nuse;
     /* x is first written on the pool anyway; the index maybe not */
     if (!(j->x = w->x = grow(w->x, &w->x_cap, xn, sizeof *j->x, NULL)) ||

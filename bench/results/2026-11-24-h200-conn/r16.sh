@@ -1,0 +1,27 @@
+# r16: 0.6.0 with the small row (grids under 2^19 cells keep 4-cell small levels): collections A and B with the default config, as t10 / r5 (lanes by
+# grid size, deflate 1 + shuffle, fsync), pure sort alongside; and one-file `cuplas sort`
+# 1024^2 x 3 (5 runs) for the final figure.
+cd .dev && tar xJf libs.tar.xz && cd ..
+export LD_LIBRARY_PATH=$PWD/.dev/lib
+B=$PWD/.dev/bin; SRC=$PWD
+( cd $SRC && OUT=$OUT/pipe PIPE_BIN=$B PIPE_QUICK=1 PIPE_PURE=1 PIPE_DEFLATE=1 PIPE_FSYNC=true PIPE_LANES_A=0 PIPE_LANES_B=0 bash scripts/pipeline-bench.sh > $OUT/pipe.txt 2>&1 )
+W=/tmp/r14w; rm -rf $W; mkdir -p $W
+$B/cuplas gen --kind colors --size 1024x1024 $W/c.h5 >/dev/null; $B/cuplas sort $W/c.h5 $W/w.h5 --force >/dev/null 2>&1
+for k in 1 2 3 4 5 6 7; do t0=$(date +%s.%N); $B/cuplas sort $W/c.h5 $W/s.h5 --force > /dev/null 2>&1; t1=$(date +%s.%N)
+  python3 -c "print('{\"part\":\"one\",\"process_s\":%.4f}' % ($t1-$t0))" >> $OUT/one.jsonl; done
+$B/bench_sort --runs 5 .dev/peer-inputs.h5:/colors_256 .dev/peer-inputs.h5:/colors_512 .dev/peer-inputs.h5:/colors_1024 2>/dev/null > $OUT/r16-sort.jsonl
+python3 -c "
+import json
+for l in open('$OUT/r16-sort.jsonl'):
+    d=json.loads(l); print('%-30s %8.1f ms AND %.4f passes %d' % (d['case'][-30:], d['device_ms'], d['and_after'], d['passes']))"
+echo "== table"
+python3 - $OUT/pipe/pipeline.jsonl $OUT/one.jsonl <<'PY'
+import json,sys,statistics as st
+for l in open(sys.argv[1]):
+    d=json.loads(l)
+    if "run" in d: print("pipe %-6s lanes %-2s whole %s grids/s, steady %s (rc %s), run %s" % (d["run"], d["lanes"], d["grids_per_s"], d["grids_per_s_steady"], d["rc"], d["grids_per_s_run"]))
+    elif d.get("mode") == "pure_sort": print("pure %-24s lanes %d: %.1f grids/s" % (d["case"], d["lanes"], d["grids_per_s"]))
+    elif "check" in d: print(d["check"], d["result"])
+o=[json.loads(l)['process_s'] for l in open(sys.argv[2])]
+print('one-file median %.3f %s' % (st.median(o), o))
+PY
