@@ -49,7 +49,7 @@ int main(int argc, char **argv)
     cuplas_eval_image in = {0}, out = {0};
     cuplas_buf png = {NULL, 0, 0};
     cuplas_sort_params p;
-    cuplas_sort_target target = {NULL, NULL, NULL};
+    cuplas_sort_target target = {0};   /* CPU, no cancel, no progress */
     cuplas_sort_stats st;
     cuplas_error err = {0};
     double *x = NULL;
@@ -76,6 +76,7 @@ int main(int argc, char **argv)
         x[i] = in.px[i];
     cuplas_sort_params_default(&p);
     p.seed = argc >= 4 ? strtoull(argv[3], NULL, 10) : 42;
+    cuplas_sort_params_for_grid(&p, 3, N);   /* the row `cuplas sort` would pick */
     if (cuplas_sort_features(x, in.H, in.W, 3, &p, &target, index, &st, &err) != 0)
         goto done;
     /* sorted | gap | input would be the preview; here just the sorted photo */
