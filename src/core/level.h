@@ -131,12 +131,13 @@ static inline cuplas_level_params cuplas_level_params_make(const cuplas_sort_par
     a.max_passes = (uint32_t)p->max_passes;
     a.group = (uint32_t)p->group_size;
     a.local_cells = (uint32_t)p->local_cells;
-    /* a 4-cell sort's small levels: sort.local_group_size groups, run
-       grid-wide (only 4-cell levels run block-local) */
-    int small_groups = a.group <= 4 && p->local_group_size > 4 && a.local_cells != 0 &&
+    /* a 4-cell sort's small levels may take larger groups
+       (cuplas_group_small), run grid-wide: only 4-cell levels run
+       block-local */
+    int small_groups = cuplas_group_small(p) != cuplas_group_main(p) && a.local_cells != 0 &&
                        a.bh * a.bw <= a.local_cells;
     if (small_groups)
-        a.group = (uint32_t)p->local_group_size;
+        a.group = (uint32_t)cuplas_group_small(p);
     /* a block-local level, or one of those, runs sort.local_passes passes when set */
     if (p->local_passes > 0 && (small_groups || cuplas_level_is_local(&a)))
         a.max_passes = (uint32_t)p->local_passes;

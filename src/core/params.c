@@ -7,9 +7,10 @@
  * CPU and GPU run any of them identically, and a key set explicitly in a
  * config or with --set replaces the preset's value (config/yaml.c applies
  * the preset to the keys the config did not name). A preset may also
- * have a wide row: other values of three keys for grids of more than 4
- * sort channels, applied once a grid's channels are known
- * (cuplas_sort_params_for_channels). How the rows were chosen: README
+ * have a wide row (other values of four keys for grids of more than 4
+ * sort channels) and a small row (three keys, grids of few cells),
+ * applied once a grid is known (cuplas_sort_params_for_grid). How the
+ * rows were chosen: README
  * "Presets", bench/results/2026-11-23-cpu-presets and
  * 2026-11-24-h200-tiles.
  */

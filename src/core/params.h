@@ -72,6 +72,21 @@ typedef struct cuplas_sort_params {
  * other values (README "Presets"). */
 #define CUPLAS_WIDE_CHANNELS 4
 
+/* Cells per group of a sort's levels, its own (sort.group_size; 0 reads
+ * as 4), and on its levels of at most local_cells cells (in a 4-cell sort,
+ * sort.local_group_size when that is 8 or 16). The one rule: core/level.h
+ * applies it, the GPU sizes its launches and tables by it. */
+static inline int cuplas_group_main(const cuplas_sort_params *p)
+{
+    return p->group_size > 4 ? p->group_size : 4;
+}
+
+static inline int cuplas_group_small(const cuplas_sort_params *p)
+{
+    return cuplas_group_main(p) == 4 && p->local_group_size > 4 ? p->local_group_size
+                                                                  : cuplas_group_main(p);
+}
+
 /* The documented defaults (README "Config keys"): the `default` preset. */
 void cuplas_sort_params_default(cuplas_sort_params *p);
 
@@ -83,9 +98,10 @@ void cuplas_sort_params_of_preset(cuplas_preset preset, cuplas_sort_params *p);
 int cuplas_sort_params_preset(const char *name, cuplas_sort_params *p);
 
 /* The values for a grid of `channels` sort channels: when p->wide_auto and
- * the grid is wide, sort.group_size, sort.improvement_break and
- * sort.max_passes become the preset's wide values (a set: a config that
- * names any of the three keeps its own, see config/yaml.c). Called once
+ * the grid is wide, sort.group_size, sort.improvement_break,
+ * sort.max_passes and sort.max_configs become the preset's wide values (a
+ * set: a config that names any of the four keeps its own, see
+ * config/yaml.c). Called once
  * the channels are known, before the sort and before the params are
  * written; clears wide_auto. */
 void cuplas_sort_params_for_channels(cuplas_sort_params *p, int channels);

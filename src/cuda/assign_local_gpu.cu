@@ -371,9 +371,9 @@ fail:
 
 size_t cuplas_assign_local_tab_bytes(const cuplas_sort_params *p, int64_t N)
 {
-    /* no block-local levels: none at all, larger groups everywhere, or
-       sort.local_group_size on the small ones */
-    if (p->local_cells == 0 || p->group_size > 4 || p->local_group_size > 4)
+    /* no block-local levels: none at all, or larger groups on the small
+       levels (all levels' groups when group_size > 4) */
+    if (p->local_cells == 0 || cuplas_group_small(p) > 4)
         return 0;
     size_t n = (size_t)(N < p->local_cells ? N : p->local_cells);
     n = n < PERM_TAB_MAX ? n : PERM_TAB_MAX;  /* larger blocks draw offsets as they go */

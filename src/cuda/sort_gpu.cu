@@ -373,10 +373,8 @@ extern "C" int cuplas_sort_gpu(cuplas_gpu_ctx *ctx, const cuplas_qgrid *g,
     const size_t qbytes = (size_t)N * g->Cp * sizeof(int16_t);
     float ms[3] = {0, 0, 0};
     int per_sm = 0, per_sm_small = 0;
-    /* the group sizes of the level kernels this sort launches: its own, and
-       on the small levels of a 4-cell sort sort.local_group_size's */
-    const int k_main = p->group_size > 4 ? p->group_size : 4;
-    const int k_small = k_main == 4 && p->local_group_size > 4 ? p->local_group_size : k_main;
+    /* the group sizes of the level kernels this sort launches */
+    const int k_main = cuplas_group_main(p), k_small = cuplas_group_small(p);
     cuplas_level_counters hs;
     gpu_buffers b;
     cudaStream_t str = ctx->stream;
