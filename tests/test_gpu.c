@@ -25,6 +25,7 @@
 #include "core/quantize.h"
 #include "cpu/assign_cpu.h"
 #include "cpu/blur_cpu.h"
+#include "core/polish.h"
 #include "sort/sort.h"
 #include "cuda/sort_gpu.h"
 #include "testutil.h"
@@ -138,6 +139,9 @@ static void check_sort_parity(int64_t H, int64_t W, int C, const cuplas_sort_par
     assert_memory_equal(ic, ig, N * 8);
     assert_memory_equal(ig, ig2, N * 8); /* run to run */
     assert_int_equal(sg.levels, sc.levels);
+    assert_int_equal(sg.polish_moves, sc.polish_moves);
+    if (p->polish > 0 && H >= 4 && W >= 4)
+        assert_true(sc.polish_moves > 0);
     free(x); free(ic); free(ig); free(ig2);
 }
 
@@ -254,6 +258,27 @@ static void test_gpu_sort_parity_groups(void **state)
     cuplas_sort_params_for_channels(&p, 16);
     assert_int_equal(p.group_size, 16);
     check_sort_parity(1024, 1024, 16, &p);
+}
+
+/* sort.polish (core/polish.h): both layouts ([q | t] at C <= 4, apart
+ * above), odd shapes, grids with no 2x2 block, and enough sweeps to reach
+ * the fixed point where the GPU's remaining sweeps return at once. */
+static void test_gpu_sort_parity_polish(void **state)
+{
+    (void)state;
+    const int64_t shapes[][2] = {{2, 2}, {3, 5}, {1, 257}, {64, 64}, {100, 37}, {257, 263}};
+    cuplas_sort_params p;
+    cuplas_sort_params_of_preset(CUPLAS_PRESET_FAST, &p);
+    p.polish = CUPLAS_POLISH_MAX;
+    for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++)
+        check_sort_parity(shapes[s][0], shapes[s][1], 3, &p);
+    check_sort_parity(96, 80, 1, &p);
+    check_sort_parity(96, 80, 16, &p);
+    check_sort_parity(96, 80, 59, &p);
+    p.polish = 1;
+    check_sort_parity(300, 256, 3, &p);
+    cuplas_sort_params_of_preset(CUPLAS_PRESET_BEST, &p);
+    check_sort_parity(128, 96, 3, &p);
 }
 
 static void test_gpu_sort_parity_large(void **state)
@@ -391,6 +416,7 @@ int main(void)
         cmocka_unit_test(test_gpu_sort_parity_channels),
         cmocka_unit_test(test_gpu_sort_parity_nondefault),
         cmocka_unit_test(test_gpu_sort_parity_groups),
+        cmocka_unit_test(test_gpu_sort_parity_polish),
         cmocka_unit_test(test_gpu_sort_parity_large),
         cmocka_unit_test(test_gpu_lanes_ordered),
         cmocka_unit_test(test_gpu_prepare),

@@ -161,6 +161,12 @@ const struct key cuplas_cfg_keys[] = {
       .doc = "with sort.group_size 4: cells per group on the levels whose blocks have at "
              "most sort.local_cells cells, 8 or 16 (run grid-wide, not block-local); "
              "0 or 4 = block-local 4-cell passes there. default: 16 (0.6.0)" },
+    { "sort.polish", K_INT, AT(sort.polish), .min = 0, .max = 64,
+      .flags = F_MIN | F_MAX | F_PARAMS_NONDEFAULT,
+      .doc = "sweeps of the AND polish after the last level: every 2x2 block takes the "
+             "arrangement of its 4 items with the least sum of L2 distances to their "
+             "4-neighbours (the AND itself); stops early once a sweep moves nothing; "
+             "0 = none. default and best: 8 (0.7.0), fast: 0" },
 
     { "channels.use", K_CHANNELS, AT(channels.use), AT(channels.nuse), .min = 0,
       .max = MAX_CHANNEL, .flags = F_MIN | F_MAX, .aux_off = AT(channels.use_names),

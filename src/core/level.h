@@ -40,6 +40,7 @@ typedef struct cuplas_sort_stats {
     int levels;
     int64_t configs;   /* block configurations run             */
     int64_t passes;    /* solve passes over all groups          */
+    int64_t polish_moves; /* 2x2 blocks the AND polish rearranged  */
     double device_ms;  /* GPU: shuffle + levels, by CUDA events */
     double h2d_ms, d2h_ms; /* GPU: upload and download, by events */
 } cuplas_sort_stats;

@@ -37,7 +37,7 @@ static const cuplas_sort_params presets[] = {
         .border_x = CUPLAS_BORDER_CIRCULAR, .border_y = CUPLAS_BORDER_REFLECT,
         .improvement_break = 1e-5, .min_configs = 2, .max_configs = 3, .max_passes = 15,
         .group_size = 4, .local_cells = 4096, .local_passes = 1, .local_group_size = 16,
-        .preset = CUPLAS_PRESET_DEFAULT, .wide_auto = true, .small_auto = true },
+        .polish = 8, .preset = CUPLAS_PRESET_DEFAULT, .wide_auto = true, .small_auto = true },
     /* fewer levels (decay 0.85: 39 instead of 122 at 1024^2), 2 passes a
      * configuration, and a configuration ends once a pass gains under 1 %:
      * 1024^2 x 3 AND 3.936 (CUPLAS: 4.285) in 275 passes, 7.7 ms on an H200 */
@@ -64,7 +64,7 @@ static const cuplas_sort_params presets[] = {
         .border_x = CUPLAS_BORDER_REFLECT, .border_y = CUPLAS_BORDER_REFLECT,
         .improvement_break = 1e-5, .min_configs = 4, .max_configs = 8, .max_passes = 16,
         .group_size = 4, .local_cells = 4096, .local_passes = 2, .local_group_size = 16,
-        .preset = CUPLAS_PRESET_BEST,
+        .polish = 8, .preset = CUPLAS_PRESET_BEST,
         .wide_auto = true, .small_auto = true },
 };
 

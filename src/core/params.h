@@ -56,6 +56,8 @@ typedef struct cuplas_sort_params {
                                   levels of at most local_cells cells take
                                   groups of this many cells (8|16), run
                                   grid-wide; 0 or 4 = block-local 4-cell */
+    int polish;                /* sort.polish: sweeps of the AND polish after
+                                  the last level (core/polish.h); 0 = none */
     cuplas_preset preset;      /* sort.preset: where the values above came
                                   from; the sorter itself never reads it    */
     bool wide_auto;            /* grids of more than CUPLAS_WIDE_CHANNELS

@@ -7,8 +7,9 @@
  * Per level: target = iterated box blur of the grid (blur_cpu.c); then
  * block configurations, each with a fresh torus shift, each running solve
  * passes with fresh random groups of 4 until the relative gain of a pass
- * drops below improvement_break (assign_cpu.c, core/level.h). Nothing
- * here depends on the number of threads.
+ * drops below improvement_break (assign_cpu.c, core/level.h). Then,
+ * with sort.polish, the AND polish (polish_cpu.c). Nothing here depends
+ * on the number of threads.
  */
 #include "cpu/sort_cpu.h"
 
@@ -17,6 +18,7 @@
 
 #include "cpu/assign_cpu.h"
 #include "cpu/blur_cpu.h"
+#include "cpu/polish_cpu.h"
 #include "cpu/shuffle_cpu.h"
 
 int cuplas_sort_cpu(const cuplas_qgrid *g, const cuplas_sort_params *p,
@@ -49,6 +51,8 @@ int cuplas_sort_cpu(const cuplas_qgrid *g, const cuplas_sort_params *p,
             CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory for level %d's pass tables", L);
         st->levels++;
     }
+    if (p->polish > 0)
+        st->polish_moves = cuplas_polish_cpu(q, index, g->H, g->W, g->Cp, p->polish);
 fail:
     free(q);
     free(t);

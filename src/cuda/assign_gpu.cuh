@@ -23,6 +23,7 @@
 
 #include "util/error.h"
 #include "core/level.h"
+#include "core/polish.h" /* CUPLAS_POLISH_MAX */
 
 /* Device-resident counters of one sort: the cost sums of the passes in
  * flight, and the passes and configurations run. */
@@ -31,6 +32,8 @@ typedef struct cuplas_level_counters {
     unsigned long long passes, configs;
     unsigned int moved[3];       /* block-local levels: whether configuration
                                     k moved a cell, slot k % 3 */
+    unsigned int polish_moved[CUPLAS_POLISH_MAX]; /* blocks each sweep of the
+                                    AND polish moved (cuda/polish_gpu.cu) */
 } cuplas_level_counters;
 
 /* Whether the solve for Cp channels keeps q and the target in one record

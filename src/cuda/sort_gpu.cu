@@ -2,7 +2,8 @@
  * sort_gpu.cu - GPU context, workspace, and the sort driver. CPU
  * reference: cpu/sort_cpu.c.
  *
- *   upload -> shuffle -> for each level: target = blur(q), assign level -> index
+ *   upload -> shuffle -> for each level: target = blur(q), assign level
+ *          -> AND polish (sort.polish) -> index
  *
  * The number of levels is known on the host, so all launches are queued at
  * once on the context's stream; the data-dependent loops (configurations,
@@ -25,6 +26,7 @@
 #include "cuda/blur_gpu.cuh"
 #include "cuda/cuda_check.h"
 #include "cuda/pinned.cuh"
+#include "cuda/polish_gpu.cuh"
 #include "cuda/shuffle_gpu.cuh"
 
 struct cuplas_gpu_ctx {
@@ -439,6 +441,9 @@ extern "C" int cuplas_sort_gpu(cuplas_gpu_ctx *ctx, const cuplas_qgrid *g,
         if (count_levels)
             CUPLAS_CUDA_TRY(err, cudaLaunchHostFunc(str, level_done, (void *)&st->levels));
     }
+    if (p->polish > 0)
+        CUPLAS_TRY(cuplas_polish_gpu(b.q, b.idx, b.cs, g->Cp, g->H, g->W, p->polish,
+                                     b.state->polish_moved, str, err));
     CUPLAS_CUDA_TRY(err, cudaEventRecord(ctx->ev[2], str));
     if (ordered) {
         CUPLAS_CUDA_TRY(err, cudaEventRecord(ordered->last, str));
@@ -459,6 +464,9 @@ extern "C" int cuplas_sort_gpu(cuplas_gpu_ctx *ctx, const cuplas_qgrid *g,
     st->levels = s->nlevels;
     st->configs = (int64_t)hs.configs;
     st->passes = (int64_t)hs.passes;
+    st->polish_moves = 0;
+    for (int k = 0; k < CUPLAS_POLISH_MAX; k++)
+        st->polish_moves += hs.polish_moved[k];
     st->h2d_ms = ms[0];
     st->device_ms = ms[1];
     st->d2h_ms = ms[2];

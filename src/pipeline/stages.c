@@ -125,6 +125,7 @@ static void log_result(cuplas_runner *r, const cuplas_job *job, const cuplas_job
                          CUPLAS_LF_D("and_after", res->and_after),
                          CUPLAS_LF_I("levels", res->stats.levels),
                          CUPLAS_LF_I("passes", res->stats.passes),
+                         CUPLAS_LF_I("polish_moves", res->stats.polish_moves),
                          CUPLAS_LF_D("gpu_h2d_ms", res->stats.h2d_ms),
                          CUPLAS_LF_D("gpu_sort_ms", res->stats.device_ms),
                          CUPLAS_LF_D("gpu_d2h_ms", res->stats.d2h_ms),
