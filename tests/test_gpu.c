@@ -260,23 +260,27 @@ static void test_gpu_sort_parity_groups(void **state)
     check_sort_parity(1024, 1024, 16, &p);
 }
 
-/* sort.polish (core/polish.h): both layouts ([q | t] at C <= 4, apart
- * above), odd shapes, grids with no 2x2 block, and enough sweeps to reach
- * the fixed point where the GPU's remaining sweeps return at once. */
+/* sort.polish (core/polish.h) with 2x2 and with 2x3 / 3x2 windows: both
+ * layouts ([q | t] at C <= 4, apart above), odd shapes, grids with no
+ * window, and enough sweeps to reach the fixed point where the GPU's
+ * remaining sweeps stop. */
 static void test_gpu_sort_parity_polish(void **state)
 {
     (void)state;
     const int64_t shapes[][2] = {{2, 2}, {3, 5}, {1, 257}, {64, 64}, {100, 37}, {257, 263}};
     cuplas_sort_params p;
-    cuplas_sort_params_of_preset(CUPLAS_PRESET_FAST, &p);
-    p.polish = CUPLAS_POLISH_MAX;
-    for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++)
-        check_sort_parity(shapes[s][0], shapes[s][1], 3, &p);
-    check_sort_parity(96, 80, 1, &p);
-    check_sort_parity(96, 80, 16, &p);
-    check_sort_parity(96, 80, 59, &p);
-    p.polish = 1;
-    check_sort_parity(300, 256, 3, &p);
+    for (int cells = 4; cells <= 6; cells += 2) {
+        cuplas_sort_params_of_preset(CUPLAS_PRESET_FAST, &p);
+        p.polish = CUPLAS_POLISH_MAX;
+        p.polish_cells = cells;
+        for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++)
+            check_sort_parity(shapes[s][0], shapes[s][1], 3, &p);
+        check_sort_parity(96, 80, 1, &p);
+        check_sort_parity(96, 80, 16, &p);
+        check_sort_parity(96, 80, 59, &p);
+        p.polish = 1;
+        check_sort_parity(300, 256, 3, &p);
+    }
     cuplas_sort_params_of_preset(CUPLAS_PRESET_BEST, &p);
     check_sort_parity(128, 96, 3, &p);
 }

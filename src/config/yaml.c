@@ -98,6 +98,10 @@ static int check_config(struct loader *ld, const cuplas_config *cfg)
     if (gs != 4 && gs != 8 && gs != 16)
         return cuplas_cfg_fail_at(ld, seen_node(ld, "sort.group_size"), "sort.group_size: %d "
                                   "(accepted: 4, 8 or 16)", gs);
+    if (cfg->sort.polish_cells != 4 && cfg->sort.polish_cells != 6)
+        return cuplas_cfg_fail_at(ld, seen_node(ld, "sort.polish_cells"),
+                                  "sort.polish_cells: %d (accepted: 4 or 6)",
+                                  cfg->sort.polish_cells);
     if (lgs != 0 && lgs != 4 && lgs != 8 && lgs != 16)
         return cuplas_cfg_fail_at(ld, seen_node(ld, "sort.local_group_size"),
                                   "sort.local_group_size: %d (accepted: 0, 4, 8 or 16)", lgs);

@@ -37,7 +37,7 @@ static const cuplas_sort_params presets[] = {
         .border_x = CUPLAS_BORDER_CIRCULAR, .border_y = CUPLAS_BORDER_REFLECT,
         .improvement_break = 1e-5, .min_configs = 2, .max_configs = 3, .max_passes = 15,
         .group_size = 4, .local_cells = 4096, .local_passes = 1, .local_group_size = 16,
-        .polish = 8, .preset = CUPLAS_PRESET_DEFAULT, .wide_auto = true, .small_auto = true },
+        .polish = 8, .polish_cells = 4, .preset = CUPLAS_PRESET_DEFAULT, .wide_auto = true, .small_auto = true },
     /* fewer levels (decay 0.85: 39 instead of 122 at 1024^2), 2 passes a
      * configuration, and a configuration ends once a pass gains under 1 %:
      * 1024^2 x 3 AND 3.936 (CUPLAS: 4.285) in 275 passes, 7.7 ms on an H200 */
@@ -47,7 +47,8 @@ static const cuplas_sort_params presets[] = {
         .min_block_size = 4, .blur_passes = 1,
         .border_x = CUPLAS_BORDER_CIRCULAR, .border_y = CUPLAS_BORDER_REFLECT,
         .improvement_break = 1e-2, .min_configs = 2, .max_configs = 4, .max_passes = 2,
-        .group_size = 4, .local_cells = 4096, .local_passes = 0, .preset = CUPLAS_PRESET_FAST,
+        .group_size = 4, .local_cells = 4096, .local_passes = 0, .polish_cells = 4,
+        .preset = CUPLAS_PRESET_FAST,
         .wide_auto = true, .small_auto = true },
     /* quality first: a slow decay (5x the levels), 4..8 configurations of
      * up to 16 passes per level that run until a pass gains under
@@ -64,7 +65,7 @@ static const cuplas_sort_params presets[] = {
         .border_x = CUPLAS_BORDER_REFLECT, .border_y = CUPLAS_BORDER_REFLECT,
         .improvement_break = 1e-5, .min_configs = 4, .max_configs = 8, .max_passes = 16,
         .group_size = 4, .local_cells = 4096, .local_passes = 2, .local_group_size = 16,
-        .polish = 8, .preset = CUPLAS_PRESET_BEST,
+        .polish = 8, .polish_cells = 6, .preset = CUPLAS_PRESET_BEST,
         .wide_auto = true, .small_auto = true },
 };
 

@@ -58,6 +58,8 @@ typedef struct cuplas_sort_params {
                                   grid-wide; 0 or 4 = block-local 4-cell */
     int polish;                /* sort.polish: sweeps of the AND polish after
                                   the last level (core/polish.h); 0 = none */
+    int polish_cells;          /* sort.polish_cells: its windows, 4 (2x2)
+                                  or 6 (2x3 and 3x2)                      */
     cuplas_preset preset;      /* sort.preset: where the values above came
                                   from; the sorter itself never reads it    */
     bool wide_auto;            /* grids of more than CUPLAS_WIDE_CHANNELS

@@ -11,11 +11,13 @@
 extern "C" {
 #endif
 
-/* Up to `sweeps` sweeps over the H x W grid q (Cp channels a cell, a
- * multiple of 4: quantize.h's padding) and
- * its index idx, stopping after a sweep that moved nothing (the rest
- * would move nothing either). Returns the blocks that moved. */
-int64_t cuplas_polish_cpu(int16_t *q, int64_t *idx, int64_t H, int64_t W, int Cp, int sweeps);
+/* Up to `sweeps` sweeps with windows of `cells` cells (4: 2x2; 6: 2x3
+ * and 3x2) over the H x W grid q (Cp channels a cell, a multiple of 4:
+ * quantize.h's padding) and its index idx, stopping after a sweep that
+ * moved nothing (the rest would move nothing either). Returns the windows
+ * that moved. */
+int64_t cuplas_polish_cpu(int16_t *q, int64_t *idx, int64_t H, int64_t W, int Cp, int sweeps,
+                          int cells);
 
 #ifdef __cplusplus
 }

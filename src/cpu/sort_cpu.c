@@ -52,7 +52,8 @@ int cuplas_sort_cpu(const cuplas_qgrid *g, const cuplas_sort_params *p,
         st->levels++;
     }
     if (p->polish > 0)
-        st->polish_moves = cuplas_polish_cpu(q, index, g->H, g->W, g->Cp, p->polish);
+        st->polish_moves = cuplas_polish_cpu(q, index, g->H, g->W, g->Cp, p->polish,
+                                             p->polish_cells);
 fail:
     free(q);
     free(t);

@@ -443,7 +443,7 @@ extern "C" int cuplas_sort_gpu(cuplas_gpu_ctx *ctx, const cuplas_qgrid *g,
     }
     if (p->polish > 0)
         CUPLAS_TRY(cuplas_polish_gpu(b.q, b.idx, b.cs, g->Cp, g->H, g->W, p->polish,
-                                     b.state->polish_moved, str, err));
+                                     p->polish_cells, b.state->polish_moved, str, err));
     CUPLAS_CUDA_TRY(err, cudaEventRecord(ctx->ev[2], str));
     if (ordered) {
         CUPLAS_CUDA_TRY(err, cudaEventRecord(ordered->last, str));
