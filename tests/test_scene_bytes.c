@@ -4,8 +4,10 @@
  * sorted grid, lossless PNG, against the same images in a Morton order of
  * x, y, z (the strongest cheap baseline; `cuplas eval`'s "morton").
  *
- * Measured 2026-11-24: PNG bytes sorted / Morton 0.9349 on the plant and
- * 0.9462 on the tarot capture for the shipped config (weights 8 x,y,z, 1
+ * Measured 2026-11-24: PNG bytes sorted / Morton 0.9273 on the plant and
+ * 0.9379 on the tarot capture for the shipped config with 0.7.0's AND
+ * polish (bench/results/2026-11-24-h200-exit/cpu); before it 0.9349 and
+ * 0.9462 (weights 8 x,y,z, 1
  * colour, 1.5 log scale, 3 unit rotation; since 0.5.0 16-cell groups on
  * 0.2.0's short schedule: bench/results/2026-11-24-h200-tiles,
  * scenes-cpu); 0.9369 and 0.9481 with 0.4.0's default sort
@@ -14,7 +16,7 @@
  * for SOG's own setting: 2026-11-24-cpu-scenes). The index is
  * deterministic (seeded, any thread count), so a ratio only moves with
  * the zlib build or the sort; the floor, issue 16's 5 % below Morton,
- * leaves 1.5 % (plant) and 0.4 % (tarot) for that.
+ * leaves 2.3 % (plant) and 1.2 % (tarot) for that.
  * PNG is the codec checked because it is fast (about 1 s for all four
  * orders); WebP at method 6 takes minutes and stays in the benchmark.
  *
