@@ -14,33 +14,8 @@
 #include <string.h>
 
 #include "core/lap.h"
+#include "testutil.h"
 #include "core/quad.h"
-
-/* splitmix64: the test's own stream (reproducible, no libc rand) */
-static uint64_t next_u64(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
-static int next_perm(int *a, int n)
-{
-    int i = n - 2;
-    while (i >= 0 && a[i] >= a[i + 1])
-        i--;
-    if (i < 0)
-        return 0;
-    int j = n - 1;
-    while (a[j] <= a[i])
-        j--;
-    int t = a[i]; a[i] = a[j]; a[j] = t;
-    for (int l = i + 1, r = n - 1; l < r; l++, r--) {
-        t = a[l]; a[l] = a[r]; a[r] = t;
-    }
-    return 1;
-}
 
 static uint64_t brute(int k, const uint64_t *D)
 {
@@ -54,7 +29,7 @@ static uint64_t brute(int k, const uint64_t *D)
             s += D[a[j] * k + j];
         if (s < best)
             best = s;
-    } while (next_perm(a, k));
+    } while (tu_next_perm(a, k));
     return best;
 }
 
@@ -78,8 +53,8 @@ static void fill_sqdist(int k, int C, uint64_t range, uint64_t *rng, uint64_t *D
     int64_t x[CUPLAS_LAP_MAX][4], t[CUPLAS_LAP_MAX][4];
     for (int i = 0; i < k; i++)
         for (int c = 0; c < C; c++) {
-            x[i][c] = (int64_t)(next_u64(rng) % range);
-            t[i][c] = (int64_t)(next_u64(rng) % range);
+            x[i][c] = (int64_t)(tu_next_u64(rng) % range);
+            t[i][c] = (int64_t)(tu_next_u64(rng) % range);
         }
     for (int i = 0; i < k; i++)
         for (int j = 0; j < k; j++) {
@@ -109,7 +84,7 @@ static void test_lap_random_vs_brute(void **state)
         int reps = k <= 6 ? 300 : k == 7 ? 60 : 15;
         for (int r = 0; r < reps; r++) {
             for (int e = 0; e < k * k; e++)
-                D[e] = next_u64(&rng) % 1000000;
+                D[e] = tu_next_u64(&rng) % 1000000;
             solve_and_check(k, D);
             fill_sqdist(k, 3, 32768, &rng, D);
             solve_and_check(k, D);
@@ -125,7 +100,7 @@ static void test_lap_ties_vs_brute(void **state)
         int reps = k <= 6 ? 300 : k == 7 ? 60 : 15;
         for (int r = 0; r < reps; r++) {
             for (int e = 0; e < k * k; e++)   /* costs 0..2: ties everywhere */
-                D[e] = next_u64(&rng) % 3;
+                D[e] = tu_next_u64(&rng) % 3;
             solve_and_check(k, D);
             fill_sqdist(k, 1, 3, &rng, D);    /* duplicate points */
             solve_and_check(k, D);
@@ -149,7 +124,7 @@ static void test_lap_large_costs(void **state)
     for (int k = 2; k <= 8; k++)
         for (int r = 0; r < 10; r++) {
             for (int e = 0; e < k * k; e++)
-                D[e] = top - next_u64(&rng) % 1000;
+                D[e] = top - tu_next_u64(&rng) % 1000;
             solve_and_check(k, D);
         }
 }
@@ -166,7 +141,7 @@ static void test_lap_16_local_optimum(void **state)
             fill_sqdist(K, 3, r % 4 == 1 ? 4 : 32768, &rng, D);
         else
             for (int e = 0; e < K * K; e++)
-                D[e] = next_u64(&rng) % 100000;
+                D[e] = tu_next_u64(&rng) % 100000;
         uint8_t s[K];
         uint64_t total = cuplas_lap_solve(K, D, s);
         check_answer(K, D, s, total);

@@ -22,14 +22,7 @@
 
 #include "core/polish.h"
 #include "cpu/polish_cpu.h"
-
-static uint64_t next_u64(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
+#include "testutil.h"
 
 /* a grid of H x W cells, Cp channels in [-range, range], with a smooth
  * part so that polishing has something to find beyond noise */
@@ -39,7 +32,7 @@ static int16_t *grid(int64_t H, int64_t W, int Cp, int range, uint64_t seed)
     for (int64_t i = 0; i < H * W; i++)
         for (int c = 0; c < Cp; c++) {
             const int64_t smooth = (c & 1 ? i / W : i % W) * range / (H + W);
-            q[i * Cp + c] = (int16_t)(smooth + (int64_t)(next_u64(&seed) % (uint64_t)range) -
+            q[i * Cp + c] = (int16_t)(smooth + (int64_t)(tu_next_u64(&seed) % (uint64_t)range) -
                                       range / 2);
         }
     return q;
@@ -121,28 +114,6 @@ static void test_steps_cover_and_separate(void **state)
             }
 }
 
-/* next lexicographic permutation of a[0..n-1]; 0 after the last */
-static int next_perm(int *a, int n)
-{
-    int i = n - 2;
-    while (i >= 0 && a[i] >= a[i + 1])
-        i--;
-    if (i < 0)
-        return 0;
-    int j = n - 1;
-    while (a[j] <= a[i])
-        j--;
-    int t = a[i];
-    a[i] = a[j];
-    a[j] = t;
-    for (int l = i + 1, r = n - 1; l < r; l++, r--) {
-        t = a[l];
-        a[l] = a[r];
-        a[r] = t;
-    }
-    return 1;
-}
-
 /* q with the bh x bw window at (y, x) rearranged: cell j <- value pp[j] */
 static void arrange(int16_t *r, const int16_t *q, int64_t H, int64_t W, int Cp, int64_t y,
                     int64_t x, int bh, int bw, const int *pp)
@@ -165,8 +136,8 @@ static void test_block_is_best_of_all(void **state)
         const int64_t H = bh + trial % 3, W = bw + (trial / 3) % 4;
         const int Cp = 4 << (trial % 3 == 2 ? 2 : trial % 2); /* a multiple of 4 */
         int16_t *q = grid(H, W, Cp, trial % 2 ? 9 : 4000, seed + trial);
-        const int64_t y = (int64_t)(next_u64(&seed) % (uint64_t)(H - bh + 1));
-        const int64_t x = (int64_t)(next_u64(&seed) % (uint64_t)(W - bw + 1));
+        const int64_t y = (int64_t)(tu_next_u64(&seed) % (uint64_t)(H - bh + 1));
+        const int64_t x = (int64_t)(tu_next_u64(&seed) % (uint64_t)(W - bw + 1));
         int perm[CUPLAS_POLISH_CELLS];
         const int k = cuplas_polish_window(q, Cp, Cp, H, W, y, x, bh, bw, perm);
         const double id = and_sum(q, H, W, Cp);
@@ -175,7 +146,7 @@ static void test_block_is_best_of_all(void **state)
         int pp[CUPLAS_POLISH_CELLS];
         for (int j = 0; j < bh * bw; j++)
             pp[j] = j;
-        while (next_perm(pp, bh * bw)) {
+        while (tu_next_perm(pp, bh * bw)) {
             arrange(r, q, H, W, Cp, y, x, bh, bw, pp);
             const double s = and_sum(r, H, W, Cp);
             best = s < best ? s : best;

@@ -46,4 +46,36 @@ static inline int tu_is_permutation(const int64_t *index, int64_t N)
     return ok;
 }
 
+/* splitmix64: a test's own reproducible stream (no libc rand). */
+static inline uint64_t tu_next_u64(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+/* The next permutation of a[0..n-1] in lexicographic order; 0 after the
+ * last (brute-force checks over every arrangement). */
+static inline int tu_next_perm(int *a, int n)
+{
+    int i = n - 2;
+    while (i >= 0 && a[i] >= a[i + 1])
+        i--;
+    if (i < 0)
+        return 0;
+    int j = n - 1;
+    while (a[j] <= a[i])
+        j--;
+    int t = a[i];
+    a[i] = a[j];
+    a[j] = t;
+    for (int l = i + 1, r = n - 1; l < r; l++, r--) {
+        t = a[l];
+        a[l] = a[r];
+        a[r] = t;
+    }
+    return 1;
+}
+
 #endif
