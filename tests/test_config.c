@@ -878,6 +878,11 @@ static void test_config_preset_explicit_key_wins(void **state)
     assert_false(cfg.sort.small_auto);
     assert_true(cfg.sort.wide_auto);
     cuplas_config_free(&cfg);
+    static const char *const set_decay[] = { "sort.radius_decay=0.97" }; /* best's small row */
+    assert_int_equal(load_text(state, "preset_decay", INPUTS "sort:\n  preset: best\n",
+                               set_decay, 1, &cfg, &err), 0);
+    assert_false(cfg.sort.small_auto);
+    cuplas_config_free(&cfg);
     assert_int_equal(load_text(state, "preset_none", INPUTS, NULL, 0, &cfg, &err), 0);
     assert_true(cfg.sort.wide_auto);
     assert_true(cfg.sort.small_auto);

@@ -84,9 +84,9 @@ static void test_gpu_pass_parity(void **state)
     /* Cp = 4: the [q | t] layout; Cp = 8..16: q and t apart, channels
      * known at compile time (groups of 8, 16: the points path); Cp = 20:
      * the run-time channel loop (groups: the cost-matrix path). Groups of
-     * 4 (quad.h), 8 and 16 (lap.h; 6 x 6 and 2 x 4 blocks leave a smaller
-     * last group) */
-    for (uint32_t k = 4; k <= 16; k *= 2)
+     * 4 (quad.h), 8, 16 and 32 (lap.h; 6 x 6 and 2 x 4 blocks leave a
+     * smaller last group; 32: a whole warp and an idle one) */
+    for (uint32_t k = 4; k <= 32; k *= 2)
     for (int Cp = 4; Cp <= 20; Cp += 4)
             for (size_t s = 0; s < sizeof geo / sizeof *geo; s++)
                 for (uint32_t kind = 0; kind < 2; kind++) {
@@ -245,6 +245,17 @@ static void test_gpu_sort_parity_groups(void **state)
     cuplas_sort_params_of_preset(CUPLAS_PRESET_BEST, &p);
     p.group_size = 16;
     check_sort_parity(128, 128, 3, &p);
+    /* best's small row (32-cell groups on the small levels, decay 0.998),
+       both layouts and the run-time channel loop */
+    cuplas_sort_params_of_preset(CUPLAS_PRESET_BEST, &p);
+    cuplas_sort_params_for_grid(&p, 3, 32 * 32);
+    assert_int_equal(p.local_group_size, 32);
+    check_sort_parity(32, 32, 3, &p);
+    check_sort_parity(40, 36, 16, &p);
+    check_sort_parity(24, 30, 21, &p);
+    cuplas_sort_params_default(&p);
+    p.local_group_size = 32;
+    check_sort_parity(100, 37, 3, &p);
     if (getenv("CUPLAS_TEST_QUICK"))
         return;
     cuplas_sort_params_default(&p);

@@ -41,7 +41,7 @@
 #define FAST_AND_128 13.85      /* 0.4.0: 13.701 (201 passes); 0.3.0 13.987   */
 #define BEST_AND_128 11.87      /* 0.7.0: 11.752 (13287 passes); 0.6.0 12.040; 0.4.0 12.172 */
 #define DEFAULT_DPQ_32 0.940    /* 0.7.0: 0.9440; 0.4.0 0.9414 (0.6.0's small row) */
-#define BEST_DPQ_32 0.950       /* 0.7.0: 0.9516; 0.6.0 0.9485; 0.4.0 0.9470  */
+#define BEST_DPQ_32 0.954       /* 0.7.0: 0.9552 (small row); 0.6.0 0.9485     */
 /* 64^2 x 16: tu_normals(seed 1337), sort seed 1337, default's wide row */
 #define DEFAULT_WIDE_AND_64_16 3.73 /* 0.7.0: 3.690 (147 passes); 0.5.0 3.786 */
 
@@ -121,7 +121,8 @@ static void test_presets_dpq_floors_32(void **state)
 
 /* The small rows: default's grids of under 2^19 cells keep 0.5.x's
  * block-local 4-cell small levels unless the config named one of the
- * three keys; larger grids, and best, keep the preset's values. */
+ * three keys; best's grids of under 4096 cells take 32-cell small levels
+ * and decay 0.998; larger grids keep the preset's values. */
 static void test_presets_small_rows(void **state)
 {
     (void)state;
@@ -142,17 +143,29 @@ static void test_presets_small_rows(void **state)
     assert_int_equal(q.max_configs, 4);
     cuplas_sort_params again = q;   /* once: a second call changes nothing */
     again.small_auto = true;
-    again.preset = CUPLAS_PRESET_BEST;
+    again.preset = CUPLAS_PRESET_FAST;   /* a preset with no small row */
     cuplas_sort_params_for_grid(&again, 3, 16);
     assert_int_equal(again.local_group_size, 0);
     q = p;
     q.small_auto = false;   /* a config that named one of them */
     cuplas_sort_params_for_grid(&q, 3, 16);
     assert_int_equal(q.local_group_size, 16);
+    /* best: under 4096 cells, 32-cell small levels and decay 0.998 */
     assert_int_equal(cuplas_sort_params_preset("best", &q), 0);
-    cuplas_sort_params_for_grid(&q, 3, 16);
+    cuplas_sort_params_for_grid(&q, 3, 4096);
     assert_int_equal(q.local_group_size, 16);
+    assert_true(q.radius_decay == 0.99);
+    assert_int_equal(cuplas_sort_params_preset("best", &q), 0);
+    cuplas_sort_params_for_grid(&q, 3, 4095);
+    assert_int_equal(q.local_group_size, 32);
     assert_int_equal(q.local_passes, 2);
+    assert_int_equal(q.max_configs, 8);
+    assert_true(q.radius_decay == 0.998);
+    assert_int_equal(cuplas_sort_params_preset("best", &q), 0);
+    q.small_auto = false;   /* a config that named sort.radius_decay, say */
+    cuplas_sort_params_for_grid(&q, 3, 1024);
+    assert_int_equal(q.local_group_size, 16);
+    assert_true(q.radius_decay == 0.99);
 }
 
 /* The wide rows: applied to grids of more than 4 sort channels only, for

@@ -68,7 +68,8 @@ static void apply_preset(const struct loader *ld, cuplas_config *cfg)
     /* and so do the small ones */
     cfg->sort.small_auto = !seen_node(ld, "sort.local_group_size") &&
                            !seen_node(ld, "sort.local_passes") &&
-                           !seen_node(ld, "sort.max_configs");
+                           !seen_node(ld, "sort.max_configs") &&
+                           !seen_node(ld, "sort.radius_decay");
 }
 
 /* Rules that involve more than one key, once every key is read. */
@@ -102,9 +103,9 @@ static int check_config(struct loader *ld, const cuplas_config *cfg)
         return cuplas_cfg_fail_at(ld, seen_node(ld, "sort.polish_cells"),
                                   "sort.polish_cells: %d (accepted: 4 or 6)",
                                   cfg->sort.polish_cells);
-    if (lgs != 0 && lgs != 4 && lgs != 8 && lgs != 16)
+    if (lgs != 0 && lgs != 4 && lgs != 8 && lgs != 16 && lgs != 32)
         return cuplas_cfg_fail_at(ld, seen_node(ld, "sort.local_group_size"),
-                                  "sort.local_group_size: %d (accepted: 0, 4, 8 or 16)", lgs);
+                                  "sort.local_group_size: %d (accepted: 0, 4, 8, 16 or 32)", lgs);
     if (cfg->channels.use && cfg->channels.nweights
         && cfg->channels.nweights != cfg->channels.nuse)
         return cuplas_cfg_fail_at(ld, w, "channels.weights: %d weights for %d channels in "

@@ -30,7 +30,7 @@
 
 #include "core/random.h" /* CUPLAS_HD */
 
-#define CUPLAS_LAP_MAX 16
+#define CUPLAS_LAP_MAX 32
 
 /*
  * Solve the k x k problem D (row-major, D[i*k + j]: value i on cell j,

@@ -8,7 +8,7 @@
  * config or with --set replaces the preset's value (config/yaml.c applies
  * the preset to the keys the config did not name). A preset may also
  * have a wide row (other values of four keys for grids of more than 4
- * sort channels) and a small row (three keys, grids of few cells),
+ * sort channels) and a small row (three or four keys, grids of few cells),
  * applied once a grid is known (cuplas_sort_params_for_grid). How the
  * rows were chosen: README
  * "Presets", bench/results/2026-11-23-cpu-presets and
@@ -100,14 +100,20 @@ _Static_assert(sizeof wide / sizeof wide[0] == sizeof presets / sizeof presets[0
  * levels against 193-194 with 0.5.x's block-local 4-cell ones (512^2:
  * 39 against 41-43; 1024^2: 11.1 against 10.8), for 0.4-0.6 % of AND
  * (H200, bench/results/2026-11-24-h200-conn r15): below 2^19 cells a
- * batch's throughput wins. `best` keeps quality first. */
+ * batch's throughput wins. `best`: grids of under 4096 cells (the
+ * 32 x 32 benchmark's size) take 32-cell groups on their small levels and
+ * a decay of 0.998 (5x the levels), quality first where it costs little:
+ * the 32 x 32 benchmark's DPQ16 0.9516 -> 0.9552 (CPU, seeds 1-5), 1 s a
+ * seed on one core, 267 ms on an H200 (bench/results/2026-11-24-h200-exit
+ * d11). */
 static const struct {
     int64_t min_cells;
     int local_group_size, local_passes, max_configs;
+    double radius_decay;   /* 0: the preset's */
 } small[] = {
-    [CUPLAS_PRESET_DEFAULT] = { (int64_t)1 << 19, 0, 0, 4 },
-    [CUPLAS_PRESET_FAST] = { 0, 0, 0, 0 },
-    [CUPLAS_PRESET_BEST] = { 0, 0, 0, 0 },
+    [CUPLAS_PRESET_DEFAULT] = { (int64_t)1 << 19, 0, 0, 4, 0 },
+    [CUPLAS_PRESET_FAST] = { 0, 0, 0, 0, 0 },
+    [CUPLAS_PRESET_BEST] = { (int64_t)1 << 12, 32, 2, 8, 0.998 },
 };
 
 _Static_assert(sizeof small / sizeof small[0] == sizeof presets / sizeof presets[0],
@@ -146,6 +152,8 @@ void cuplas_sort_params_for_grid(cuplas_sort_params *p, int channels, int64_t ce
         p->local_group_size = small[pr].local_group_size;
         p->local_passes = small[pr].local_passes;
         p->max_configs = small[pr].max_configs;
+        if (small[pr].radius_decay > 0)
+            p->radius_decay = small[pr].radius_decay;
     }
     p->small_auto = false;
 }

@@ -112,10 +112,12 @@ void cuplas_sort_params_for_channels(cuplas_sort_params *p, int channels);
 
 /* cuplas_sort_params_for_channels, then: when p->small_auto and the grid
  * has fewer than the preset's small-row cells, sort.local_group_size,
- * sort.local_passes and sort.max_configs become its small values (a set,
- * as the wide one). `default`: under 2^19 cells, 0.5.x's block-local
- * 4-cell small levels, whose batch throughput is higher there. Clears
- * small_auto. What the pipeline and the benches call per grid. */
+ * sort.local_passes, sort.max_configs and (where the row gives one)
+ * sort.radius_decay become its small values (a set, as the wide one).
+ * `default`: under 2^19 cells, 0.5.x's block-local 4-cell small levels,
+ * whose batch throughput is higher there; `best`: under 4096 cells,
+ * 32-cell small levels and decay 0.998. Clears small_auto. What the
+ * pipeline and the benches call per grid. */
 void cuplas_sort_params_for_grid(cuplas_sort_params *p, int channels, int64_t cells);
 
 const char *cuplas_preset_name(cuplas_preset p);

@@ -1,6 +1,7 @@
 /*
- * assign_group_gpu.cu - groups of k > 4 cells (sort.group_size 8, 16) on
- * the GPU: a tile of k lanes of one warp solves one group. Lane j owns the
+ * assign_group_gpu.cu - groups of k > 4 cells (sort.group_size 8, 16;
+ * sort.local_group_size also 32) on the GPU: a tile of k lanes of one warp
+ * solves one group. Lane j owns the
  * group's cell j: it gathers that cell's value and target, computes the
  * column j of the k x k costs into shared memory, and keeps column j's
  * state of core/lap.h's solver in registers (potential, slack, way, the
@@ -75,12 +76,14 @@ template <int K>
 static __device__ __forceinline__ void tile_argmin(bool cand, int64_t minv, int l,
                                                    unsigned mask, int64_t &delta, int &j1)
 {
-    const unsigned k32 = cand && (uint64_t)minv < (1ull << 28) ? (unsigned)minv << 4 | (unsigned)l
-                                                                : ~0u;
+    constexpr int B = K == 32 ? 5 : 4; /* bits of the lane */
+    const unsigned k32 = cand && (uint64_t)minv < (1ull << (32 - B))
+                             ? (unsigned)minv << B | (unsigned)l
+                             : ~0u;
     const unsigned r = __reduce_min_sync(mask, k32);
     if (r != ~0u) {
-        delta = (int64_t)(r >> 4);
-        j1 = (int)(r & 15u);
+        delta = (int64_t)(r >> B);
+        j1 = (int)(r & ((1u << B) - 1u));
         return;
     }
     const uint64_t flip = 1ull << 63;
@@ -257,7 +260,7 @@ __global__ void __launch_bounds__(SOLVE_THREADS, GROUP_MIN_BLOCKS)
 group_level_kernel(int16_t *q, int32_t *idx, const int16_t *t, int Cp, cuplas_level_params a,
                    cuplas_level_counters *c)
 {
-    constexpr uint32_t TILES = SOLVE_THREADS / K;
+    constexpr uint32_t TILES = SOLVE_THREADS / (K > 16 ? 64 : K); /* cuplas_group_threads */
     __shared__ cuplas_pass_geom s_geom;
     __shared__ cuplas_perm s_perm;
     __shared__ unsigned long long s_red[SOLVE_THREADS / 32][2];
@@ -266,7 +269,8 @@ group_level_kernel(int16_t *q, int32_t *idx, const int16_t *t, int Cp, cuplas_le
     const uint32_t stride = gridDim.x * TILES;
     const int l = (int)(threadIdx.x % K);
     const unsigned mask = tile_mask<K>();
-    group_tile<K> &ws = s_tile[threadIdx.x / K];
+    const bool tiled = threadIdx.x / K < TILES; /* k = 32: half the warps idle */
+    group_tile<K> &ws = s_tile[tiled ? threadIdx.x / K : 0];
     cuplas_level_state s = cuplas_level_start();
 
     if (threadIdx.x == 0) {
@@ -278,7 +282,8 @@ group_level_kernel(int16_t *q, int32_t *idx, const int16_t *t, int Cp, cuplas_le
         const group_geom g = make_group_geom(s_geom);
         const cuplas_perm perm = s_perm;
         unsigned long long cid = 0, cbest = 0;
-        for (uint32_t gi = blockIdx.x * TILES + threadIdx.x / K; gi < g.total; gi += stride)
+        for (uint32_t gi = blockIdx.x * TILES + threadIdx.x / K; tiled && gi < g.total;
+             gi += stride)
             solve_group_tile<NC, PACKED, K>(q, idx, t, Cp, g, perm, gi, ws, l, mask, cid, cbest);
         const cuplas_level_next next = level_pass_end(c, &s, &a, cid, cbest, s_red, leader);
         if (next == CUPLAS_LEVEL_DONE)
@@ -301,10 +306,11 @@ __global__ void __launch_bounds__(SOLVE_THREADS)
 group_pass_kernel(int16_t *q, int32_t *idx, const int16_t *t, int Cp, group_geom g,
                   cuplas_perm perm, cuplas_level_counters *c)
 {
-    __shared__ group_tile<K> s_tile[SOLVE_THREADS / K];
-    const uint32_t gi = (blockIdx.x * blockDim.x + threadIdx.x) / K;
+    constexpr uint32_t TILES = SOLVE_THREADS / (K > 16 ? 64 : K); /* cuplas_group_threads */
+    __shared__ group_tile<K> s_tile[TILES];
+    const uint32_t gi = blockIdx.x * TILES + threadIdx.x / K;
     unsigned long long cid = 0, cbest = 0;
-    if (gi < g.total)
+    if (threadIdx.x / K < TILES && gi < g.total)
         solve_group_tile<NC, PACKED, K>(q, idx, t, Cp, g, perm, gi, s_tile[threadIdx.x / K],
                                         (int)(threadIdx.x % K), tile_mask<K>(), cid, cbest);
     add_sums(c->sums, cid, cbest);
@@ -319,7 +325,9 @@ group_pass_kernel(int16_t *q, int32_t *idx, const int16_t *t, int Cp, group_geom
      : (Cp) == 16                 ? KT<4, false, K>                                        \
                                   : KT<0, false, K>)
 #define GROUP_KERNEL_FOR(KT, Cp, k)                                                        \
-    (cuplas_group_threads(k) == 8 ? GROUP_KERNEL_K(KT, Cp, 8) : GROUP_KERNEL_K(KT, Cp, 16))
+    ((k) > 16  ? GROUP_KERNEL_K(KT, Cp, 32)                                                 \
+     : (k) > 8 ? GROUP_KERNEL_K(KT, Cp, 16)                                                 \
+               : GROUP_KERNEL_K(KT, Cp, 8))
 
 cuplas_level_kernel_fn cuplas_group_level_kernel_for(int Cp, int k)
 {

@@ -367,12 +367,13 @@ level_pass_end(cuplas_level_counters *c, cuplas_level_state *s, const cuplas_lev
 typedef void (*cuplas_level_kernel_fn)(int16_t *, int32_t *, const int16_t *, int,
                                        cuplas_level_params, cuplas_level_counters *);
 
-/* Threads that solve one group of k cells: one for k = 4 (solve_quad),
- * a tile of 8 or 16 lanes of a warp for larger groups
- * (assign_group_gpu.cu). The one rule for launch sizes and instances. */
+/* Threads a group of k cells takes in a launch: one for k = 4
+ * (solve_quad), a tile of 8 or 16 lanes of a warp, or for k = 32 a whole
+ * warp and an idle one (a CTA's shared memory holds 4 tiles of 32 x 32
+ * costs, not 8: assign_group_gpu.cu). The one rule for launch sizes. */
 static __host__ __device__ __forceinline__ unsigned cuplas_group_threads(uint32_t k)
 {
-    return k > 8 ? 16u : k > 4 ? 8u : 1u;
+    return k > 16 ? 64u : k > 8 ? 16u : k > 4 ? 8u : 1u;
 }
 
 /* assign_group_gpu.cu: the level kernel for groups of k > 4 cells, and
