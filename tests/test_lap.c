@@ -1,7 +1,7 @@
 /*
  * test_lap.c - core/lap.h, the exact k x k assignment solver of the
  * larger groups: against brute force over all k! arrangements for k <= 8
- * on random, tied and large-magnitude costs; at k = 16 (no brute force)
+ * on random, tied and large-magnitude costs; at k = 16 and 32 (no brute force)
  * against every single swap and 3-cycle; and against quad.h at k = 4
  * (the GPU tile's answer against this solver: tests/test_gpu.c).
  */
@@ -129,24 +129,23 @@ static void test_lap_large_costs(void **state)
         }
 }
 
-/* k = 16: no brute force; no swap of two cells and no 3-cycle improves
- * the answer, and it beats the identity and a greedy choice. */
-static void test_lap_16_local_optimum(void **state)
+/* k = 16 and 32 (the largest groups): no brute force; no swap of two
+ * cells and no 3-cycle improves the answer, and it beats the identity and
+ * a greedy choice. */
+static void check_local_optimum(int K, uint64_t rng)
 {
-    (void)state;
-    enum { K = 16 };
-    uint64_t rng = 4, D[K * K];
+    uint64_t D[CUPLAS_LAP_MAX * CUPLAS_LAP_MAX];
     for (int r = 0; r < 60; r++) {
         if (r % 2)
             fill_sqdist(K, 3, r % 4 == 1 ? 4 : 32768, &rng, D);
         else
             for (int e = 0; e < K * K; e++)
                 D[e] = tu_next_u64(&rng) % 100000;
-        uint8_t s[K];
+        uint8_t s[CUPLAS_LAP_MAX];
         uint64_t total = cuplas_lap_solve(K, D, s);
         check_answer(K, D, s, total);
         uint64_t id = 0, greedy = 0;
-        int taken[K] = {0};
+        int taken[CUPLAS_LAP_MAX] = {0};
         for (int j = 0; j < K; j++) {
             id += D[j * K + j];
             int bi = -1;
@@ -168,6 +167,13 @@ static void test_lap_16_local_optimum(void **state)
                 }
             }
     }
+}
+
+static void test_lap_16_local_optimum(void **state)
+{
+    (void)state;
+    check_local_optimum(16, 4);
+    check_local_optimum(CUPLAS_LAP_MAX, 7);
 }
 
 /* k = 4: the same least cost as quad.h's enumeration of 24 (quad.h's
