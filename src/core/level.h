@@ -47,7 +47,7 @@ typedef struct cuplas_sort_stats {
 
 /* What one pass needs: the level's block shape, the torus shift, the
  * grouping permutation's kind and domain (the bh*bw block offsets), and
- * the cells per group (0 or 4: the 4-cell solve of quad.h; 8 or 16: the
+ * the cells per group (0 or 4: the 4-cell solve of quad.h; 8, 16 or 32: the
  * assignment solve of lap.h). */
 typedef struct cuplas_pass_geom {
     int64_t H, W, bh, bw, sy, sx;

@@ -54,7 +54,7 @@ typedef struct cuplas_sort_params {
                                   of a block-local level runs; 0 = max_passes */
     int local_group_size;      /* sort.local_group_size: a 4-cell sort's
                                   levels of at most local_cells cells take
-                                  groups of this many cells (8|16), run
+                                  groups of this many cells (8|16|32), run
                                   grid-wide; 0 or 4 = block-local 4-cell */
     int polish;                /* sort.polish: sweeps of the AND polish after
                                   the last level (core/polish.h); 0 = none */
@@ -78,7 +78,7 @@ typedef struct cuplas_sort_params {
 
 /* Cells per group of a sort's levels, its own (sort.group_size; 0 reads
  * as 4), and on its levels of at most local_cells cells (in a 4-cell sort,
- * sort.local_group_size when that is 8 or 16). The one rule: core/level.h
+ * sort.local_group_size when that is 8, 16 or 32). The one rule: core/level.h
  * applies it, the GPU sizes its launches and tables by it. */
 static inline int cuplas_group_main(const cuplas_sort_params *p)
 {

@@ -172,13 +172,29 @@ polish_kernel(int16_t *q, int32_t *idx, int cs, int Cp, int64_t H, int64_t W, in
     }
 }
 
-int cuplas_polish_gpu(int16_t *q, int32_t *idx, int cs, int Cp, int64_t H, int64_t W,
-                      int sweeps, int cells, unsigned int *moved, cudaStream_t stream,
-                      cuplas_error *err)
+/* The kernel for windows of `cells` cells. */
+static const void *polish_kernel_for(int cells)
 {
-    int rc = 0, dev = 0, sms = 0, per_sm = 0;
+    return cells == 6 ? (const void *)polish_kernel<6> : (const void *)polish_kernel<4>;
+}
+
+int cuplas_polish_gpu_occupancy(int cells, int *blocks_per_sm, cuplas_error *err)
+{
+    int rc = 0;
+    CUPLAS_CUDA_TRY(err, cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                             blocks_per_sm, polish_kernel_for(cells), POLISH_THREADS, 0));
+    if (*blocks_per_sm < 1)
+        CUPLAS_FAIL(err, CUPLAS_ERR_CUDA, "the polish kernel does not fit an SM");
+fail:
+    return rc;
+}
+
+int cuplas_polish_gpu(int16_t *q, int32_t *idx, int cs, int Cp, int64_t H, int64_t W,
+                      int sweeps, int cells, unsigned int *moved, int max_blocks,
+                      cudaStream_t stream, cuplas_error *err)
+{
+    int rc = 0;
     int64_t most = 0;   /* windows of the largest sub-pass */
-    const void *fn = cells == 6 ? (const void *)polish_kernel<6> : (const void *)polish_kernel<4>;
     for (int s = 0; s < cuplas_polish_steps(cells); s++) {
         int64_t oy, ox, ni, nj;
         int bh, bw;
@@ -187,19 +203,13 @@ int cuplas_polish_gpu(int16_t *q, int32_t *idx, int cs, int Cp, int64_t H, int64
     }
     if (most == 0 || sweeps <= 0)
         return 0;
-    /* a cooperative launch may not exceed what is resident at once */
-    CUPLAS_CUDA_TRY(err, cudaGetDevice(&dev));
-    CUPLAS_CUDA_TRY(err, cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    CUPLAS_CUDA_TRY(err, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn,
-                                                                       POLISH_THREADS, 0));
-    if (per_sm < 1)
-        CUPLAS_FAIL(err, CUPLAS_ERR_CUDA, "the polish kernel does not fit an SM");
     {
+        /* a cooperative launch may not exceed what is resident at once */
         unsigned blocks = cuplas_blocks(most * (cells == 6 ? 32 : 1), POLISH_THREADS);
-        if (blocks > (unsigned)(per_sm * sms))
-            blocks = (unsigned)(per_sm * sms);
+        if (blocks > (unsigned)max_blocks)
+            blocks = (unsigned)max_blocks;
         void *args[] = { &q, &idx, &cs, &Cp, &H, &W, &sweeps, &moved };
-        CUPLAS_CUDA_TRY(err, cudaLaunchCooperativeKernel(fn, dim3(blocks),
+        CUPLAS_CUDA_TRY(err, cudaLaunchCooperativeKernel(polish_kernel_for(cells), dim3(blocks),
                                                          dim3(POLISH_THREADS), args, 0, stream));
         CUPLAS_LAUNCH_CHECK(err, stream);
     }

@@ -37,6 +37,8 @@ struct cuplas_gpu_ctx {
     struct { int cp, group, per_sm; } occ[2]; /* level-kernel occupancy, cached
                                    for the two group sizes a sort can use
                                    (sort.group_size, sort.local_group_size) */
+    int polish_per_sm[2]; /* the polish kernel's, for 4- and 6-cell windows
+                             (0: not asked yet) */
     void *ws;          /* device workspace, grown on demand */
     size_t ws_bytes;
     uint32_t *tab;     /* block-local levels' offset tables, grown on demand */
@@ -441,9 +443,14 @@ extern "C" int cuplas_sort_gpu(cuplas_gpu_ctx *ctx, const cuplas_qgrid *g,
         if (count_levels)
             CUPLAS_CUDA_TRY(err, cudaLaunchHostFunc(str, level_done, (void *)&st->levels));
     }
-    if (p->polish > 0)
+    if (p->polish > 0) {
+        int *pps = &ctx->polish_per_sm[p->polish_cells == 6];
+        if (*pps == 0)
+            CUPLAS_TRY(cuplas_polish_gpu_occupancy(p->polish_cells, pps, err));
         CUPLAS_TRY(cuplas_polish_gpu(b.q, b.idx, b.cs, g->Cp, g->H, g->W, p->polish,
-                                     p->polish_cells, b.state->polish_moved, str, err));
+                                     p->polish_cells, b.state->polish_moved, *pps * ctx->sms,
+                                     str, err));
+    }
     CUPLAS_CUDA_TRY(err, cudaEventRecord(ctx->ev[2], str));
     if (ordered) {
         CUPLAS_CUDA_TRY(err, cudaEventRecord(ordered->last, str));
