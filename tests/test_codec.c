@@ -1,5 +1,5 @@
 /*
- * test_codec.c - cmocka tests of the hand-made chunk codec against HDF5's own filters, both ways (codec.c).
+ * test_codec.c - cmocka tests of the hand-made chunk codec against HDF5's own filters, both ways (codec_read.c, codec_write.c).
  *
  * Inputs are written with the plain HDF5 API (iotest.h) into a fresh
  * mkdtemp folder per test, removed afterwards; outputs are read back with

@@ -22,7 +22,7 @@
  *    its size fits the chunk (exactly the chunk's bytes when no filter
  *    applies, at most zlib's bound otherwise), and no two chunks overlap.
  * A chunk that both paths locate but that lies outside the file is an
- * error (HDF5 fails to read it too). Decoding (codec.c) then requires each
+ * error (HDF5 fails to read it too). Decoding (codec_read.c) then requires each
  * chunk to inflate to exactly the chunk's bytes: HDF5 would pad or cut
  * one that does not, with undefined bytes, so cuplas refuses it.
  *

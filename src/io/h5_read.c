@@ -7,7 +7,7 @@
  * returns holds an HDF5 identifier: conversion to double (dtype.c) and
  * freeing the grid need no HDF5 call and no second visit to the HDF5
  * thread. Chunked data with only shuffle/deflate is located here (chunk
- * addresses) and fetched and decoded by codec.c; anything else (szip,
+ * addresses) and fetched and decoded by codec_read.c; anything else (szip,
  * fletcher32, contiguous, ...) is read whole through HDF5. Every hid_t
  * starts at H5I_INVALID_HID and is closed in the function's single
  * `fail:`.
