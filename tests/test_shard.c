@@ -187,7 +187,7 @@ static void test_select(void **state)
 {
     (void)state;
     cuplas_job v[5];
-    cuplas_jobs all = {v, 5, 5, ""}, mine[3];
+    cuplas_jobs all = {.v = v, .n = 5, .cap = 5, .config_path = ""}, mine[3];
     cuplas_shard s;
     cuplas_error e;
     int seen[5] = {0};

@@ -325,6 +325,22 @@ static int failed_job(cuplas_jobs *jobs, const char *file, const char *dataset, 
     return 0;
 }
 
+/* One HDF5 dataset of input k as a planned job: the input's grid shape and
+ * external-file permission go with it. */
+static int dataset_job(cuplas_jobs *jobs, const char *file, const char *dataset, int k,
+                       int rel_at, const cuplas_config *cfg, const char *hash, cuplas_error *err)
+{
+    const cuplas_input_spec *in = &cfg->inputs[k];
+    cuplas_job *j = new_job(jobs, file, dataset, k, in->line, err);
+    if (!j)
+        return cuplas_error_set(err, CUPLAS_ERR_NOMEM, "out of memory");
+    j->height = in->height;
+    j->width = in->width;
+    j->rel_at = rel_at;
+    j->read_flags = in->allow_external ? CUPLAS_H5_ALLOW_EXTERNAL : 0;
+    return plan_job(jobs, j, cfg, NULL, hash, err);
+}
+
 /* Jobs of one matched file of entry `in` (index k). */
 static int add_file(cuplas_jobs *jobs, const cuplas_config *cfg, int k, const char *file,
                     int rel_at, const char *hash, int *matched, int *listed, cuplas_error *err)
@@ -366,14 +382,7 @@ static int add_file(cuplas_jobs *jobs, const cuplas_config *cfg, int k, const ch
             }
         if (!take)
             continue;
-        cuplas_job *j = new_job(jobs, file, names[i], k, in->line, err);
-        if (!j)
-            CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
-        j->height = in->height;
-        j->width = in->width;
-        j->rel_at = rel_at;
-        j->read_flags = in->allow_external ? CUPLAS_H5_ALLOW_EXTERNAL : 0;
-        CUPLAS_TRY(plan_job(jobs, j, cfg, NULL, hash, err));
+        CUPLAS_TRY(dataset_job(jobs, file, names[i], k, rel_at, cfg, hash, err));
     }
     for (int d = 0; d < in->ndatasets; d++) {
         if (has_magic(in->datasets[d]))
@@ -382,15 +391,10 @@ static int add_file(cuplas_jobs *jobs, const cuplas_config *cfg, int k, const ch
         char *path = NULL;
         if (in->datasets[d][0] != '/' && asprintf(&path, "/%s", in->datasets[d]) < 0)
             CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
-        cuplas_job *j = new_job(jobs, file, path ? path : in->datasets[d], k, in->line, err);
+        rc = dataset_job(jobs, file, path ? path : in->datasets[d], k, rel_at, cfg, hash, err);
         free(path);
-        if (!j)
-            CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
-        j->height = in->height;
-        j->width = in->width;
-        j->rel_at = rel_at;
-        j->read_flags = in->allow_external ? CUPLAS_H5_ALLOW_EXTERNAL : 0;
-        CUPLAS_TRY(plan_job(jobs, j, cfg, NULL, hash, err));
+        if (rc)
+            goto fail;
         matched[d]++;
     }
 fail:
