@@ -52,6 +52,8 @@ typedef struct cuplas_job_result {
     double encode_s;           /* part of write_s: gather + filters, no lock */
     double h5_wait_s;          /* queued for the HDF5 thread, all stages     */
     double h5_s;               /* in HDF5 calls on that thread               */
+    double ply_s;              /* part of write_s: the sorted PLY, gathered
+                                  and written (fsync and rename not in it)  */
     cuplas_sort_stats stats;   /* stats.levels counts up during a CPU sort */
     volatile int levels_total; /* the sort's levels, once it has started     */
     double eval_s;             /* eval step and preview (eval.enabled, output.preview) */

@@ -121,6 +121,7 @@ static void log_result(cuplas_runner *r, const cuplas_job *job, const cuplas_job
                          CUPLAS_LF_D("encode_s", res->encode_s),
                          CUPLAS_LF_D("h5_wait_s", res->h5_wait_s),
                          CUPLAS_LF_D("h5_s", res->h5_s),
+                         CUPLAS_LF_D("ply_s", res->ply_s),
                          CUPLAS_LF_D("and_before", res->and_before),
                          CUPLAS_LF_D("and_after", res->and_after),
                          CUPLAS_LF_I("levels", res->stats.levels),
@@ -559,12 +560,15 @@ static int stage_write(job_ctx *j, cuplas_error *e)
     }
     /* the sorted PLY first, published just before the HDF5 result, whose
        `complete` attribute is what a rerun trusts */
+    double t_ply = cuplas_now_s();
     if (job->ply_out && (rc = write_ply(j, &ply_tmp, e)) != 0) {
         cuplas_error_where(e, "%s", job->ply_out);
         if (streamed)
             unlink(tmp);
         goto fail;
     }
+    if (job->ply_out)
+        res->ply_s = cuplas_now_s() - t_ply;
     if (!tmp && !(tmp = cuplas_tmp_create(job->output, e))) {
         rc = e->code ? (int)e->code : CUPLAS_ERR_OUTPUT;
     } else {
