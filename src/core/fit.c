@@ -65,7 +65,9 @@ typedef struct ranked {
     int64_t i;
 } ranked;
 
-/* Highest value first, NaN last, then the lower row. */
+/* The rank order: highest value first, NaN last, then the lower row. Rows
+ * are distinct, so the order is total and the top m are one set however
+ * they are found. */
 static int cmp_ranked(const void *pa, const void *pb)
 {
     const ranked *a = pa, *b = pb;
@@ -77,32 +79,80 @@ static int cmp_ranked(const void *pa, const void *pb)
     return (a->i > b->i) - (a->i < b->i);
 }
 
-static int cmp_i64(const void *pa, const void *pb)
+static void swap_ranked(ranked *a, ranked *b)
 {
-    int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
-    return (a > b) - (a < b);
+    ranked t = *a;
+    *a = *b;
+    *b = t;
+}
+
+/* Reorder r so that r[0..m) are the first m in rank order (in no order
+ * among themselves). Quickselect, median of three, in O(n) on average;
+ * hostile orders that defeat the pivots end in a sort of what is left
+ * once the depth bound is spent (introselect), so O(n log n) at worst.
+ * A full sort of millions of splats was most of a scene's preparation. */
+static void select_top(ranked *r, int64_t n, int64_t m)
+{
+    int64_t lo = 0, hi = n;   /* the boundary m lies in [lo, hi] */
+    int depth = 16;
+    for (int64_t k = n; k > 1; k >>= 1)
+        depth += 2;
+    while (hi - lo > 16 && lo < m && m < hi) {
+        if (depth-- == 0) {
+            qsort(r + lo, (size_t)(hi - lo), sizeof *r, cmp_ranked);
+            return;
+        }
+        int64_t mid = lo + (hi - lo) / 2;
+        if (cmp_ranked(&r[mid], &r[lo]) < 0)
+            swap_ranked(&r[mid], &r[lo]);
+        if (cmp_ranked(&r[hi - 1], &r[lo]) < 0)
+            swap_ranked(&r[hi - 1], &r[lo]);
+        if (cmp_ranked(&r[hi - 1], &r[mid]) < 0)
+            swap_ranked(&r[hi - 1], &r[mid]);
+        swap_ranked(&r[mid], &r[hi - 1]);   /* the median is the pivot, at the end */
+        int64_t store = lo;
+        for (int64_t i = lo; i < hi - 1; i++)
+            if (cmp_ranked(&r[i], &r[hi - 1]) < 0)
+                swap_ranked(&r[i], &r[store++]);
+        swap_ranked(&r[store], &r[hi - 1]);  /* the pivot in its final place */
+        if (store < m)
+            lo = store + 1;
+        else
+            hi = store;
+    }
+    if (lo < m && m < hi)
+        qsort(r + lo, (size_t)(hi - lo), sizeof *r, cmp_ranked);
 }
 
 int cuplas_fit_crop_select(const double *v, int64_t n, int64_t m, int64_t *keep,
                            int64_t *dropped)
 {
     ranked *r = malloc((size_t)(n ? n : 1) * sizeof *r);
-    if (!r)
+    unsigned char *gone = calloc((size_t)(n ? n : 1), 1);
+    if (!r || !gone) {
+        free(r);
+        free(gone);
         return -1;
+    }
+    if (m > n)
+        m = n;
     for (int64_t i = 0; i < n; i++) {
         r[i].v = v[i];
         r[i].i = i;
     }
-    qsort(r, (size_t)n, sizeof *r, cmp_ranked);
-    for (int64_t k = 0; k < m; k++)
-        keep[k] = r[k].i;
-    qsort(keep, (size_t)m, sizeof *keep, cmp_i64);
-    if (dropped) {
-        for (int64_t k = m; k < n; k++)
-            dropped[k - m] = r[k].i;
-        qsort(dropped, (size_t)(n - m), sizeof *dropped, cmp_i64);
+    select_top(r, n, m);
+    for (int64_t k = m; k < n; k++)
+        gone[r[k].i] = 1;
+    /* one scan gives both lists in ascending row order */
+    int64_t a = 0, b = 0;
+    for (int64_t i = 0; i < n; i++) {
+        if (!gone[i])
+            keep[a++] = i;
+        else if (dropped)
+            dropped[b++] = i;
     }
     free(r);
+    free(gone);
     return 0;
 }
 
