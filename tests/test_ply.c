@@ -3,7 +3,7 @@
  * the tests write: the same vertices as little-endian, big-endian and
  * ascii PLY give the same values; identity exports are byte-identical;
  * an export in a permuted order with holes has exactly the rows in index
- * order; other elements are skipped and dropped; every malformed header
+ * order (also over several write blocks, on any thread count); other elements are skipped and dropped; every malformed header
  * or body gives its one-line error naming the file (and the line); .splat
  * decoding against hand-computed values; the real plant scene when the
  * shared data is there.
@@ -24,6 +24,7 @@
 #include "shared_data.h"
 #include "io/ply.h"
 #include "io/splat.h"
+#include "util/pool.h"
 
 static int setup(void **state) { return tu_fixture_new(state, "/tmp/cuplas_ply_XXXXXX"); }
 static int teardown(void **state) { tu_fixture_free(state); return 0; }
@@ -211,10 +212,10 @@ static void test_identity_export(void **state)
         open_ok(in, &p, &rows);
         cuplas_error_clear(&e);
         assert_int_equal(cuplas_ply_write(&p, rows, order, NV, tu_path(f->dir, "o.ply", out),
-                                          &e), 0);
+                                          NULL, &e), 0);
         /* and from the file again (rows == NULL) */
         assert_int_equal(cuplas_ply_write(&p, NULL, order, NV, tu_path(f->dir, "o2.ply", out2),
-                                          &e), 0);
+                                          NULL, &e), 0);
         char *a = slurp(in, &la), *b = slurp(out, &lb), *c = slurp(out2, &lc);
         assert_int_equal(la, lb);
         assert_memory_equal(a, b, la);
@@ -241,7 +242,7 @@ static void test_permuted_export(void **state)
         open_ok(in, &p, &rows);
         cuplas_error_clear(&e);
         assert_int_equal(cuplas_ply_write(&p, rows, order, 7, tu_path(f->dir, "o.ply", out),
-                                          &e), 0);
+                                          NULL, &e), 0);
         /* expected: the header with count 4, then rows 3 0 4 1 as generated */
         size_t n = header(hdr, fmts[k], "", "");
         char *c = strstr(hdr, "element vertex 5");
@@ -265,6 +266,61 @@ static void test_permuted_export(void **state)
     }
 }
 
+/* A body of several 4 MiB write blocks (62 float properties, a 3DGS row):
+ * a permuted export with holes has the rows in index order, byte for byte,
+ * whether an OpenMP loop or a pool of 3 threads gathers and writes them. */
+static void test_export_many_blocks(void **state)
+{
+    enum { PROPS = 62, ROWS = 50000, M = 60000 };
+    fixture *f = *state;
+    char in[PATH_MAX], out[PATH_MAX], hdr[4096];
+    size_t hn = 0, rs = PROPS * sizeof(float);
+    float *body = malloc((size_t)ROWS * rs);
+    int64_t *order = malloc(M * sizeof *order);
+    cuplas_pool *pool = NULL;
+    cuplas_error e;
+    assert_true(body && order);
+    hn += (size_t)snprintf(hdr, sizeof hdr, "ply\nformat binary_little_endian 1.0\n"
+                           "element vertex %d\n", ROWS);
+    for (int j = 0; j < PROPS; j++)
+        hn += (size_t)snprintf(hdr + hn, sizeof hdr - hn, "property float p%d\n", j);
+    hn += (size_t)snprintf(hdr + hn, sizeof hdr - hn, "end_header\n");
+    for (size_t i = 0; i < (size_t)ROWS * PROPS; i++)
+        body[i] = (float)i * 0.25f;   /* exact in float32 and unique a row */
+    FILE *w = fopen(tu_path(f->dir, "big.ply", in), "wb");
+    assert_non_null(w);
+    assert_int_equal(fwrite(hdr, 1, hn, w), hn);
+    assert_int_equal(fwrite(body, rs, ROWS, w), ROWS);
+    assert_int_equal(fclose(w), 0);
+    /* every row once, backwards, with a hole after every fifth */
+    int64_t kept = 0;
+    for (int64_t i = 0; i < M; i++)
+        order[i] = i % 6 == 5 || kept >= ROWS ? -1 : ROWS - 1 - kept++;
+    assert_int_equal(kept, ROWS);
+    assert_int_equal(cuplas_pool_create(3, &pool, &e), 0);
+    for (int k = 0; k < 2; k++) {
+        cuplas_ply p;
+        void *rows;
+        size_t lo;
+        open_ok(in, &p, &rows);
+        cuplas_error_clear(&e);
+        assert_int_equal(cuplas_ply_write(&p, rows, order, M, tu_path(f->dir, "o.ply", out),
+                                          k ? pool : NULL, &e), 0);
+        unsigned char *o = (unsigned char *)slurp(out, &lo);
+        assert_int_equal(lo, hn + (size_t)ROWS * rs);
+        assert_memory_equal(o, hdr, hn);
+        for (int64_t r = 0; r < ROWS; r++)
+            assert_memory_equal(o + hn + (size_t)r * rs, body + (size_t)(ROWS - 1 - r) * PROPS,
+                                rs);
+        free(o);
+        free(rows);
+        cuplas_ply_close(&p);
+    }
+    cuplas_pool_free(pool);
+    free(body);
+    free(order);
+}
+
 static void test_bad_index(void **state)
 {
     fixture *f = *state;
@@ -276,7 +332,7 @@ static void test_bad_index(void **state)
     make_ply(tu_path(f->dir, "in.ply", in), "binary_little_endian");
     open_ok(in, &p, &rows);
     cuplas_error_clear(&e);
-    assert_int_equal(cuplas_ply_write(&p, rows, order, 2, tu_path(f->dir, "o.ply", out), &e),
+    assert_int_equal(cuplas_ply_write(&p, rows, order, 2, tu_path(f->dir, "o.ply", out), NULL, &e),
                      CUPLAS_ERR_INPUT);
     assert_non_null(strstr(cuplas_error_format(&e, msg, sizeof msg), "index 5 at position 1"));
     FILE *g = fopen(out, "rb");
@@ -329,7 +385,7 @@ static void test_other_elements(void **state)
         int64_t order[NV] = {0, 1, 2, 3, 4};
         cuplas_error_clear(&e);
         assert_int_equal(cuplas_ply_write(&p, rows, order, NV, tu_path(f->dir, "o.ply", out),
-                                          &e), 0);
+                                          NULL, &e), 0);
         size_t lo;
         char *o = slurp(out, &lo);
         /* header: the comment line inside the camera element goes too */
@@ -477,7 +533,8 @@ static void test_mutations(void **state)
                 rc = cuplas_ply_read(&p, rows, &e);
                 if (!rc) {
                     int64_t order[2] = {p.n - 1, 0};
-                    rc = cuplas_ply_write(&p, rows, order, 2, tu_path(f->dir, "o.ply", out), &e);
+                    rc = cuplas_ply_write(&p, rows, order, 2, tu_path(f->dir, "o.ply", out),
+                                          NULL, &e);
                 }
                 free(rows);
             }
@@ -566,7 +623,7 @@ static void test_splat_decode(void **state)
     int64_t order[] = {1, -1, 0};
     cuplas_error_clear(&e);
     assert_int_equal(cuplas_ply_write(&p, rows, order, 3, tu_path(f->dir, "two.ply", out_path),
-                                      &e), 0);
+                                      NULL, &e), 0);
     open_ok(out_path, &q, &rows2);
     assert_int_equal(q.format, CUPLAS_PLY_BINARY_LE);
     assert_int_equal(q.n, 2);
@@ -578,7 +635,7 @@ static void test_splat_decode(void **state)
         assert_true(cuplas_ply_value(&q, rows2, 1, j) == out[j]);
     }
     /* rows == NULL decodes again */
-    assert_int_equal(cuplas_ply_write(&p, NULL, order, 3, out_path, &e), 0);
+    assert_int_equal(cuplas_ply_write(&p, NULL, order, 3, out_path, NULL, &e), 0);
     free(rows), free(rows2);
     cuplas_ply_close(&q);
     cuplas_ply_close(&p);
@@ -627,6 +684,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_same_values, setup, teardown),
         cmocka_unit_test_setup_teardown(test_identity_export, setup, teardown),
         cmocka_unit_test_setup_teardown(test_permuted_export, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_export_many_blocks, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bad_index, setup, teardown),
         cmocka_unit_test_setup_teardown(test_other_elements, setup, teardown),
         cmocka_unit_test_setup_teardown(test_malformed, setup, teardown),

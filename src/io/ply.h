@@ -33,8 +33,9 @@
  * buffer of N * row_size bytes (pread straight into it, no staging copy)
  * plus the header; ascii = that buffer plus a read-only mmap of the file
  * (page cache, not heap); .splat = the buffer plus a 2 MiB decode chunk.
- * cuplas_ply_write adds a 1 MiB output buffer; with rows == NULL it maps
- * the input instead; for ascii it also keeps N line offsets (8 bytes each).
+ * cuplas_ply_write adds a 4 MiB block a thread (binary) or a 1 MiB output
+ * buffer (ascii); with rows == NULL it maps the input instead; for ascii
+ * it also keeps N line offsets (8 bytes each), for binary N row numbers.
  *
  * Other elements (faces, edges, ...): an element before `vertex` is
  * skipped (ascii: its lines; binary: its rows, which must then have
@@ -61,6 +62,7 @@
 #include <stdint.h>
 
 #include "util/error.h"
+#include "util/pool.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -150,10 +152,12 @@ double cuplas_ply_value(const cuplas_ply *p, const void *rows, int64_t i, int co
  * by writing a temp name and renaming). The header is p's, verbatim but
  * for the vertex count and the lines of dropped elements; each row is the
  * input's, byte for byte (ascii: its text). rows is what cuplas_ply_read
- * filled, or NULL to take the rows from the input file again. An index
- * outside [-1, n) is CUPLAS_ERR_INPUT. */
+ * filled, or NULL to take the rows from the input file again. Binary rows
+ * are gathered and written on pool's threads (NULL: an OpenMP loop); the
+ * bytes are the same for any thread count. An index outside [-1, n) is
+ * CUPLAS_ERR_INPUT. */
 int cuplas_ply_write(const cuplas_ply *p, const void *rows, const int64_t *order, int64_t m,
-                     const char *out_path, cuplas_error *err);
+                     const char *out_path, cuplas_pool *pool, cuplas_error *err);
 
 /* "float", "uchar", ... (the classic PLY names). */
 const char *cuplas_ply_type_name(cuplas_ply_type t);

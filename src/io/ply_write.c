@@ -6,21 +6,26 @@
  * is created, so a bad index leaves no file. The header is the input's
  * text with two edits: the count token of "element vertex N" and the
  * lines of other elements (dropped, because their rows are not written).
- * Rows go through one 1 MiB stdio buffer; binary rows come from the
- * caller's buffer (or a mapping of the input), ascii rows from the input's
- * text through a table of line starts, so the numbers are never printed
- * again and an identity export is byte-identical. A failed write removes
- * its partial output.
+ * Binary rows come from the caller's buffer (or a mapping of the input)
+ * and are gathered in blocks of 4 MiB on the pool's threads, each block
+ * written with pwrite at its own offset: a scene of millions of splats is
+ * hundreds of MB of random row reads, which one thread made slower than
+ * the GPU's sort. Ascii rows go through one 1 MiB stdio buffer from the
+ * input's text through a table of line starts, so the numbers are never
+ * printed again and an identity export is byte-identical. The bytes do not
+ * depend on the thread count. A failed write removes its partial output.
  */
 #define _GNU_SOURCE
 #include "io/ply.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "io/ply_priv.h"
 #include "io/splat.h"
@@ -87,8 +92,84 @@ short_body:
     return rc;
 }
 
+#define BLOCK_BYTES ((size_t)4 << 20)
+
+/* The binary body: row k of the output is src row rows[k]. */
+typedef struct body_job {
+    const unsigned char *src;
+    const int64_t *rows;
+    int64_t n, per_block;
+    size_t row_size;
+    int fd, swap4;
+    off_t at;              /* where the body starts in the file */
+} body_job;
+
+/* One block of rows: gathered (byte-swapped for a .splat on a big-endian
+ * host, whose PLY says little endian), then written where it belongs.
+ * 0 or an errno. */
+static int body_block(void *ctx, int64_t b)
+{
+    const body_job *x = ctx;
+    int64_t r0 = b * x->per_block, r1 = r0 + x->per_block < x->n ? r0 + x->per_block : x->n;
+    size_t rs = x->row_size, len = (size_t)(r1 - r0) * rs, done = 0;
+    unsigned char *buf = malloc(len ? len : 1);
+
+    if (!buf)
+        return ENOMEM;
+    for (int64_t k = r0; k < r1; k++) {
+        unsigned char *d = buf + (size_t)(k - r0) * rs;
+        memcpy(d, x->src + (size_t)x->rows[k] * rs, rs);
+        if (x->swap4)
+            for (size_t i = 0; i + 4 <= rs; i += 4) {
+                unsigned char t0 = d[i], t1 = d[i + 1];
+                d[i] = d[i + 3];
+                d[i + 1] = d[i + 2];
+                d[i + 2] = t1;
+                d[i + 3] = t0;
+            }
+    }
+    while (done < len) {
+        ssize_t w = pwrite(x->fd, buf + done, len - done, x->at + (off_t)((size_t)r0 * rs + done));
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            int code = w < 0 ? errno : EIO;
+            free(buf);
+            return code ? code : EIO;
+        }
+        done += (size_t)w;
+    }
+    free(buf);
+    return 0;
+}
+
+/* The binary body of m output rows on the pool; 0 or an errno. */
+static int write_body(int fd, off_t at, const unsigned char *src, size_t row_size,
+                      const int64_t *order, int64_t m, int64_t kept, int swap4,
+                      cuplas_pool *pool)
+{
+    int64_t *rows = malloc((size_t)(kept ? kept : 1) * sizeof *rows), k = 0;
+    int code = 0;
+
+    if (!rows)
+        return ENOMEM;
+    for (int64_t i = 0; i < m; i++)
+        if (order[i] >= 0)
+            rows[k++] = order[i];
+    body_job x = {.src = src, .rows = rows, .n = kept, .row_size = row_size, .fd = fd,
+                  .swap4 = swap4, .at = at};
+    x.per_block = (int64_t)(BLOCK_BYTES / (row_size ? row_size : 1));
+    if (x.per_block < 1)
+        x.per_block = 1;
+    int64_t blocks = cuplas_par_blocks(kept, x.per_block);
+    if (cuplas_par_for(pool, blocks, body_block, &x, &code) == blocks)
+        code = 0;
+    free(rows);
+    return code;
+}
+
 int cuplas_ply_write(const cuplas_ply *p, const void *rows, const int64_t *order, int64_t m,
-                     const char *out_path, cuplas_error *err)
+                     const char *out_path, cuplas_pool *pool, cuplas_error *err)
 {
     int rc = 0, swap4 = 0, created = 0;
     int64_t kept = 0;
@@ -135,27 +216,26 @@ int cuplas_ply_write(const cuplas_ply *p, const void *rows, const int64_t *order
     if ((obuf = malloc(1 << 20)))
         setvbuf(f, obuf, _IOFBF, 1 << 20);
     put_header(p, kept, f);
-    for (int64_t i = 0; i < m; i++) {
+    if (p->format != CUPLAS_PLY_ASCII) {   /* the header, then the body by pwrite */
+        off_t at;
+        int code;
+        if (fflush(f) != 0 || (at = ftello(f)) < 0)
+            WFAIL(CUPLAS_ERR_OUTPUT, "cannot write: %s", strerror(errno));
+        if ((code = write_body(fileno(f), at, src, p->row_size, order, m, kept, swap4, pool)))
+            WFAIL(code == ENOMEM ? CUPLAS_ERR_NOMEM : CUPLAS_ERR_OUTPUT, "cannot write: %s",
+                  strerror(code));
+    }
+    for (int64_t i = 0; p->format == CUPLAS_PLY_ASCII && i < m; i++) {
         int64_t r = order[i];
         if (r < 0)
             continue;
-        if (p->format == CUPLAS_PLY_ASCII) {
-            const char *a = map + starts[r];
-            const char *nl = memchr(a, '\n', msize - starts[r]);
-            if (nl) {
-                fwrite(a, 1, (size_t)(nl - a) + 1, f);
-            } else {   /* the last row of a file without a final newline */
-                fwrite(a, 1, msize - starts[r], f);
-                fputc('\n', f);
-            }
-        } else if (swap4) {
-            const unsigned char *row = src + (size_t)r * p->row_size;
-            for (size_t k = 0; k < p->row_size; k += 4) {
-                unsigned char b[4] = {row[k + 3], row[k + 2], row[k + 1], row[k]};
-                fwrite(b, 1, 4, f);
-            }
-        } else {
-            fwrite(src + (size_t)r * p->row_size, 1, p->row_size, f);
+        const char *a = map + starts[r];
+        const char *nl = memchr(a, '\n', msize - starts[r]);
+        if (nl) {
+            fwrite(a, 1, (size_t)(nl - a) + 1, f);
+        } else {   /* the last row of a file without a final newline */
+            fwrite(a, 1, msize - starts[r], f);
+            fputc('\n', f);
         }
     }
     if (ferror(f))

@@ -474,7 +474,8 @@ static int write_ply(job_ctx *j, char **tmp, cuplas_error *e)
     if (!(*tmp = cuplas_tmp_create(j->job->ply_out, e)))
         rc = e->code ? (int)e->code : CUPLAS_ERR_OUTPUT;
     else
-        rc = cuplas_ply_write(&j->ply, j->rows_in_raw ? j->g.raw : NULL, order, N, *tmp, e);
+        rc = cuplas_ply_write(&j->ply, j->rows_in_raw ? j->g.raw : NULL, order, N, *tmp,
+                              j->pool, e);
     free(order);
     return rc;
 }
