@@ -23,6 +23,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -460,7 +461,9 @@ static int and_after_padded(job_ctx *j, double *out, cuplas_error *e)
 }
 
 /* A scene's vertices in grid order into a temp file next to ply_out
- * (*tmp; the caller publishes or unlinks it). */
+ * (*tmp; the caller publishes or unlinks it). Its loop runs as an OpenMP
+ * team of this thread, not on the shared pool: the HDF5 result's encode
+ * has the pool meanwhile (ply_task). */
 static int write_ply(job_ctx *j, char **tmp, cuplas_error *e)
 {
     int64_t N = j->g.H * j->g.W;
@@ -475,9 +478,50 @@ static int write_ply(job_ctx *j, char **tmp, cuplas_error *e)
         rc = e->code ? (int)e->code : CUPLAS_ERR_OUTPUT;
     else
         rc = cuplas_ply_write(&j->ply, j->rows_in_raw ? j->g.raw : NULL, order, N, *tmp,
-                              j->pool, e);
+                              NULL, e);
     free(order);
     return rc;
+}
+
+/* The sorted PLY on a thread of its own while the HDF5 result is encoded:
+ * the one is row gathers and page-cache copies, the other deflate, so
+ * together they take little more than the longer (a 7.3M-splat scene's
+ * PLY is 1.8 GB). Both read the grid, the index and the labels only. */
+typedef struct ply_task {
+    job_ctx *j;
+    pthread_t thread;
+    int started;
+    char *tmp;          /* the written temp file, until published */
+    cuplas_error err;
+    int rc;
+    double seconds;
+} ply_task;
+
+static void *ply_task_run(void *p)
+{
+    ply_task *t = p;
+    double t0 = cuplas_now_s();
+    cuplas_error_clear(&t->err);
+    t->rc = write_ply(t->j, &t->tmp, &t->err);
+    t->seconds = cuplas_now_s() - t0;
+    return NULL;
+}
+
+/* Start it (or, if no thread can be had, write it now). */
+static void ply_task_start(ply_task *t, job_ctx *j)
+{
+    t->j = j;
+    if (pthread_create(&t->thread, NULL, ply_task_run, t) == 0)
+        t->started = 1;
+    else
+        ply_task_run(t);
+}
+
+static void ply_task_wait(ply_task *t)
+{
+    if (t->started)
+        pthread_join(t->thread, NULL);
+    t->started = 0;
 }
 
 /* output.fsync: the folders whose oldest unsynced rename is older than
@@ -519,6 +563,7 @@ static int stage_write(job_ctx *j, cuplas_error *e)
     double t = cuplas_now_s();
     char *params = NULL, *tmp = NULL, *ply_tmp = NULL, device[256];
     cuplas_h5_encoded *enc = NULL;
+    ply_task ply = {0};
     int rc = 0, streamed = 0;
 
     if (j->empty)
@@ -545,6 +590,8 @@ static int stage_write(job_ctx *j, cuplas_error *e)
         .identity = job->identity,
         .eval_json = j->eval_json,
     };
+    if (job->ply_out)
+        ply_task_start(&ply, j);
     /* gather, shuffle and deflate here; on the HDF5 thread, the file's
        metadata and (compressed) chunks; uncompressed data, fsync and
        rename here again. A large compressed result overlaps the two. */
@@ -561,15 +608,18 @@ static int stage_write(job_ctx *j, cuplas_error *e)
     }
     /* the sorted PLY first, published just before the HDF5 result, whose
        `complete` attribute is what a rerun trusts */
-    double t_ply = cuplas_now_s();
-    if (job->ply_out && (rc = write_ply(j, &ply_tmp, e)) != 0) {
+    ply_task_wait(&ply);
+    ply_tmp = ply.tmp;
+    ply.tmp = NULL;
+    res->ply_s = ply.seconds;
+    if (job->ply_out && ply.rc != 0) {
+        *e = ply.err;
+        rc = ply.rc;
         cuplas_error_where(e, "%s", job->ply_out);
         if (streamed)
             unlink(tmp);
         goto fail;
     }
-    if (job->ply_out)
-        res->ply_s = cuplas_now_s() - t_ply;
     if (!tmp && !(tmp = cuplas_tmp_create(job->output, e))) {
         rc = e->code ? (int)e->code : CUPLAS_ERR_OUTPUT;
     } else {
@@ -606,6 +656,10 @@ static int stage_write(job_ctx *j, cuplas_error *e)
     }
     res->write_s = cuplas_now_s() - t;
 fail:
+    ply_task_wait(&ply);   /* the HDF5 side failed first: the PLY is not published */
+    if (ply.tmp)
+        unlink(ply.tmp);
+    free(ply.tmp);
     if (ply_tmp)
         unlink(ply_tmp);
     free(ply_tmp);
