@@ -51,7 +51,7 @@ int main(int argc, char **argv)
     cuplas_h5_quiet();
     cuplas_error_clear(&err);
     double t = cuplas_now_s();
-    if (cuplas_scene_read(argv[1], &g, &p, NULL, &rows_in_raw, &err) != 0) {
+    if (cuplas_scene_read(argv[1], &g, &p, NULL, &rows_in_raw, NULL, &err) != 0) {
         fprintf(stderr, "scene_eval: %s: %s\n", err.where, err.msg);
         return 1;
     }

@@ -57,7 +57,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     size_t bytes = cuplas_ply_body_bytes(&p);
     void *rows = bytes <= MAX_BODY ? malloc(bytes ? bytes : 1) : NULL;
-    if (rows && cuplas_ply_read(&p, rows, &err) == 0) {
+    if (rows && cuplas_ply_read(&p, rows, NULL, &err) == 0) {
         int *cols = malloc((size_t)p.nprops * sizeof *cols);
         double *x = malloc((size_t)p.n * (size_t)p.nprops * sizeof *x + 1);
         int64_t *order = malloc((size_t)p.n * sizeof *order);

@@ -11,7 +11,7 @@
  *   cuplas_ply p;
  *   cuplas_ply_open(path, &p, &err);          // header only: N, properties
  *   void *rows = malloc(cuplas_ply_body_bytes(&p));
- *   cuplas_ply_read(&p, rows, &err);          // the body, straight in
+ *   cuplas_ply_read(&p, rows, NULL, &err);    // the body, straight in
  *   cuplas_ply_extract(&p, rows, cols, k, out);  // chosen columns, doubles
  *   cuplas_ply_write(&p, rows, order, m, "out.ply", &err);
  *   cuplas_ply_close(&p);
@@ -129,8 +129,9 @@ void cuplas_ply_close(cuplas_ply *p);
 size_t cuplas_ply_body_bytes(const cuplas_ply *p);
 
 /* Read all n rows into rows (cuplas_ply_body_bytes bytes, caller-owned),
- * in file order. */
-int cuplas_ply_read(const cuplas_ply *p, void *rows, cuplas_error *err);
+ * in file order; a binary body in 64 MiB blocks on pool's threads (NULL:
+ * an OpenMP loop). */
+int cuplas_ply_read(const cuplas_ply *p, void *rows, cuplas_pool *pool, cuplas_error *err);
 
 /* Index of the property called name, or -1. */
 int cuplas_ply_find(const cuplas_ply *p, const char *name);

@@ -74,7 +74,8 @@ int cuplas_scene_probe(const char *path, cuplas_h5grid *g, cuplas_error *err)
 }
 
 int cuplas_scene_read(const char *path, cuplas_h5grid *g, cuplas_ply *p,
-                      cuplas_h5_buffers *bufs, int *rows_in_raw, cuplas_error *err)
+                      cuplas_h5_buffers *bufs, int *rows_in_raw, cuplas_pool *pool,
+                      cuplas_error *err)
 {
     void *body = NULL;
     int rc = 0;
@@ -87,7 +88,7 @@ int cuplas_scene_read(const char *path, cuplas_h5grid *g, cuplas_ply *p,
     if (cuplas_h5grid_alloc_raw(g, bufs, cells * g->elem_size) != 0)
         CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory for %lld vertices", (long long)g->H);
     if (g->elem_size == 4) {   /* the rows are the matrix: one copy */
-        CUPLAS_TRY(cuplas_ply_read(p, g->raw, err));
+        CUPLAS_TRY(cuplas_ply_read(p, g->raw, pool, err));
         *rows_in_raw = 1;
     } else {
         int *cols = malloc((size_t)g->C * sizeof *cols);
@@ -98,7 +99,7 @@ int cuplas_scene_read(const char *path, cuplas_h5grid *g, cuplas_ply *p,
         }
         for (int k = 0; k < (int)g->C; k++)
             cols[k] = k;
-        rc = cuplas_ply_read(p, body, err);
+        rc = cuplas_ply_read(p, body, pool, err);
         if (rc == 0)
             cuplas_ply_extract(p, body, cols, (int)g->C, g->raw);
         free(cols);

@@ -287,8 +287,10 @@ static int stage_read(job_ctx *j, int *skip, cuplas_error *e)
     if ((rc = task.rc) != 0 || *skip)
         return rc;
     if (job->scene) {
-        /* header and body into the lane's buffer: the only copy */
-        CUPLAS_TRY(cuplas_scene_read(job->file, &j->g, &j->ply, &j->w->io, &j->rows_in_raw, e));
+        /* header and body into the lane's buffer: the only copy (a body
+           under 64 MiB is one block: the pool only helps a large one) */
+        CUPLAS_TRY(cuplas_scene_read(job->file, &j->g, &j->ply, &j->w->io, &j->rows_in_raw,
+                                     j->r->pool, e));
         j->pool = grid_pool(j, (size_t)(j->g.H * j->g.C) * j->g.elem_size);
     } else {
         /* inflating and unshuffling the chunks needs no HDF5 call */
