@@ -68,7 +68,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             for (int64_t i = 0; i < p.n; i++)
                 order[i] = p.n - 1 - i;
             snprintf(out, sizeof out, "%s.out.ply", path);
-            if (cuplas_ply_write(&p, rows, order, p.n, out, &err) != 0)
+            if (cuplas_ply_write(&p, rows, order, p.n, out, NULL, &err) != 0)
                 one_line(&err);
             unlink(out);
         }
