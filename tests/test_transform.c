@@ -1,7 +1,8 @@
 /*
  * test_transform.c - core/transform: activations, unit length, grouped
- * standardisation and minmax, weights, and the ungrouped path being
- * cuplas_features_normalize exactly.
+ * standardisation and minmax, weights, the ungrouped path being
+ * cuplas_features_normalize exactly, and the same bits on any thread
+ * count over many row blocks.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,9 +11,11 @@
 #include <cmocka.h>
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/transform.h"
+#include "util/pool.h"
 
 static void test_transform_activations(void **state)
 {
@@ -69,12 +72,98 @@ static void test_transform_ungrouped_is_normalize(void **state)
     assert_memory_equal(a, b, sizeof a);
 }
 
+/* The transform one row at a time, as 0.7.0 computed it: activations and
+ * unit length per row, then per-column sums in row order combined over a
+ * group's columns in column order, then shift and scale. */
+static void reference(double *x, int64_t N, int C, const unsigned char *act,
+                      const unsigned char *unit, const int *group, const double *w)
+{
+    double sum[16] = {0}, ss[16] = {0}, shift[16], scale[16];
+    for (int64_t i = 0; i < N; i++) {
+        double *row = x + i * C, n = 0;
+        for (int c = 0; c < C; c++)
+            if (act[c] == CUPLAS_ACT_EXP)
+                row[c] = exp(row[c]);
+        for (int c = 0; c < C; c++)
+            if (unit[c])
+                n += row[c] * row[c];
+        if (n > 0) {
+            n = 1.0 / sqrt(n);
+            for (int c = 0; c < C; c++)
+                if (unit[c])
+                    row[c] *= n;
+        }
+    }
+    for (int64_t i = 0; i < N; i++)
+        for (int c = 0; c < C; c++)
+            sum[c] += x[i * C + c];
+    for (int c = 0; c < C; c++) {
+        double g = 0, m = 0;
+        for (int d = 0; d < C; d++)
+            if (group[d] == group[c]) {
+                g += sum[d];
+                m += (double)N;
+            }
+        shift[c] = g / m;
+    }
+    for (int64_t i = 0; i < N; i++)
+        for (int c = 0; c < C; c++) {
+            double d = x[i * C + c] - shift[c];
+            ss[c] += d * d;
+        }
+    for (int c = 0; c < C; c++) {
+        double g = 0, m = 0;
+        for (int d = 0; d < C; d++)
+            if (group[d] == group[c]) {
+                g += ss[d];
+                m += (double)N;
+            }
+        double sd = sqrt(g / m);
+        scale[c] = (sd > 0 ? 1.0 / sd : 0.0) * w[c];
+    }
+    for (int64_t i = 0; i < N; i++)
+        for (int c = 0; c < C; c++)
+            x[i * C + c] = (x[i * C + c] - shift[c]) * scale[c];
+}
+
+/* The SOG layout (x,y,z one group, colour, scale with exp, a unit
+ * quaternion) over 100,003 rows, several row blocks: an OpenMP loop and
+ * a 3-thread pool give the reference's bits. */
+static void test_transform_threads(void **state)
+{
+    enum { N = 100003, C = 10 };
+    const unsigned char act[C] = {0, 0, 0, 0, 0, 0, CUPLAS_ACT_EXP, CUPLAS_ACT_EXP, 0, 0};
+    const unsigned char unit[C] = {0, 0, 0, 0, 0, 0, 0, 0, 1, 1};
+    const int group[C] = {0, 0, 0, 1, 1, 1, 2, 2, 3, 3};
+    const double w[C] = {8, 8, 8, 1, 1, 1, 1.5, 1.5, 3, 3};
+    double *a = malloc(sizeof(double) * N * C), *b = malloc(sizeof(double) * N * C);
+    double *r = malloc(sizeof(double) * N * C);
+    cuplas_pool *pool = NULL;
+    cuplas_error e;
+    (void)state;
+    assert_true(a && b && r);
+    for (int64_t i = 0; i < (int64_t)N * C; i++)
+        a[i] = b[i] = r[i] = sin((double)i * 0.37) * (1 + i % 5);
+    cuplas_transform t = {act, unit, group, CUPLAS_NORM_STANDARDIZE, w};
+    assert_int_equal(cuplas_transform_apply(a, N, C, &t, NULL), 0);
+    assert_int_equal(cuplas_pool_create(3, &pool, &e), 0);
+    assert_int_equal(cuplas_transform_apply(b, N, C, &t, pool), 0);
+    cuplas_pool_free(pool);
+    reference(r, N, C, act, unit, group, w);
+    assert_memory_equal(a, r, sizeof(double) * N * C);
+    assert_memory_equal(b, r, sizeof(double) * N * C);
+    free(a);
+    free(b);
+    free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_transform_activations),
         cmocka_unit_test(test_transform_groups),
         cmocka_unit_test(test_transform_ungrouped_is_normalize),
+        cmocka_unit_test(test_transform_threads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

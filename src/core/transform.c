@@ -4,9 +4,11 @@
  *
  * Design fact: without groups the normalisation is cuplas_features_normalize
  * itself, so a config that names no group sorts exactly as before. The
- * grouped statistics are sums in row order on one thread: they run once
- * per job over N x (channels) values, milliseconds even for 6M splats,
- * and the order makes them reproducible.
+ * grouped statistics are sums in row order on one thread, the order that
+ * makes them reproducible (two passes: about 0.1 s for 7M splats of 13
+ * channels). What is per row, the activations, the unit length and the
+ * final shift and scale, runs in blocks on the pool: the same bits on
+ * any thread count.
  */
 #include "core/transform.h"
 
@@ -15,16 +17,35 @@
 
 #include "util/error.h"
 
-static void activate(double *x, int64_t N, int C, const cuplas_transform *t)
+#define ROW_BLOCK 16384   /* rows per item of the per-row loops */
+
+/* A per-row loop over x (N x C): activations, or the final shift and
+ * scale. */
+typedef struct row_job {
+    double *x;
+    int64_t N;
+    int C;
+    const cuplas_transform *t;
+    int any_act, nunit;
+    const double *shift, *scale;
+} row_job;
+
+static void block_of(const row_job *k, int64_t b, int64_t *i0, int64_t *i1)
 {
-    int any_act = 0, nunit = 0;
-    for (int c = 0; c < C; c++) {
-        any_act |= t->act && t->act[c];
-        nunit += t->unit && t->unit[c];
-    }
-    if (!any_act && !nunit)
-        return;
-    for (int64_t i = 0; i < N; i++) {
+    *i0 = b * ROW_BLOCK;
+    *i1 = k->N - *i0 < ROW_BLOCK ? k->N : *i0 + ROW_BLOCK;
+}
+
+static int activate_rows(void *p, int64_t b)
+{
+    const row_job *k = p;
+    const cuplas_transform *t = k->t;
+    const int C = k->C, any_act = k->any_act, nunit = k->nunit;
+    double *x = k->x;
+    int64_t i0, i1;
+
+    block_of(k, b, &i0, &i1);
+    for (int64_t i = i0; i < i1; i++) {
         double *row = x + i * C;
         for (int c = 0; any_act && c < C; c++) {
             if (t->act[c] == CUPLAS_ACT_EXP)
@@ -45,10 +66,35 @@ static void activate(double *x, int64_t N, int C, const cuplas_transform *t)
             }
         }
     }
+    return 0;
+}
+
+static int scale_rows(void *p, int64_t b)
+{
+    const row_job *k = p;
+    int64_t i0, i1;
+
+    block_of(k, b, &i0, &i1);
+    for (int64_t i = i0; i < i1; i++)
+        for (int c = 0; c < k->C; c++)
+            k->x[i * k->C + c] = (k->x[i * k->C + c] - k->shift[c]) * k->scale[c];
+    return 0;
+}
+
+static void activate(double *x, int64_t N, int C, const cuplas_transform *t, cuplas_pool *pool)
+{
+    row_job k = {.x = x, .N = N, .C = C, .t = t};
+    for (int c = 0; c < C; c++) {
+        k.any_act |= t->act && t->act[c];
+        k.nunit += t->unit && t->unit[c];
+    }
+    if (k.any_act || k.nunit)
+        cuplas_par_for(pool, cuplas_par_blocks(N, ROW_BLOCK), activate_rows, &k, NULL);
 }
 
 /* Grouped normalisation and weights. */
-static int normalize_groups(double *x, int64_t N, int C, const cuplas_transform *t)
+static int normalize_groups(double *x, int64_t N, int C, const cuplas_transform *t,
+                            cuplas_pool *pool)
 {
     double *st = calloc((size_t)C * 6, sizeof *st);
     if (!st)
@@ -101,9 +147,8 @@ static int normalize_groups(double *x, int64_t N, int C, const cuplas_transform 
     for (int c = 0; c < C; c++)
         if (t->weights)
             scale[c] *= t->weights[c];
-    for (int64_t i = 0; i < N; i++)
-        for (int c = 0; c < C; c++)
-            x[i * C + c] = (x[i * C + c] - shift[c]) * scale[c];
+    row_job k = {.x = x, .N = N, .C = C, .t = t, .shift = shift, .scale = scale};
+    cuplas_par_for(pool, cuplas_par_blocks(N, ROW_BLOCK), scale_rows, &k, NULL);
     free(st);
     return 0;
 }
@@ -112,10 +157,10 @@ int cuplas_transform_apply(double *x, int64_t N, int C, const cuplas_transform *
                            cuplas_pool *pool)
 {
     int grouped = 0;
-    activate(x, N, C, t);
+    activate(x, N, C, t, pool);
     for (int c = 0; t->group && c < C; c++)
         grouped |= t->group[c] >= 0;
     if (grouped && t->norm != CUPLAS_NORM_NONE && N > 0)
-        return normalize_groups(x, N, C, t);
+        return normalize_groups(x, N, C, t, pool);
     return cuplas_features_normalize(x, N, C, t->norm, t->weights, pool);
 }
