@@ -509,11 +509,22 @@ static void *ply_task_run(void *p)
     return NULL;
 }
 
+/* The PLY thread's OpenMP team: the rows' page-cache copies queue on the
+ * file's lock, so a few threads keep it busy and leave the cores to the
+ * encode's deflate. */
+#define PLY_THREADS 4
+
+static void *ply_task_thread(void *p)
+{
+    cuplas_set_threads(PLY_THREADS);
+    return ply_task_run(p);
+}
+
 /* Start it (or, if no thread can be had, write it now). */
 static void ply_task_start(ply_task *t, job_ctx *j)
 {
     t->j = j;
-    if (pthread_create(&t->thread, NULL, ply_task_run, t) == 0)
+    if (pthread_create(&t->thread, NULL, ply_task_thread, t) == 0)
         t->started = 1;
     else
         ply_task_run(t);
