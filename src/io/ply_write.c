@@ -7,8 +7,8 @@
  * text with two edits: the count token of "element vertex N" and the
  * lines of other elements (dropped, because their rows are not written).
  * Binary rows come from the caller's buffer (or a mapping of the input)
- * and are gathered in blocks of 4 MiB on the pool's threads, each block
- * written with pwrite at its own offset: a scene of millions of splats is
+ * and are gathered in blocks of 4 MiB on the pool's threads (or an OpenMP
+ * team), each block written with pwrite at its own offset: a scene of millions of splats is
  * hundreds of MB of random row reads, which one thread made slower than
  * the GPU's sort. Ascii rows go through one 1 MiB stdio buffer from the
  * input's text through a table of line starts, so the numbers are never
@@ -19,7 +19,6 @@
 #include "io/ply.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
