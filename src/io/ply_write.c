@@ -91,6 +91,27 @@ short_body:
     return rc;
 }
 
+/* The ascii rows order[0..m) (-1: skipped) as the input's own text, each
+ * with its line ending; a last row without one gets "\n". Errors show in
+ * ferror(f). */
+static void ascii_rows(const char *map, size_t msize, const size_t *starts,
+                       const int64_t *order, int64_t m, FILE *f)
+{
+    for (int64_t i = 0; i < m; i++) {
+        int64_t r = order[i];
+        if (r < 0)
+            continue;
+        const char *a = map + starts[r];
+        const char *nl = memchr(a, '\n', msize - starts[r]);
+        if (nl) {
+            fwrite(a, 1, (size_t)(nl - a) + 1, f);
+        } else {   /* the last row of a file without a final newline */
+            fwrite(a, 1, msize - starts[r], f);
+            fputc('\n', f);
+        }
+    }
+}
+
 #define BLOCK_BYTES ((size_t)4 << 20)
 
 /* The binary body: row k of the output is src row rows[k]. */
@@ -215,7 +236,9 @@ int cuplas_ply_write(const cuplas_ply *p, const void *rows, const int64_t *order
     if ((obuf = malloc(1 << 20)))
         setvbuf(f, obuf, _IOFBF, 1 << 20);
     put_header(p, kept, f);
-    if (p->format != CUPLAS_PLY_ASCII) {   /* the header, then the body by pwrite */
+    if (p->format == CUPLAS_PLY_ASCII) {
+        ascii_rows(map, msize, starts, order, m, f);
+    } else {   /* the header is out; the body by pwrite after it */
         off_t at;
         int code;
         if (fflush(f) != 0 || (at = ftello(f)) < 0)
@@ -223,19 +246,6 @@ int cuplas_ply_write(const cuplas_ply *p, const void *rows, const int64_t *order
         if ((code = write_body(fileno(f), at, src, p->row_size, order, m, kept, swap4, pool)))
             WFAIL(code == ENOMEM ? CUPLAS_ERR_NOMEM : CUPLAS_ERR_OUTPUT, "cannot write: %s",
                   strerror(code));
-    }
-    for (int64_t i = 0; p->format == CUPLAS_PLY_ASCII && i < m; i++) {
-        int64_t r = order[i];
-        if (r < 0)
-            continue;
-        const char *a = map + starts[r];
-        const char *nl = memchr(a, '\n', msize - starts[r]);
-        if (nl) {
-            fwrite(a, 1, (size_t)(nl - a) + 1, f);
-        } else {   /* the last row of a file without a final newline */
-            fwrite(a, 1, msize - starts[r], f);
-            fputc('\n', f);
-        }
     }
     if (ferror(f))
         WFAIL(CUPLAS_ERR_OUTPUT, "cannot write: %s", strerror(errno));
