@@ -269,7 +269,8 @@ static void test_permuted_export(void **state)
 /* A body of 74 MB (62 float properties, a 3DGS row): two 64 MiB read
  * blocks and 18 write blocks of 4 MiB. Read on a pool or an OpenMP loop,
  * a permuted export with holes has the rows in index order, byte for byte,
- * whichever gathers and writes them. */
+ * whichever gathers and writes them, with or without each block's
+ * writeback. */
 static void test_export_many_blocks(void **state)
 {
     enum { PROPS = 62, ROWS = 300000, M = 360000 };
@@ -299,17 +300,19 @@ static void test_export_many_blocks(void **state)
         order[i] = i % 6 == 5 || kept >= ROWS ? -1 : ROWS - 1 - kept++;
     assert_int_equal(kept, ROWS);
     assert_int_equal(cuplas_pool_create(3, &pool, &e), 0);
-    for (int k = 0; k < 2; k++) {
+    /* an OpenMP loop, the pool, the pool with each block's writeback */
+    for (int k = 0; k < 3; k++) {
         cuplas_ply p;
         void *rows;
         size_t lo;
+        cuplas_ply_write_opts wo = {.pool = k ? pool : NULL, .writeback = k == 2};
         cuplas_error_clear(&e);
         assert_int_equal(cuplas_ply_open(in, &p, &e), 0);
         assert_non_null(rows = malloc(cuplas_ply_body_bytes(&p)));
         assert_int_equal(cuplas_ply_read(&p, rows, k ? pool : NULL, &e), 0);
         assert_memory_equal(rows, body, (size_t)ROWS * rs);
-        assert_int_equal(cuplas_ply_write(&p, rows, order, M, tu_path(f->dir, "o.ply", out),
-                                          k ? pool : NULL, &e), 0);
+        assert_int_equal(cuplas_ply_write(&p, rows, order, M, tu_path(f->dir, "o.ply", out), &wo,
+                                          &e), 0);
         unsigned char *o = (unsigned char *)slurp(out, &lo);
         assert_int_equal(lo, hn + (size_t)ROWS * rs);
         assert_memory_equal(o, hdr, hn);

@@ -100,7 +100,9 @@ static int cmd_export(int argc, char **argv)
         rc = cuplas_cli_fail(&err);
         goto done;
     }
-    if (cuplas_ply_write(&p, NULL, order, cells, tmp, NULL, &err) != 0 ||
+    /* published with fsync: each block's writeback starts as it is written */
+    if (cuplas_ply_write(&p, NULL, order, cells, tmp, &(cuplas_ply_write_opts){.writeback = 1},
+                         &err) != 0 ||
         cuplas_tmp_publish(tmp, argv[3], 1, &err) != 0) {
         unlink(tmp);
         rc = cuplas_cli_fail(&err);

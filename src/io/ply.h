@@ -148,17 +148,25 @@ void cuplas_ply_extract(const cuplas_ply *p, const void *rows, const int *cols, 
 /* One value: property col of row i. */
 double cuplas_ply_value(const cuplas_ply *p, const void *rows, int64_t i, int col);
 
+/* How cuplas_ply_write works (NULL: all defaults). */
+typedef struct cuplas_ply_write_opts {
+    cuplas_pool *pool;   /* binary rows gathered on it; NULL: an OpenMP loop      */
+    int writeback;       /* start each block's writeback as it is written: for a
+                            file that is fsync'd next (output.fsync), the fsync
+                            then waits for the last blocks, not the whole file  */
+} cuplas_ply_write_opts;
+
 /* Write a PLY of the rows order[0..m) (entries -1 are skipped: empty grid
  * cells) to out_path (created or truncated; the caller publishes it, e.g.
  * by writing a temp name and renaming). The header is p's, verbatim but
  * for the vertex count and the lines of dropped elements; each row is the
  * input's, byte for byte (ascii: its text). rows is what cuplas_ply_read
- * filled, or NULL to take the rows from the input file again. Binary rows
- * are gathered and written on pool's threads (NULL: an OpenMP loop); the
- * bytes are the same for any thread count. An index outside [-1, n) is
- * CUPLAS_ERR_INPUT. */
+ * filled, or NULL to take the rows from the input file again. The bytes
+ * are the same for any options and thread count. An index outside
+ * [-1, n) is CUPLAS_ERR_INPUT. */
 int cuplas_ply_write(const cuplas_ply *p, const void *rows, const int64_t *order, int64_t m,
-                     const char *out_path, cuplas_pool *pool, cuplas_error *err);
+                     const char *out_path, const cuplas_ply_write_opts *opts,
+                     cuplas_error *err);
 
 /* "float", "uchar", ... (the classic PLY names). */
 const char *cuplas_ply_type_name(cuplas_ply_type t);

@@ -24,15 +24,17 @@
 
 #include "util/fsutil.h"
 
-void cuplas_tmp_writeback(int fd)
+void cuplas_tmp_writeback_range(int fd, int64_t off, int64_t len)
 {
 #ifdef SYNC_FILE_RANGE_WRITE
     if (fd >= 0)
-        (void)sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+        (void)sync_file_range(fd, (off_t)off, (off_t)len, SYNC_FILE_RANGE_WRITE);
 #else
-    (void)fd;
+    (void)fd, (void)off, (void)len;
 #endif
 }
+
+void cuplas_tmp_writeback(int fd) { cuplas_tmp_writeback_range(fd, 0, 0); }
 
 static int fsync_path(const char *path, int flags)
 {

@@ -31,6 +31,11 @@ char *cuplas_tmp_create(const char *out_path, cuplas_error *err);
  * descriptor of tmp (read-only is enough), or -1: a no-op. */
 void cuplas_tmp_writeback(int fd);
 
+/* The same for bytes [off, off + len) only: a writer of large blocks
+ * calls it after each, so the kernel writes the file while later blocks
+ * are made (len 0: to the end of the file). */
+void cuplas_tmp_writeback_range(int fd, int64_t off, int64_t len);
+
 /* After the writer closed tmp, rename it onto out_path, with sync
  * (output.fsync) fsyncing the file before and the folder after. The
  * caller unlinks tmp on failure. */

@@ -480,7 +480,7 @@ static int write_ply(job_ctx *j, char **tmp, cuplas_error *e)
         rc = e->code ? (int)e->code : CUPLAS_ERR_OUTPUT;
     else
         rc = cuplas_ply_write(&j->ply, j->rows_in_raw ? j->g.raw : NULL, order, N, *tmp,
-                              NULL, e);
+                              &(cuplas_ply_write_opts){.writeback = j->r->cfg->output.fsync}, e);
     free(order);
     return rc;
 }
