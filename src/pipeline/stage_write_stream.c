@@ -24,7 +24,6 @@
 #include "cuplas_build.h"
 
 #include <fcntl.h>
-#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -34,6 +33,7 @@
 #include "io/publish.h"
 #include "pipeline/job_ctx.h"
 #include "util/clock.h"
+#include "util/side.h"
 #include "util/threads.h"
 
 /* Chunks a visit waits for (unless the encoding has ended): about 8 MiB
@@ -44,19 +44,18 @@ typedef struct encoder {
     job_ctx *j;
     cuplas_h5_encoded *enc;
     cuplas_h5_encode_progress prog;
-    int threads;       /* OpenMP threads when there is no pool */
     int rc;
     cuplas_error err;
     double t_end;
 } encoder;
 
-static void *encode_thread(void *p)
+/* On the side thread (with the caller's OpenMP team size, for the loops
+ * that run without a pool). */
+static void encode_side(void *p)
 {
     encoder *x = p;
-    cuplas_set_threads(x->threads);   /* a new thread starts from the default */
     x->rc = cuplas_h5_encode_run(&x->j->g, x->j->index, x->enc, x->j->r->pool, &x->prog, &x->err);
     x->t_end = cuplas_now_s();
-    return NULL;
 }
 
 /* The session's visits of the HDF5 thread. */
@@ -88,12 +87,12 @@ int cuplas_stage_write_streamed(job_ctx *j, const cuplas_result_meta *meta,
                                 cuplas_error *e)
 {
     const cuplas_config *cfg = j->r->cfg;
-    encoder x = {.j = j, .threads = cuplas_max_threads()};
+    encoder x = {.j = j};
     session_task st = {.j = j, .meta = meta, .e = e};
-    pthread_t th;
+    cuplas_side side = {0};
     char *tmp = NULL;
     size_t total, done = 0;
-    int rc = 0, fin = 0, running = 0, wb_fd = -1;
+    int rc = 0, fin = 0, wb_fd = -1;
 
     *enc_out = NULL;
     *tmp_out = NULL;
@@ -102,13 +101,8 @@ int cuplas_stage_write_streamed(job_ctx *j, const cuplas_result_meta *meta,
     total = 2 * x.enc->nchunks;
     if (cuplas_h5_encode_progress_init(&x.prog, x.enc) != 0)
         CUPLAS_FAIL(e, CUPLAS_ERR_NOMEM, "out of memory");
-    if (pthread_create(&th, NULL, encode_thread, &x) != 0) {
-        /* no thread: encode here, then the one-visit write */
-        x.rc = cuplas_h5_encode_run(&j->g, j->index, x.enc, j->r->pool, NULL, &x.err);
-        x.t_end = cuplas_now_s();
-        goto joined;
-    }
-    running = 1;
+    if (!cuplas_side_start(&side, encode_side, &x, cuplas_max_threads()))
+        goto joined;   /* no thread: encoded here; the one-visit write follows */
     /* more than an in-memory file's worth encoded: the file goes to disk */
     cuplas_h5_encode_wait(&x.prog, SIZE_MAX, CUPLAS_H5_IMAGE_MAX_BYTES, NULL, &fin);
     if (fin)
@@ -151,8 +145,7 @@ int cuplas_stage_write_streamed(job_ctx *j, const cuplas_result_meta *meta,
 join:
     if (wb_fd >= 0)
         close(wb_fd);
-    if (running)
-        pthread_join(th, NULL);
+    cuplas_side_join(&side);
 joined:
     if (st.s) {   /* failed between open and close */
         st.op = 3;

@@ -23,7 +23,6 @@
 
 #include <errno.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,6 +48,7 @@
 #include "io/scene.h"
 #include "pipeline/lane_init.h"
 #include "util/clock.h"
+#include "util/side.h"
 #include "util/sysmem.h"
 #include "util/fsutil.h"
 #include "util/threads.h"
@@ -491,22 +491,20 @@ static int write_ply(job_ctx *j, char **tmp, cuplas_error *e)
  * PLY is 1.8 GB). Both read the grid, the index and the labels only. */
 typedef struct ply_task {
     job_ctx *j;
-    pthread_t thread;
-    int started;
+    cuplas_side side;
     char *tmp;          /* the written temp file, until published */
     cuplas_error err;
     int rc;
     double seconds;
 } ply_task;
 
-static void *ply_task_run(void *p)
+static void ply_task_run(void *p)
 {
     ply_task *t = p;
     double t0 = cuplas_now_s();
     cuplas_error_clear(&t->err);
     t->rc = write_ply(t->j, &t->tmp, &t->err);
     t->seconds = cuplas_now_s() - t0;
-    return NULL;
 }
 
 /* The PLY thread's OpenMP team: the rows' page-cache copies queue on the
@@ -514,28 +512,14 @@ static void *ply_task_run(void *p)
  * encode's deflate. */
 #define PLY_THREADS 4
 
-static void *ply_task_thread(void *p)
-{
-    cuplas_set_threads(PLY_THREADS);
-    return ply_task_run(p);
-}
-
 /* Start it (or, if no thread can be had, write it now). */
 static void ply_task_start(ply_task *t, job_ctx *j)
 {
     t->j = j;
-    if (pthread_create(&t->thread, NULL, ply_task_thread, t) == 0)
-        t->started = 1;
-    else
-        ply_task_run(t);
+    cuplas_side_start(&t->side, ply_task_run, t, PLY_THREADS);
 }
 
-static void ply_task_wait(ply_task *t)
-{
-    if (t->started)
-        pthread_join(t->thread, NULL);
-    t->started = 0;
-}
+static void ply_task_wait(ply_task *t) { cuplas_side_join(&t->side); }
 
 /* output.fsync: the folders whose oldest unsynced rename is older than
  * this are fsync'd by the next job to publish (and all at the run's end):
