@@ -5,7 +5,7 @@
  *
  * Design facts: both only read the result (h5_result.h), rebuild the
  * input order from its index (sorted[cell] = input[index[cell]]) and hand
- * the rest to the eval layer, so `run`'s eval step (pipeline/stages.c)
+ * the rest to the eval layer, so `run`'s eval step (pipeline/stage_eval.c)
  * measures the same way on the grid it already holds. Nothing partial is
  * left behind: the preview is published by rename, --images goes to a
  * temporary folder renamed onto DIR at the end.

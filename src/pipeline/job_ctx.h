@@ -1,7 +1,7 @@
 /*
  * job_ctx.h - one job on its way through the stages, as stages.c,
- * stage_sort.c, stage_eval.c and stage_write_stream.c share it. Private
- * to src/pipeline/: stages.h is the API.
+ * stage_sort.c, stage_eval.c, stage_write.c and stage_write_stream.c share
+ * it. Private to src/pipeline/: stages.h is the API.
  */
 #ifndef CUPLAS_JOB_CTX_H
 #define CUPLAS_JOB_CTX_H
@@ -58,6 +58,10 @@ int cuplas_stage_fits_device(job_ctx *j, cuplas_error *e);
 void cuplas_stage_eval(job_ctx *j);
 /* After the result is published: its preview and eval images. */
 void cuplas_stage_publish_extras(job_ctx *j);
+
+/* write (stage_write.c): the AND after, the result encoded, written and
+ * published under its name (with a scene's sorted PLY just before it). */
+int cuplas_stage_write(job_ctx *j, cuplas_error *e);
 
 /* Run fn(arg) on the HDF5 thread; the job's time queued and in HDF5
  * add up. */
