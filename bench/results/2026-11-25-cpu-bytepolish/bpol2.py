@@ -1,9 +1,11 @@
-# bpol2.py IN.h5 OUT.h5 sweeps [wlo] [image|plane]: 2x2 polish minimising the avg(L,T)-residual code length
+# bpol2.py IN.h5 OUT.h5 sweeps [wlo] [image|plane] [keephi|any] [whi]: 2x2 polish minimising the avg(L,T)-residual code length
 # (-log2 p of the current residual histograms, re-estimated each sweep), SOG planes
 import sys, itertools, shutil, numpy as np, h5py
 inp, outp, sweeps = sys.argv[1], sys.argv[2], int(sys.argv[3])
 wlo = float(sys.argv[4]) if len(sys.argv) > 4 else 1.0
-per_plane = len(sys.argv) > 5 and sys.argv[5] == 'plane'  # a histogram a plane, not an image
+per_plane = len(sys.argv) > 5 and sys.argv[5] == 'plane'
+keep_hi = len(sys.argv) > 6 and sys.argv[6] == 'keephi'
+whi = float(sys.argv[7]) if len(sys.argv) > 7 else 1.0  # weight of the xyz_hi image's cost
 f = h5py.File(inp, "r"); Xs = f["vertex/sorted"][...]; idx = f["vertex/index"][...]
 names = [n.decode() if isinstance(n, bytes) else n for n in f["vertex"].attrs["channel_names"]]; f.close()
 X = Xs.astype(np.float64); H, W, C = X.shape; ch = {n: i for i, n in enumerate(names)}
@@ -16,7 +18,7 @@ pl = [xyz & 255, xyz >> 8, q(["f_dc_0","f_dc_1","f_dc_2"], 8, -2, 4), q(["scale_
       q(["rot_0","rot_1","rot_2","rot_3"], 6), q(["opacity"], 6)]
 grp = np.concatenate([np.full(p.shape[2], i) for i, p in enumerate(pl)])  # plane -> image
 B = np.concatenate(pl, 2); NP = B.shape[2]
-wimg = np.ones(len(pl)); wimg[0] = wlo
+wimg = np.ones(len(pl)); wimg[0] = wlo; wimg[1] = whi
 P = 2
 Bp = np.zeros((H + 2*P, W + 2*P, NP), np.int64); V = np.zeros((H + 2*P, W + 2*P), bool)
 Bp[P:P+H, P:P+W] = B; V[P:P+H, P:P+W] = True
@@ -58,6 +60,9 @@ for sw in range(sweeps):
                 for i, j in aff:
                     r = resid(pt[:, i, j], pt[:, i, j-1], pt[:, i-1, j], pv[:, i, j-1], pv[:, i-1, j])
                     c += Tab[ar, r].sum(-1) * pv[:, i, j] * (pv[:, i, j-1] | pv[:, i-1, j])
+                if keep_hi:  # only arrangements that keep every cell's xyz_hi
+                    for k, (i, j) in enumerate(win):
+                        c = np.where((vals[:, pm[k], 3:6] == patch[:, i, j, 3:6]).all(-1), c, np.inf)
                 costs[:, pi] = c
             best = costs.argmin(1)
             best[costs[np.arange(n), best] > costs[:, 0] - 1e-9] = 0
