@@ -1,5 +1,5 @@
 /*
- * ply_priv.h - what ply.c, ply_write.c and splat.c share and nobody else
+ * ply_priv.h - what ply.c, ply_read.c, ply_write.c and splat.c share and nobody else
  * uses: the ascii row scanner, the read-only file mapping, host order.
  */
 #ifndef CUPLAS_IO_PLY_PRIV_H

@@ -33,12 +33,7 @@
 #include "io/publish.h"
 #include "io/splat.h"
 
-#define WFAIL(code, ...)                                                \
-    do {                                                                \
-        rc = cuplas_error_set(err, (code), __VA_ARGS__);                \
-        cuplas_error_where(err, "%s", out_path);                        \
-        goto fail;                                                      \
-    } while (0)
+#define WFAIL(code, ...) CUPLAS_FAIL_IN(err, code, out_path, __VA_ARGS__)
 
 /* The header with the vertex count set to m and dropped lines left out. */
 static void put_header(const cuplas_ply *p, int64_t m, FILE *f)

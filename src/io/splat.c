@@ -28,12 +28,7 @@ static const char *const names[CUPLAS_SPLAT_NPROPS] = {
     "scale_0", "scale_1", "scale_2", "rot_0", "rot_1", "rot_2", "rot_3",
 };
 
-#define SFAIL(code, ...)                                                \
-    do {                                                                \
-        rc = cuplas_error_set(err, (code), __VA_ARGS__);                \
-        cuplas_error_where(err, "%s", path);                            \
-        goto fail;                                                      \
-    } while (0)
+#define SFAIL(code, ...) CUPLAS_FAIL_IN(err, code, path, __VA_ARGS__)
 
 int cuplas_splat_open(const char *path, cuplas_ply *p, cuplas_error *err)
 {

@@ -80,6 +80,15 @@ const char *cuplas_status_name(cuplas_status code);
         goto fail;                                                    \
     } while (0)
 
+/* CUPLAS_FAIL with the user-facing context set to the file's path (the
+ * readers and writers of one file). */
+#define CUPLAS_FAIL_IN(err, code, path, ...)                          \
+    do {                                                              \
+        rc = cuplas_error_set((err), (code), __VA_ARGS__);            \
+        cuplas_error_where((err), "%s", (path));                      \
+        goto fail;                                                    \
+    } while (0)
+
 /* Call a cuplas function returning a status; jump to fail on error. */
 #define CUPLAS_TRY(expr)                                              \
     do {                                                              \
