@@ -1,6 +1,7 @@
 /*
- * ply_priv.h - what ply.c, ply_read.c, ply_write.c and splat.c share and nobody else
- * uses: the ascii row scanner, the read-only file mapping, host order.
+ * ply_priv.h - what ply.c, ply_read.c, ply_write.c and splat.c share and
+ * nobody else uses: the ascii row scanner, the read-only file mapping,
+ * host order.
  */
 #ifndef CUPLAS_IO_PLY_PRIV_H
 #define CUPLAS_IO_PLY_PRIV_H
