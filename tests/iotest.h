@@ -27,6 +27,7 @@
 #include "io/dtype.h"
 #include "io/h5_lib.h"
 #include "io/h5_read.h"
+#include "io/h5_result.h"
 #include "io/h5_write.h"
 #include "io/publish.h"
 #include "h5util.h"

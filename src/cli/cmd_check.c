@@ -20,6 +20,7 @@
 
 #include "io/h5_lib.h"
 #include "io/h5_read.h"
+#include "io/h5_result.h"
 #include "pipeline/shard.h"
 #ifdef HAVE_CUDA
 #include "cuda/sort_gpu.h"

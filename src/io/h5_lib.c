@@ -9,6 +9,8 @@
 #include <malloc.h>
 #endif
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 void cuplas_h5_quiet(void)
 {
@@ -112,4 +114,19 @@ int64_t cuplas_h5_type_create(const cuplas_dtype *t)
     }
     hid_t c = H5Tcopy(base);
     return c < 0 ? -1 : (int64_t)c;
+}
+
+char *cuplas_h5_dataset_path(const char *dataset)
+{
+    size_t n = strlen(dataset);
+    char *p = malloc(n + 2);
+    if (!p)
+        return NULL;
+    if (dataset[0] == '/')
+        memcpy(p, dataset, n + 1);
+    else {
+        p[0] = '/';
+        memcpy(p + 1, dataset, n + 1);
+    }
+    return p;
 }

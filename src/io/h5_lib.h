@@ -43,6 +43,10 @@ void cuplas_h5_unpin(int64_t id);   /* -1: no-op */
  * one), on one line, or "". */
 const char *cuplas_h5_cause(char buf[CUPLAS_H5_CAUSE_LEN]);
 
+/* "/name" for a dataset or group named "name" or "/name" (malloc'd; NULL
+ * when out of memory). */
+char *cuplas_h5_dataset_path(const char *dataset);
+
 /* A new HDF5 datatype (hid_t; the caller closes it) for t, or -1: the
  * standard integer or IEEE type of that size, sign and byte order. */
 int64_t cuplas_h5_type_create(const cuplas_dtype *t);

@@ -1,6 +1,6 @@
 /*
- * h5_read.c - open, check and locate an input grid; probe, list, and read
- * back outputs (h5_read.h). HDF5 calls.
+ * h5_read.c - open, check and locate an input grid; probe and list a
+ * file's grids (h5_read.h). HDF5 calls. An output read back: h5_result.c.
  *
  * Design fact: the read keeps the data in its file type (raw bytes) and
  * describes that type with a plain cuplas_dtype, so that nothing the read
@@ -99,21 +99,6 @@ static const char *class_name(H5T_class_t cls)
     }
 }
 
-static char *dataset_path(const char *dataset)
-{
-    size_t n = strlen(dataset);
-    char *p = malloc(n + 2);
-    if (!p)
-        return NULL;
-    if (dataset[0] == '/')
-        memcpy(p, dataset, n + 1);
-    else {
-        p[0] = '/';
-        memcpy(p + 1, dataset, n + 1);
-    }
-    return p;
-}
-
 /* Open `file` read-only, telling "missing" from "not HDF5" from "corrupt". */
 static int open_input(const char *file, hid_t *fid, cuplas_error *err)
 {
@@ -132,28 +117,6 @@ static int open_input(const char *file, hid_t *fid, cuplas_error *err)
         return cuplas_error_set(err, CUPLAS_ERR_INPUT, "not an HDF5 file or corrupt (%s)",
                                 h5_cause(cause));
     return 0;
-}
-
-/* Read an integer attribute `name` of `obj` into *v; 1 found, 0 absent/unusable. */
-static int int_attr(hid_t obj, const char *name, int64_t *v)
-{
-    hid_t aid = H5I_INVALID_HID, tid = H5I_INVALID_HID, sid = H5I_INVALID_HID;
-    int found = 0;
-
-    if (H5Aexists(obj, name) <= 0)
-        return 0;
-    if ((aid = H5Aopen(obj, name, H5P_DEFAULT)) < 0)
-        goto fail;
-    if ((tid = H5Aget_type(aid)) < 0 || H5Tget_class(tid) != H5T_INTEGER)
-        goto fail;
-    if ((sid = H5Aget_space(aid)) < 0 || H5Sget_simple_extent_npoints(sid) != 1)
-        goto fail;
-    found = H5Aread(aid, H5T_NATIVE_INT64, v) >= 0;
-fail:
-    if (sid >= 0) H5Sclose(sid);
-    if (tid >= 0) H5Tclose(tid);
-    if (aid >= 0) H5Aclose(aid);
-    return found;
 }
 
 /*
@@ -516,7 +479,7 @@ static int open_grid(const char *file, const char *dataset, int64_t height, int6
     if (fetch)
         *fetch = NULL;
     g->file = strdup(file);
-    g->dataset = dataset_path(dataset);
+    g->dataset = cuplas_h5_dataset_path(dataset);
     if (!g->file || !g->dataset)
         CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
     CUPLAS_TRY(open_input(file, &fid, err));
@@ -578,126 +541,6 @@ int cuplas_h5_probe_grid(const char *file, const char *dataset, int64_t height, 
     return open_grid(file, dataset, height, width, flags, NULL, NULL, g, err);
 }
 
-/* Read a string attribute (fixed or variable length) into buf; 0 on success. */
-static int str_attr(hid_t obj, const char *name, char *buf, size_t size)
-{
-    hid_t aid = H5I_INVALID_HID, tid = H5I_INVALID_HID, mt = H5I_INVALID_HID;
-    int rc = -1;
-
-    if (H5Aexists(obj, name) <= 0 || (aid = H5Aopen(obj, name, H5P_DEFAULT)) < 0 ||
-        (tid = H5Aget_type(aid)) < 0 || H5Tget_class(tid) != H5T_STRING)
-        goto fail;
-    if (H5Tis_variable_str(tid) > 0) {
-        char *s = NULL;
-        /* same cset as the file: HDF5 has no ASCII <-> UTF-8 conversion path
-           (a fresh process fails the read; the writer's process does not) */
-        if ((mt = H5Tcopy(H5T_C_S1)) < 0 || H5Tset_size(mt, H5T_VARIABLE) < 0 ||
-            H5Tset_cset(mt, H5Tget_cset(tid)) < 0 || H5Aread(aid, mt, &s) < 0)
-            goto fail;
-        if (s) {
-            snprintf(buf, size, "%s", s);
-            H5free_memory(s);
-            rc = 0;
-        }
-    } else {
-        size_t n = H5Tget_size(tid);
-        char *s = calloc(n + 1, 1);
-        if (!s || (mt = H5Tcopy(H5T_C_S1)) < 0 || H5Tset_size(mt, n + 1) < 0 ||
-            H5Tset_cset(mt, H5Tget_cset(tid)) < 0 || H5Aread(aid, mt, s) < 0) {
-            free(s);
-            goto fail;
-        }
-        snprintf(buf, size, "%s", s);
-        free(s);
-        rc = 0;
-    }
-fail:
-    if (mt >= 0) H5Tclose(mt);
-    if (tid >= 0) H5Tclose(tid);
-    if (aid >= 0) H5Aclose(aid);
-    return rc;
-}
-
-int cuplas_h5_output_complete(const char *out_path, const char *dataset, const char *identity)
-{
-    hid_t fid = H5I_INVALID_HID, gid = H5I_INVALID_HID;
-    char *path = NULL, *have = NULL;
-    int64_t complete = 0;
-    int ok = 0;
-
-    if (access(out_path, R_OK) != 0 || !(path = dataset_path(dataset)))
-        return 0;
-    H5E_BEGIN_TRY {
-        if ((fid = H5Fopen(out_path, H5F_ACC_RDONLY, H5P_DEFAULT)) < 0 ||
-            H5Lexists(fid, path, H5P_DEFAULT) <= 0 ||
-            (gid = H5Gopen2(fid, path, H5P_DEFAULT)) < 0)
-            goto fail;
-        if (!int_attr(gid, "complete", &complete) || complete != 1)
-            goto fail;
-        if (identity) {
-            size_t n = strlen(identity) + 2;   /* +1 so a longer stored value differs */
-            if (!(have = malloc(n)) || str_attr(gid, "identity", have, n) != 0 ||
-                strcmp(have, identity) != 0)
-                goto fail;
-        }
-        ok = 1;
-    fail:
-        if (gid >= 0) H5Gclose(gid);
-        if (fid >= 0) H5Fclose(fid);
-    } H5E_END_TRY;
-    free(have);
-    free(path);
-    return ok;
-}
-
-/* Read a scalar floating-point attribute; 1 found, 0 absent/unusable. */
-static int double_attr(hid_t obj, const char *name, double *v)
-{
-    hid_t aid = H5I_INVALID_HID, tid = H5I_INVALID_HID;
-    int found = 0;
-
-    if (H5Aexists(obj, name) <= 0 || (aid = H5Aopen(obj, name, H5P_DEFAULT)) < 0)
-        goto fail;
-    if ((tid = H5Aget_type(aid)) < 0 || H5Tget_class(tid) != H5T_FLOAT)
-        goto fail;
-    found = H5Aread(aid, H5T_NATIVE_DOUBLE, v) >= 0;
-fail:
-    if (tid >= 0) H5Tclose(tid);
-    if (aid >= 0) H5Aclose(aid);
-    return found;
-}
-
-int cuplas_h5_output_metrics(const char *out_path, const char *dataset, double *and_before,
-                             double *and_after, char *backend, size_t bsize, char *device,
-                             size_t dsize)
-{
-    hid_t fid = H5I_INVALID_HID, gid = H5I_INVALID_HID;
-    char *path = NULL;
-    int rc = -1;
-
-    if (!(path = dataset_path(dataset)))
-        return -1;
-    H5E_BEGIN_TRY {
-        if ((fid = H5Fopen(out_path, H5F_ACC_RDONLY, H5P_DEFAULT)) < 0 ||
-            H5Lexists(fid, path, H5P_DEFAULT) <= 0 ||
-            (gid = H5Gopen2(fid, path, H5P_DEFAULT)) < 0)
-            goto fail;
-        if (!double_attr(gid, "and_before", and_before) ||
-            !double_attr(gid, "and_after", and_after))
-            goto fail;
-        if (str_attr(gid, "backend", backend, bsize) != 0)
-            backend[0] = '\0';
-        if (str_attr(gid, "device", device, dsize) != 0)
-            device[0] = '\0';
-        rc = 0;
-    fail:
-        if (gid >= 0) H5Gclose(gid);
-        if (fid >= 0) H5Fclose(fid);
-    } H5E_END_TRY;
-    free(path);
-    return rc;
-}
-
 static int add_name(list_ctx *ctx, const char *name)
 {
     if (ctx->count == ctx->cap) {
@@ -708,7 +551,7 @@ static int add_name(list_ctx *ctx, const char *name)
         ctx->names = p;
         ctx->cap = cap;
     }
-    if (!(ctx->names[ctx->count] = dataset_path(name)))
+    if (!(ctx->names[ctx->count] = cuplas_h5_dataset_path(name)))
         return -1;
     ctx->count++;
     return 0;

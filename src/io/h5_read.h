@@ -57,16 +57,6 @@ int cuplas_h5_probe_grid(const char *file, const char *dataset, int64_t height, 
 int cuplas_h5_list_datasets(const char *file, char ***names, int *count, cuplas_error *err);
 void cuplas_h5_free_names(char **names, int count);
 
-/* Is `out_path` a complete cuplas output for this identity (NULL: any)?
- * 1 yes, 0 no. */
-int cuplas_h5_output_complete(const char *out_path, const char *dataset, const char *identity);
-
-/* The metrics attributes of a result (and_before, and_after, backend,
- * device), e.g. to describe an output a rerun skipped. 0 on success. */
-int cuplas_h5_output_metrics(const char *out_path, const char *dataset, double *and_before,
-                             double *and_after, char *backend, size_t bsize, char *device,
-                             size_t dsize);
-
 #ifdef __cplusplus
 }
 #endif

@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <hdf5.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -288,28 +289,179 @@ void cuplas_h5_result_free(cuplas_h5_result *r)
     memset(r, 0, sizeof *r);
 }
 
-char *cuplas_h5_output_eval(const char *out_path, const char *dataset)
-{
-    hid_t fid = H5I_INVALID_HID, gid = H5I_INVALID_HID, aid = H5I_INVALID_HID,
-          tid = H5I_INVALID_HID, mt = H5I_INVALID_HID;
-    char *v = NULL, *out = NULL;
-    /* the group is named after the input dataset ("/" for a whole file) */
-    const char *g = dataset && *dataset && strcmp(dataset, "/") ? dataset : "/";
+/* ------------------------------------------ an output's attributes */
 
-    if ((fid = H5Fopen(out_path, H5F_ACC_RDONLY, H5P_DEFAULT)) < 0 ||
-        H5Lexists(fid, g, H5P_DEFAULT) <= 0 || (gid = H5Gopen2(fid, g, H5P_DEFAULT)) < 0 ||
-        H5Aexists(gid, "eval") <= 0 || (aid = H5Aopen(gid, "eval", H5P_DEFAULT)) < 0 ||
-        (tid = H5Aget_type(aid)) < 0 || H5Tis_variable_str(tid) <= 0 ||
-        (mt = H5Tcopy(H5T_C_S1)) < 0 || H5Tset_size(mt, H5T_VARIABLE) < 0 ||
-        H5Tset_cset(mt, H5Tget_cset(tid)) < 0 || H5Aread(aid, mt, &v) < 0)
-        goto done;
-    out = v ? strdup(v) : NULL;
-    H5free_memory(v);
-done:
+/* Read an integer attribute `name` of `obj` into *v; 1 found, 0 absent/unusable. */
+static int int_attr(hid_t obj, const char *name, int64_t *v)
+{
+    hid_t aid = H5I_INVALID_HID, tid = H5I_INVALID_HID, sid = H5I_INVALID_HID;
+    int found = 0;
+
+    if (H5Aexists(obj, name) <= 0)
+        return 0;
+    if ((aid = H5Aopen(obj, name, H5P_DEFAULT)) < 0)
+        goto fail;
+    if ((tid = H5Aget_type(aid)) < 0 || H5Tget_class(tid) != H5T_INTEGER)
+        goto fail;
+    if ((sid = H5Aget_space(aid)) < 0 || H5Sget_simple_extent_npoints(sid) != 1)
+        goto fail;
+    found = H5Aread(aid, H5T_NATIVE_INT64, v) >= 0;
+fail:
+    if (sid >= 0) H5Sclose(sid);
+    if (tid >= 0) H5Tclose(tid);
+    if (aid >= 0) H5Aclose(aid);
+    return found;
+}
+
+/* Read a scalar floating-point attribute; 1 found, 0 absent/unusable. */
+static int double_attr(hid_t obj, const char *name, double *v)
+{
+    hid_t aid = H5I_INVALID_HID, tid = H5I_INVALID_HID;
+    int found = 0;
+
+    if (H5Aexists(obj, name) <= 0 || (aid = H5Aopen(obj, name, H5P_DEFAULT)) < 0)
+        goto fail;
+    if ((tid = H5Aget_type(aid)) < 0 || H5Tget_class(tid) != H5T_FLOAT)
+        goto fail;
+    found = H5Aread(aid, H5T_NATIVE_DOUBLE, v) >= 0;
+fail:
+    if (tid >= 0) H5Tclose(tid);
+    if (aid >= 0) H5Aclose(aid);
+    return found;
+}
+
+/* A string attribute (fixed or variable length), malloc'd; NULL when it is
+ * absent, not a string, or cannot be read. */
+static char *str_attr_dup(hid_t obj, const char *name)
+{
+    hid_t aid = H5I_INVALID_HID, tid = H5I_INVALID_HID, mt = H5I_INVALID_HID;
+    char *out = NULL;
+
+    if (H5Aexists(obj, name) <= 0 || (aid = H5Aopen(obj, name, H5P_DEFAULT)) < 0 ||
+        (tid = H5Aget_type(aid)) < 0 || H5Tget_class(tid) != H5T_STRING)
+        goto fail;
+    if (H5Tis_variable_str(tid) > 0) {
+        char *s = NULL;
+        /* same cset as the file: HDF5 has no ASCII <-> UTF-8 conversion path
+           (a fresh process fails the read; the writer's process does not) */
+        if ((mt = H5Tcopy(H5T_C_S1)) < 0 || H5Tset_size(mt, H5T_VARIABLE) < 0 ||
+            H5Tset_cset(mt, H5Tget_cset(tid)) < 0 || H5Aread(aid, mt, &s) < 0)
+            goto fail;
+        if (s) {
+            out = strdup(s);
+            H5free_memory(s);
+        }
+    } else {
+        size_t n = H5Tget_size(tid);
+        char *s = calloc(n + 1, 1);
+        if (!s || (mt = H5Tcopy(H5T_C_S1)) < 0 || H5Tset_size(mt, n + 1) < 0 ||
+            H5Tset_cset(mt, H5Tget_cset(tid)) < 0 || H5Aread(aid, mt, s) < 0) {
+            free(s);
+            goto fail;
+        }
+        out = s;
+    }
+fail:
     if (mt >= 0) H5Tclose(mt);
     if (tid >= 0) H5Tclose(tid);
     if (aid >= 0) H5Aclose(aid);
+    return out;
+}
+
+/* The same into buf (truncated to size); 0 on success. */
+static int str_attr(hid_t obj, const char *name, char *buf, size_t size)
+{
+    char *s = str_attr_dup(obj, name);
+    if (!s)
+        return -1;
+    snprintf(buf, size, "%s", s);
+    free(s);
+    return 0;
+}
+
+/* Open out_path read-only and its group `path` ("/a/b"); 0, or -1 with
+ * whatever was opened left in *fid / *gid for the caller to close. HDF5's
+ * error stack stays quiet: a missing or foreign file is an answer here. */
+static int open_output_group(const char *out_path, const char *path, hid_t *fid, hid_t *gid)
+{
+    int rc = -1;
+    *fid = *gid = H5I_INVALID_HID;
+    H5E_BEGIN_TRY {
+        if ((*fid = H5Fopen(out_path, H5F_ACC_RDONLY, H5P_DEFAULT)) >= 0 &&
+            H5Lexists(*fid, path, H5P_DEFAULT) > 0 &&
+            (*gid = H5Gopen2(*fid, path, H5P_DEFAULT)) >= 0)
+            rc = 0;
+    } H5E_END_TRY;
+    return rc;
+}
+
+int cuplas_h5_output_complete(const char *out_path, const char *dataset, const char *identity)
+{
+    hid_t fid = H5I_INVALID_HID, gid = H5I_INVALID_HID;
+    char *path = NULL, *have = NULL;
+    int64_t complete = 0;
+    int ok = 0;
+
+    if (access(out_path, R_OK) != 0 || !(path = cuplas_h5_dataset_path(dataset)))
+        return 0;
+    H5E_BEGIN_TRY {
+        if (open_output_group(out_path, path, &fid, &gid) != 0)
+            goto fail;
+        if (!int_attr(gid, "complete", &complete) || complete != 1)
+            goto fail;
+        /* the whole stored value: a longer one differs */
+        if (identity && (!(have = str_attr_dup(gid, "identity")) || strcmp(have, identity) != 0))
+            goto fail;
+        ok = 1;
+    fail:
+        if (gid >= 0) H5Gclose(gid);
+        if (fid >= 0) H5Fclose(fid);
+    } H5E_END_TRY;
+    free(have);
+    free(path);
+    return ok;
+}
+
+int cuplas_h5_output_metrics(const char *out_path, const char *dataset, double *and_before,
+                             double *and_after, char *backend, size_t bsize, char *device,
+                             size_t dsize)
+{
+    hid_t fid = H5I_INVALID_HID, gid = H5I_INVALID_HID;
+    char *path = NULL;
+    int rc = -1;
+
+    if (!(path = cuplas_h5_dataset_path(dataset)))
+        return -1;
+    H5E_BEGIN_TRY {
+        if (open_output_group(out_path, path, &fid, &gid) != 0)
+            goto fail;
+        if (!double_attr(gid, "and_before", and_before) ||
+            !double_attr(gid, "and_after", and_after))
+            goto fail;
+        if (str_attr(gid, "backend", backend, bsize) != 0)
+            backend[0] = '\0';
+        if (str_attr(gid, "device", device, dsize) != 0)
+            device[0] = '\0';
+        rc = 0;
+    fail:
+        if (gid >= 0) H5Gclose(gid);
+        if (fid >= 0) H5Fclose(fid);
+    } H5E_END_TRY;
+    free(path);
+    return rc;
+}
+
+char *cuplas_h5_output_eval(const char *out_path, const char *dataset)
+{
+    hid_t fid = H5I_INVALID_HID, gid = H5I_INVALID_HID;
+    char *path = NULL, *out = NULL;
+
+    if (!(path = cuplas_h5_dataset_path(dataset ? dataset : "")))
+        return NULL;
+    if (open_output_group(out_path, path, &fid, &gid) == 0)
+        out = str_attr_dup(gid, "eval");
     if (gid >= 0) H5Gclose(gid);
     if (fid >= 0) H5Fclose(fid);
+    free(path);
     return out;
 }

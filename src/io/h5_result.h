@@ -1,8 +1,10 @@
 /*
  * h5_result.h - read a finished result back: its `index` and `sorted`
- * datasets and the channel names, for `cuplas eval` and `cuplas preview`.
- * HDF5 calls: a one-thread tool (the pipeline's eval step works on the
- * grid it holds and never reads a result back).
+ * datasets and the channel names, for `cuplas eval` and `cuplas preview`;
+ * and an output's attributes (complete, identity, metrics, eval), for
+ * resume, `cuplas check` and the manifest. HDF5 calls: a one-thread tool,
+ * or the pipeline's HDF5 thread (the eval step works on the grid it holds
+ * and never reads a result back).
  *
  * What is returned holds no HDF5 identifier: `sorted` as a grid in its
  * file type (convert with cuplas_h5grid_to_double, any thread), `index`
@@ -38,6 +40,16 @@ int cuplas_h5_result_read(const char *file, const char *group, cuplas_h5_result 
                           cuplas_error *err);
 
 void cuplas_h5_result_free(cuplas_h5_result *r);
+
+/* Is `out_path` a complete cuplas output for this identity (NULL: any)?
+ * 1 yes, 0 no. */
+int cuplas_h5_output_complete(const char *out_path, const char *dataset, const char *identity);
+
+/* The metrics attributes of a result (and_before, and_after, backend,
+ * device), e.g. to describe an output a rerun skipped. 0 on success. */
+int cuplas_h5_output_metrics(const char *out_path, const char *dataset, double *and_before,
+                             double *and_after, char *backend, size_t bsize, char *device,
+                             size_t dsize);
 
 /* The `eval` attribute (run's eval step, JSON) of out_path's group for
  * dataset, malloc'd; NULL when there is none or it cannot be read. */

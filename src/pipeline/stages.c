@@ -41,6 +41,7 @@
 #include "io/grid.h"
 #include "io/h5_lib.h"
 #include "io/h5_read.h"
+#include "io/h5_result.h"
 #include "io/h5_thread.h"
 #include "io/scene.h"
 #include "pipeline/lane_init.h"
