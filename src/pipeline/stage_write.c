@@ -150,6 +150,16 @@ static void sync_due(cuplas_runner *r)
     free(bad);
 }
 
+/* Rename tmp onto out_path: its folder's fsync batched (output.fsync), or
+ * none at all. */
+static int publish(job_ctx *j, const char *tmp, const char *out_path, cuplas_error *e)
+{
+    cuplas_runner *r = j->r;
+    return r->dirsync ? cuplas_tmp_publish_deferred(tmp, out_path, r->dirsync,
+                                                    (int)(j->job - r->jobs->v), e)
+                      : cuplas_tmp_publish(tmp, out_path, 0, e);
+}
+
 /* write: the output file, published atomically under its name. */
 int cuplas_stage_write(job_ctx *j, cuplas_error *e)
 {
@@ -229,18 +239,13 @@ int cuplas_stage_write(job_ctx *j, cuplas_error *e)
             rc = cuplas_h5_write_raw(tmp, enc, j->pool, e);
         /* the scene's PLY first: a result whose name exists is complete */
         if (rc == 0 && ply_tmp) {
-            rc = r->dirsync ? cuplas_tmp_publish_deferred(ply_tmp, job->ply_out, r->dirsync,
-                                                          (int)(job - r->jobs->v), e)
-                            : cuplas_tmp_publish(ply_tmp, job->ply_out, 0, e);
-            if (rc)
+            if ((rc = publish(j, ply_tmp, job->ply_out, e)))
                 cuplas_error_where(e, "%s", job->ply_out);
         }
         if (rc == 0) {
             free(ply_tmp);
             ply_tmp = NULL;   /* published */
-            rc = r->dirsync ? cuplas_tmp_publish_deferred(tmp, job->output, r->dirsync,
-                                                          (int)(job - r->jobs->v), e)
-                            : cuplas_tmp_publish(tmp, job->output, 0, e);
+            rc = publish(j, tmp, job->output, e);
         }
         if (rc == 0)
             sync_due(r);
