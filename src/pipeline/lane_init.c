@@ -36,12 +36,12 @@
 #include "pipeline/gpu_warm.h"
 #include "util/clock.h"
 #include "util/log.h"
+#include "util/side.h"
 
 struct cuplas_lanes_init {
     cuplas_runner *r;
     int dev, lanes;
-    pthread_t t;
-    int started;
+    cuplas_side init;           /* the thread that makes the contexts */
     pthread_mutex_t mu;
     pthread_cond_t cv;
     struct cuplas_gpu_ctx **ctx;
@@ -52,8 +52,7 @@ struct cuplas_lanes_init {
        still hold theirs, and the thread that frees them */
     struct cuplas_gpu_ctx **gone;
     int left, release;
-    pthread_t rt;
-    int retiring;
+    cuplas_side retire;
 };
 
 static void publish(cuplas_lanes_init *li, int k, int state)
@@ -104,7 +103,7 @@ static void first_grid(const cuplas_runner *r, int dev, int k, int64_t *n_q, int
     }
 }
 
-static void *run(void *p)
+static void run(void *p)
 {
     cuplas_lanes_init *li = p;
     cuplas_runner *r = li->r;
@@ -142,7 +141,6 @@ static void *run(void *p)
             cuplas_gpu_prepare(li->ctx[k], n_q, n_idx, cp);
         publish(li, k, 1);
     }
-    return NULL;
 }
 
 cuplas_lanes_init *cuplas_lanes_init_start(cuplas_runner *r, int dev)
@@ -171,10 +169,7 @@ cuplas_lanes_init *cuplas_lanes_init_start(cuplas_runner *r, int dev)
         cuplas_error_clear(&li->err[k]);
     pthread_mutex_init(&li->mu, NULL);
     pthread_cond_init(&li->cv, NULL);
-    if (pthread_create(&li->t, NULL, run, li) == 0)
-        li->started = 1;
-    else
-        run(li);   /* no thread: make them now */
+    cuplas_side_start(&li->init, run, li, 1);   /* no thread: made here and now */
     return li;
 }
 
@@ -206,16 +201,14 @@ static void free_lanes(cuplas_lanes_init *li)
         cuplas_gpu_ctx_free(li->gone[k]);
         li->gone[k] = NULL;
     }
-    if (li->started)
-        pthread_join(li->t, NULL);
-    li->started = 0;
+    cuplas_side_join(&li->init);
     cuplas_gpu_order_free(li->order);
     li->order = NULL;
 }
 
 /* The device's lanes have all retired: free what they held, then
  * (li->release) the device itself. */
-static void *retire_run(void *p)
+static void retire_run(void *p)
 {
     cuplas_lanes_init *li = p;
 
@@ -223,7 +216,6 @@ static void *retire_run(void *p)
     free_lanes(li);
     if (li->release)
         cuplas_gpu_device_release(li->r->workers[li->dev * li->r->lanes].gpu);
-    return NULL;
 }
 
 void cuplas_lane_retire(cuplas_runner *r, cuplas_worker *w)
@@ -250,10 +242,7 @@ void cuplas_lane_retire(cuplas_runner *r, cuplas_worker *w)
     /* the GPU-warming thread may still be about to touch this device:
        then leave its context to the exit */
     li->release = !r->warm || cuplas_gpu_warm_seconds(r->warm, NULL) >= 0;
-    if (pthread_create(&li->rt, NULL, retire_run, li) == 0)
-        li->retiring = 1;
-    else
-        retire_run(li);
+    cuplas_side_start(&li->retire, retire_run, li, 1);
 }
 
 int cuplas_lane_retire_if_drained(cuplas_runner *r, cuplas_worker *w)
@@ -275,8 +264,7 @@ void cuplas_lanes_init_free(cuplas_lanes_init *li)
 {
     if (!li)
         return;
-    if (li->retiring)
-        pthread_join(li->rt, NULL);
+    cuplas_side_join(&li->retire);
     free_lanes(li);   /* when the lanes did not all retire */
     pthread_cond_destroy(&li->cv);
     pthread_mutex_destroy(&li->mu);
