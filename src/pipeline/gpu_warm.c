@@ -66,6 +66,8 @@ cuplas_gpu_warm *cuplas_gpu_warm_start(const cuplas_config *cfg, int lanes)
             w->gpus[k] = cfg->backend.gpus[k];
         w->ngpus = cfg->backend.ngpus;
     }
+    /* not cuplas_side: without a thread there is nothing to do ahead, and
+       warming here would only delay the caller by what it pays later anyway */
     if (pthread_create(&w->t, NULL, warm, w) != 0) {
         free(w->gpus);
         free(w);
