@@ -22,8 +22,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -33,6 +31,7 @@
 #include "io/publish.h"
 #include "pipeline/gpu_warm.h"
 #include "pipeline/lane_init.h"
+#include "pipeline/progress.h"
 #include "pipeline/stages.h"
 #include "util/clock.h"
 #include "util/threads.h"
@@ -142,117 +141,6 @@ static void give_back(cuplas_runner *r, int i)
     pthread_mutex_unlock(&r->lane_mu);
 }
 
-/* "[#####.....] 12/64 datasets, 3.1 grids/s, ETA 17 s; level 40/122" on
- * a terminal: finished jobs, then the levels done of (at most 3) sorts
- * running now. */
-static void progress_draw(cuplas_runner *r, int done)
-{
-    char bar[21], text[256];
-    int n = r->jobs->n, shown = 0;
-    double el = cuplas_now_s() - r->t_start, rate = el > 0 ? done / el : 0;
-    int fill = n ? 20 * done / n : 20;
-    for (int k = 0; k < 20; k++)
-        bar[k] = k < fill ? '#' : '.';
-    bar[20] = 0;
-    size_t len = (size_t)snprintf(text, sizeof text, "cuplas: [%s] %d/%d datasets, %.2f grids/s,"
-                                  " ETA %.0f s", bar, done, n, rate,
-                                  rate > 0 ? (n - done) / rate : 0.0);
-    /* racy reads of counters other threads write: a display, never a
-       decision; a GPU sort of up to 2^22 cells counts its levels only
-       when it ends (cuda/sort_gpu.cu) */
-    for (int k = 0; k < r->nworkers && shown < 3 && len < sizeof text - 40; k++) {
-        int i = r->workers[k].sorting - 1;
-        if (i < 0 || i >= n)
-            continue;
-        const cuplas_job_result *res = &r->results[i];
-        int total = res->levels_total, lv = *(const volatile int *)&res->stats.levels;
-        if (total <= 0)
-            continue;
-        len += (size_t)snprintf(text + len, sizeof text - len, "%s %d/%d", shown ? "," : "; level",
-                                lv < total ? lv : total, total);
-        shown++;
-    }
-    cuplas_log_progress(r->log, text);
-}
-
-static void progress(cuplas_runner *r)
-{
-    cuplas_lock_take(&r->queue_lock);
-    int done = ++r->finished;
-    cuplas_lock_give(&r->queue_lock);
-    progress_draw(r, done);
-}
-
-/* The ticker: on a terminal, the progress line is redrawn every
- * TICK_S while the run runs, so a long sort shows its levels. */
-#define TICK_S 0.5
-
-typedef struct cuplas_ticker {
-    pthread_t t;
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    int stop;
-    cuplas_runner *r;
-} cuplas_ticker;
-
-static void *tick(void *p)
-{
-    cuplas_ticker *tk = p;
-    pthread_setname_np(pthread_self(), "cuplas-progress");
-    pthread_mutex_lock(&tk->mu);
-    while (!tk->stop) {
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        ts.tv_nsec += (long)(TICK_S * 1e9);
-        ts.tv_sec += ts.tv_nsec / 1000000000L;
-        ts.tv_nsec %= 1000000000L;
-        pthread_cond_timedwait(&tk->cv, &tk->mu, &ts);
-        if (tk->stop)
-            break;
-        cuplas_lock_take(&tk->r->queue_lock);
-        int done = tk->r->finished;
-        cuplas_lock_give(&tk->r->queue_lock);
-        progress_draw(tk->r, done);
-    }
-    pthread_mutex_unlock(&tk->mu);
-    return NULL;
-}
-
-/* Only where a progress line is drawn at all (a terminal, text log). */
-static void ticker_start(cuplas_runner *r)
-{
-    cuplas_ticker *tk;
-    if (r->log->json || !r->log->out || !isatty(fileno(r->log->out)) ||
-        !(tk = calloc(1, sizeof *tk)))
-        return;
-    tk->r = r;
-    pthread_mutex_init(&tk->mu, NULL);
-    pthread_cond_init(&tk->cv, NULL);
-    if (pthread_create(&tk->t, NULL, tick, tk) != 0) {
-        pthread_cond_destroy(&tk->cv);
-        pthread_mutex_destroy(&tk->mu);
-        free(tk);
-        return;
-    }
-    r->ticker = tk;
-}
-
-static void ticker_stop(cuplas_runner *r)
-{
-    cuplas_ticker *tk = r->ticker;
-    if (!tk)
-        return;
-    pthread_mutex_lock(&tk->mu);
-    tk->stop = 1;
-    pthread_cond_signal(&tk->cv);
-    pthread_mutex_unlock(&tk->mu);
-    pthread_join(tk->t, NULL);
-    pthread_cond_destroy(&tk->cv);
-    pthread_mutex_destroy(&tk->mu);
-    free(tk);
-    r->ticker = NULL;
-}
-
 /* ------------------------------------------------------------- workers */
 
 /* The end of a job: the run's first start and last end, for run_timing. */
@@ -265,7 +153,7 @@ static void job_ended(cuplas_runner *r, double t0)
     if (t > r->t_last_job)
         r->t_last_job = t;
     cuplas_lock_give(&r->queue_lock);
-    progress(r);
+    cuplas_progress_job_done(r);
 }
 
 static void cpu_worker(cuplas_runner *r, int wi)
@@ -517,7 +405,7 @@ int cuplas_runner_run(cuplas_runner *r, cuplas_error *err)
                      CUPLAS_LF_S("omp_wait_policy",
                                  getenv("OMP_WAIT_POLICY") ? getenv("OMP_WAIT_POLICY") : "unset"),
                      NULL);
-    ticker_start(r);
+    cuplas_ticker_start(r);
 
     /* jobs that failed while planning are reported first, in list order */
     for (int i = 0; i < r->jobs->n; i++) {
@@ -565,7 +453,7 @@ int cuplas_runner_run(cuplas_runner *r, cuplas_error *err)
         r->pool = NULL;
     }
 #endif
-    ticker_stop(r);
+    cuplas_ticker_stop(r);
     cuplas_jobs_unpin(r);
     cuplas_h5exec_stop(r->h5);
     r->h5 = NULL;
