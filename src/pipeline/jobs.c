@@ -26,6 +26,7 @@
 #include "io/ply.h"
 #include "io/scene.h"
 #include "pipeline/fit_plan.h"
+#include "pipeline/output_name.h"
 #include "pipeline/probe_cache.h"
 #include "util/sysmem.h"
 
@@ -44,87 +45,6 @@ void cuplas_fnv1a_hex(const char *s, char out[17])
 static int has_magic(const char *s)
 {
     return strpbrk(s, "*?[") != NULL;
-}
-
-static const char *base_name(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    return slash ? slash + 1 : path;
-}
-
-/* Append n bytes of s to the growing string *buf. */
-static int put(char **buf, size_t *len, size_t *cap, const char *s, size_t n)
-{
-    if (*len + n + 1 > *cap) {
-        size_t c = (*cap ? *cap * 2 : 64) + n;
-        char *p = realloc(*buf, c);
-        if (!p)
-            return -1;
-        *buf = p;
-        *cap = c;
-    }
-    memcpy(*buf + *len, s, n);
-    *len += n;
-    (*buf)[*len] = '\0';
-    return 0;
-}
-
-/* dir + "/" + output.name with {stem} {file} {dataset} {parent}
- * {relpath} filled in; file + rel_at is the {relpath} part. */
-static char *output_path(const char *dir, const char *tmpl, const char *file,
-                         const char *dataset, int rel_at)
-{
-    const char *base = base_name(file), *dot = strrchr(base, '.');
-    size_t stem_len = dot && dot != base ? (size_t)(dot - base) : strlen(base);
-    char *buf = NULL, *ds = strdup(dataset[0] == '/' ? dataset + 1 : dataset);
-    char *rel = strndup(file + rel_at, (size_t)(base + stem_len - file - rel_at));
-    char *parent = strndup(file, base > file ? (size_t)(base - file - 1) : 0);
-    size_t len = 0, cap = 0;
-    int bad = !ds || !rel || !parent;
-
-    for (char *p = ds; p && *p; p++)
-        if (*p == '/')
-            *p = '_';
-    for (char *p = rel; p && *p; p++)
-        if (*p == '/')
-            *p = '_';
-    if (parent && base == file) {   /* a bare name: the folder is "." */
-        free(parent);
-        parent = strdup(".");
-        bad |= !parent;
-    }
-    const char *pname = parent ? base_name(parent) : "";
-    if (dir && dir[0]) {
-        bad |= put(&buf, &len, &cap, dir, strlen(dir));
-        if (dir[strlen(dir) - 1] != '/')
-            bad |= put(&buf, &len, &cap, "/", 1);
-    }
-    const struct {
-        const char *key, *val;
-    } sub[] = {
-        {"{stem}", base}, {"{file}", base}, {"{dataset}", ds}, {"{parent}", pname}, {"{relpath}", rel},
-    };
-    const size_t nsub = sizeof sub / sizeof *sub;
-    for (const char *t = tmpl; !bad && *t;) {
-        size_t k = 0;
-        while (k < nsub && strncmp(t, sub[k].key, strlen(sub[k].key)))
-            k++;
-        if (k == nsub) {
-            bad |= put(&buf, &len, &cap, t++, 1);
-            continue;
-        }
-        /* {stem} is the file name up to its last dot */
-        bad |= put(&buf, &len, &cap, sub[k].val, k == 0 ? stem_len : strlen(sub[k].val));
-        t += strlen(sub[k].key);
-    }
-    free(ds);
-    free(rel);
-    free(parent);
-    if (bad) {
-        free(buf);
-        return NULL;
-    }
-    return buf;
 }
 
 /* The part of the identity that comes from the config: params and seed. */
@@ -199,23 +119,6 @@ void cuplas_jobs_free(cuplas_jobs *jobs)
     memset(jobs, 0, sizeof *jobs);
 }
 
-/* A result's sorted-PLY twin: its name with .h5/.hdf5 replaced by .ply
- * (or .ply added). */
-static char *ply_path(const char *output)
-{
-    size_t n = strlen(output);
-    char *p = malloc(n + 5);
-    if (!p)
-        return NULL;
-    memcpy(p, output, n + 1);
-    if (n > 3 && !strcmp(p + n - 3, ".h5"))
-        p[n - 3] = '\0';
-    else if (n > 5 && !strcmp(p + n - 5, ".hdf5"))
-        p[n - 5] = '\0';
-    strcat(p, ".ply");
-    return p;
-}
-
 /* "12.3 GiB" or "45.6 MiB". */
 static const char *human_bytes(double b, char buf[32])
 {
@@ -272,7 +175,7 @@ static int plan_job(cuplas_jobs *jobs, cuplas_job *j, const cuplas_config *cfg,
     int rc = 0;
 
     j->output = output ? strdup(output)
-                       : output_path(cfg->output.dir, cfg->output.name, j->file, j->dataset,
+                       : cuplas_output_path(cfg->output.dir, cfg->output.name, j->file, j->dataset,
                                      j->rel_at);
     if (!j->output)
         return cuplas_error_set(err, CUPLAS_ERR_NOMEM, "out of memory");
@@ -291,7 +194,7 @@ static int plan_job(cuplas_jobs *jobs, cuplas_job *j, const cuplas_config *cfg,
     cuplas_h5grid_free(&g);
     if (rc || j->err.code)
         return rc;   /* a config error stops the plan; j->err fails the job */
-    if (j->scene && cfg->output.ply && !output && !(j->ply_out = ply_path(j->output)))
+    if (j->scene && cfg->output.ply && !output && !(j->ply_out = cuplas_output_ply_path(j->output)))
         return cuplas_error_set(err, CUPLAS_ERR_NOMEM, "out of memory");
 
     if (stat(j->file, &st) != 0)
