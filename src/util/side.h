@@ -3,7 +3,8 @@
  *
  * The write stage runs two such tasks: the streamed HDF5 result's encode
  * (pipeline/stage_write_stream.c) and a scene's sorted PLY
- * (pipeline/stage_write.c). A new thread starts with OpenMP's default team
+ * (pipeline/stage_write.c); each GPU two more: its lanes' start-up and
+ * their retirement (pipeline/lane_init.c). A new thread starts with OpenMP's default team
  * size, not the caller's, so the task says how many threads its own
  * OpenMP loops get. When no thread can be created, the function runs
  * on the caller's thread at once, with the caller's settings: the work
