@@ -379,46 +379,51 @@ static int str_attr(hid_t obj, const char *name, char *buf, size_t size)
     return 0;
 }
 
-/* Open out_path read-only and its group `path` ("/a/b"); 0, or -1 with
- * whatever was opened left in *fid / *gid for the caller to close. HDF5's
- * error stack stays quiet: a missing or foreign file is an answer here. */
-static int open_output_group(const char *out_path, const char *path, hid_t *fid, hid_t *gid)
+/* Open out_path read-only and the group named after `dataset` (NULL or
+ * "" or "/": the root); 0, or -1 with whatever was opened left in *fid /
+ * *gid for close_output_group. HDF5's error stack stays quiet: a missing
+ * or foreign file is an answer here. */
+static int open_output_group(const char *out_path, const char *dataset, hid_t *fid, hid_t *gid)
 {
+    char *path = cuplas_h5_dataset_path(dataset ? dataset : "");
     int rc = -1;
     *fid = *gid = H5I_INVALID_HID;
+    if (!path)
+        return -1;
     H5E_BEGIN_TRY {
         if ((*fid = H5Fopen(out_path, H5F_ACC_RDONLY, H5P_DEFAULT)) >= 0 &&
             H5Lexists(*fid, path, H5P_DEFAULT) > 0 &&
             (*gid = H5Gopen2(*fid, path, H5P_DEFAULT)) >= 0)
             rc = 0;
     } H5E_END_TRY;
+    free(path);
     return rc;
+}
+
+static void close_output_group(hid_t fid, hid_t gid)
+{
+    if (gid >= 0) H5Gclose(gid);
+    if (fid >= 0) H5Fclose(fid);
 }
 
 int cuplas_h5_output_complete(const char *out_path, const char *dataset, const char *identity)
 {
-    hid_t fid = H5I_INVALID_HID, gid = H5I_INVALID_HID;
-    char *path = NULL, *have = NULL;
+    hid_t fid, gid;
+    char *have = NULL;
     int64_t complete = 0;
     int ok = 0;
 
-    if (access(out_path, R_OK) != 0 || !(path = cuplas_h5_dataset_path(dataset)))
+    if (access(out_path, R_OK) != 0)
         return 0;
     H5E_BEGIN_TRY {
-        if (open_output_group(out_path, path, &fid, &gid) != 0)
-            goto fail;
-        if (!int_attr(gid, "complete", &complete) || complete != 1)
-            goto fail;
-        /* the whole stored value: a longer one differs */
-        if (identity && (!(have = str_attr_dup(gid, "identity")) || strcmp(have, identity) != 0))
-            goto fail;
-        ok = 1;
-    fail:
-        if (gid >= 0) H5Gclose(gid);
-        if (fid >= 0) H5Fclose(fid);
+        ok = open_output_group(out_path, dataset, &fid, &gid) == 0 &&
+             int_attr(gid, "complete", &complete) && complete == 1 &&
+             /* the whole stored value: a longer one differs */
+             (!identity ||
+              ((have = str_attr_dup(gid, "identity")) && strcmp(have, identity) == 0));
+        close_output_group(fid, gid);
     } H5E_END_TRY;
     free(have);
-    free(path);
     return ok;
 }
 
@@ -426,42 +431,33 @@ int cuplas_h5_output_metrics(const char *out_path, const char *dataset, double *
                              double *and_after, char *backend, size_t bsize, char *device,
                              size_t dsize)
 {
-    hid_t fid = H5I_INVALID_HID, gid = H5I_INVALID_HID;
-    char *path = NULL;
+    hid_t fid, gid;
     int rc = -1;
 
-    if (!(path = cuplas_h5_dataset_path(dataset)))
-        return -1;
     H5E_BEGIN_TRY {
-        if (open_output_group(out_path, path, &fid, &gid) != 0)
-            goto fail;
-        if (!double_attr(gid, "and_before", and_before) ||
-            !double_attr(gid, "and_after", and_after))
-            goto fail;
-        if (str_attr(gid, "backend", backend, bsize) != 0)
-            backend[0] = '\0';
-        if (str_attr(gid, "device", device, dsize) != 0)
-            device[0] = '\0';
-        rc = 0;
-    fail:
-        if (gid >= 0) H5Gclose(gid);
-        if (fid >= 0) H5Fclose(fid);
+        if (open_output_group(out_path, dataset, &fid, &gid) == 0 &&
+            double_attr(gid, "and_before", and_before) &&
+            double_attr(gid, "and_after", and_after)) {
+            if (str_attr(gid, "backend", backend, bsize) != 0)
+                backend[0] = '\0';
+            if (str_attr(gid, "device", device, dsize) != 0)
+                device[0] = '\0';
+            rc = 0;
+        }
+        close_output_group(fid, gid);
     } H5E_END_TRY;
-    free(path);
     return rc;
 }
 
 char *cuplas_h5_output_eval(const char *out_path, const char *dataset)
 {
-    hid_t fid = H5I_INVALID_HID, gid = H5I_INVALID_HID;
-    char *path = NULL, *out = NULL;
+    hid_t fid, gid;
+    char *out = NULL;
 
-    if (!(path = cuplas_h5_dataset_path(dataset ? dataset : "")))
-        return NULL;
-    if (open_output_group(out_path, path, &fid, &gid) == 0)
-        out = str_attr_dup(gid, "eval");
-    if (gid >= 0) H5Gclose(gid);
-    if (fid >= 0) H5Fclose(fid);
-    free(path);
+    H5E_BEGIN_TRY {
+        if (open_output_group(out_path, dataset, &fid, &gid) == 0)
+            out = str_attr_dup(gid, "eval");
+        close_output_group(fid, gid);
+    } H5E_END_TRY;
     return out;
 }
