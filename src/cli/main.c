@@ -5,7 +5,7 @@
  *   cuplas check CONFIG   plan, no writes  (cmd_check.c -> jobs.c)
  *   cuplas sort IN OUT    one-off sort     (cmd_sort.c  -> jobs.c, runner.c)
  *   cuplas gen ...        synthetic inputs (cmd_gen.c   -> gen.c)
- *   cuplas report DIR     merge manifests  (cmd_report.c -> manifest.c)
+ *   cuplas report DIR     merge manifests  (cmd_report.c -> manifest_merge.c)
  *   cuplas eval FILE      vs baselines     (cmd_eval.c  -> h5_result.c, eval/)
  *   cuplas preview FILE   PNG side by side (cmd_eval.c  -> eval/preview.c)
  */
