@@ -9,8 +9,9 @@
  *   an earlier run did): the newest entry wins, except that a "skipped"
  *   entry lets the newest "done" under it stand, since that run made the
  *   output being skipped;
- * - every order is total (end time, start time, path), so the merge
- *   does not depend on the order the files were named in.
+ * - "newest" is a total order (end time, start time, path), so which
+ *   manifest or entry wins does not depend on the order the files were
+ *   named in.
  */
 #include "pipeline/manifest.h"
 
