@@ -21,6 +21,7 @@
 #include "io/codec.h"
 #include "io/dtype.h"
 #include "io/h5_lib.h"
+#include "io/h5_list.h"
 #include "io/h5_read.h"
 #include "io/h5_write.h"
 #include "io/publish.h"

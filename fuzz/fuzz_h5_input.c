@@ -29,6 +29,7 @@
 #include "io/codec.h"
 #include "io/dtype.h"
 #include "io/h5_lib.h"
+#include "io/h5_list.h"
 #include "io/h5_read.h"
 #include "util/threads.h"
 

@@ -26,6 +26,7 @@
 #include "io/h5_gen.h"
 #include "io/dtype.h"
 #include "io/h5_lib.h"
+#include "io/h5_list.h"
 #include "io/h5_read.h"
 #include "tmpdir.h"
 

@@ -15,6 +15,7 @@
 
 #define IOTEST_NAME "test_h5_read"
 #include "iotest.h"
+#include "io/h5_list.h"
 #include "shared_data.h"
 
 static void test_nc_shapes(void **state)
@@ -237,6 +238,67 @@ static void test_list_datasets(void **state)
     assert_int_equal(cuplas_h5_list_datasets(file, &names, &count, &err), CUPLAS_ERR_INPUT);
     assert_null(names);
     assert_int_equal(count, 0);
+}
+
+/* A result read back (h5_result.c) from what is not one: each case's class,
+ * message and where; teardown checks that no HDF5 id stays open. */
+static void test_result_bad_files(void **state)
+{
+    const fixture *f = *state;
+    char missing[PATH_MAX], junk[PATH_MAX], plain[PATH_MAX], two[PATH_MAX];
+    const hsize_t d2[2] = {4, 4}, d3[3] = {4, 4, 3};
+    const unsigned char bytes[64] = {'n', 'o', 't', ' ', 'h', 'd', 'f', '5'};
+    int64_t perm[16];
+    for (int i = 0; i < 16; i++)
+        perm[i] = 15 - i;
+
+    fpath(f, "missing.h5", missing);
+    fpath(f, "junk.h5", junk);
+    fpath(f, "plain.h5", plain);
+    fpath(f, "two.h5", two);
+    write_bytes(junk, bytes, sizeof bytes);
+    put_f32(plain, "/grid", 3, d3, NULL);
+    put_dataset(two, 1, "/a/index", H5T_STD_I64LE, 2, d2, perm, NULL);
+    put_dataset(two, 0, "/a/sorted", H5T_IEEE_F32LE, 3, d3, NULL, NULL);
+    put_dataset(two, 0, "/b/index", H5T_STD_I64LE, 2, d2, perm, NULL);
+    put_dataset(two, 0, "/b/sorted", H5T_IEEE_F32LE, 3, d3, NULL, NULL);
+    const struct {
+        const char *file, *group;
+        cuplas_status code;
+        const char *needle;
+    } cases[] = {
+        {missing, NULL, CUPLAS_ERR_INPUT, "cannot open: no such file"},
+        {f->dir, NULL, CUPLAS_ERR_INPUT, "cannot open: is a directory"},
+        {junk, NULL, CUPLAS_ERR_INPUT, "not an HDF5 file or corrupt"},
+        {plain, NULL, CUPLAS_ERR_INPUT, "not a cuplas result"},
+        {plain, "/nope", CUPLAS_ERR_INPUT, "no such group"},
+        {two, NULL, CUPLAS_ERR_USAGE, "holds several results"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        cuplas_h5_result r;
+        cuplas_error err;
+        char where[PATH_MAX + 16];
+        cuplas_error_clear(&err);
+        int rc = cuplas_h5_result_read(cases[i].file, cases[i].group, &r, &err);
+        assert_int_equal(rc, cases[i].code);
+        if (!strstr(err.msg, cases[i].needle))
+            fail_msg("case %zu: \"%s\" lacks \"%s\"", i, err.msg, cases[i].needle);
+        snprintf(where, sizeof where, cases[i].group ? "%s:%s" : "%s", cases[i].file,
+                 cases[i].group);
+        assert_string_equal(err.where, where);
+        assert_null(r.group);
+        assert_null(r.index);
+    }
+    /* the same file, one of its results named: it reads */
+    cuplas_h5_result r;
+    cuplas_error err;
+    cuplas_error_clear(&err);
+    assert_int_equal(cuplas_h5_result_read(two, "/b", &r, &err), 0);
+    assert_string_equal(r.group, "/b");
+    assert_int_equal(r.sorted.H, 4);
+    assert_int_equal(r.sorted.C, 3);
+    assert_int_equal(r.index[0], 15);
+    cuplas_h5_result_free(&r);
 }
 
 /* Chunk bytes are read with pread at address + user block: a file with a
@@ -749,6 +811,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_bad_datasets, setup, teardown),
         cmocka_unit_test_setup_teardown(test_output_complete, setup, teardown),
         cmocka_unit_test_setup_teardown(test_list_datasets, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_result_bad_files, setup, teardown),
         cmocka_unit_test_setup_teardown(test_chunk_userblock, setup, teardown),
         cmocka_unit_test_setup_teardown(test_chunk_index_damage, setup, teardown),
         cmocka_unit_test_setup_teardown(test_divergent_chunk_index, setup, teardown),

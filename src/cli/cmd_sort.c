@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "io/h5_lib.h"
+#include "io/h5_list.h"
 #include "io/h5_read.h"
 #include "io/ply.h"
 #include "io/scene.h"

@@ -1,9 +1,11 @@
 /*
- * h5_lib.c - process-wide HDF5 settings and shared helpers (h5_lib.h).
+ * h5_lib.c - process-wide HDF5 settings and shared helpers (h5_lib.h):
+ * types both ways, the read-only open of an input.
  * HDF5 calls.
  */
 #include "io/h5_lib.h"
 
+#include <errno.h>
 #include <hdf5.h>
 #ifdef __GLIBC__
 #include <malloc.h>
@@ -11,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 void cuplas_h5_quiet(void)
 {
@@ -114,6 +118,49 @@ int64_t cuplas_h5_type_create(const cuplas_dtype *t)
     }
     hid_t c = H5Tcopy(base);
     return c < 0 ? -1 : (int64_t)c;
+}
+
+int cuplas_h5_type_classify(int64_t tid_, cuplas_dtype *t)
+{
+    hid_t tid = (hid_t)tid_;
+    H5T_class_t cls = H5Tget_class(tid);
+    size_t size = H5Tget_size(tid);
+    H5T_sign_t sign = cls == H5T_INTEGER ? H5Tget_sign(tid) : H5T_SGN_2;
+    hid_t std;
+    int same;
+
+    memset(t, 0, sizeof *t);
+    if ((cls != H5T_INTEGER && cls != H5T_FLOAT) || sign < 0 ||
+        (size != 1 && size != 2 && size != 4 && size != 8) || (cls == H5T_FLOAT && size == 1))
+        return -1;
+    t->cls = cls == H5T_INTEGER ? CUPLAS_DTYPE_INT : CUPLAS_DTYPE_FLOAT;
+    t->size = (int)size;
+    t->is_signed = sign == H5T_SGN_2;
+    t->big_endian = H5Tget_order(tid) == H5T_ORDER_BE;
+    std = (hid_t)cuplas_h5_type_create(t);
+    same = std >= 0 && H5Tequal(tid, std) > 0;
+    if (std >= 0)
+        H5Tclose(std);
+    return same ? 0 : -1;
+}
+
+int cuplas_h5_open_input(const char *file, int64_t *fid, cuplas_error *err)
+{
+    struct stat st;
+    char cause[CUPLAS_H5_CAUSE_LEN];
+
+    if (stat(file, &st) != 0)
+        return cuplas_error_set(err, CUPLAS_ERR_INPUT, "cannot open: %s",
+                                errno == ENOENT ? "no such file" : strerror(errno));
+    if (S_ISDIR(st.st_mode))
+        return cuplas_error_set(err, CUPLAS_ERR_INPUT, "cannot open: is a directory");
+    if (access(file, R_OK) != 0)
+        return cuplas_error_set(err, CUPLAS_ERR_INPUT, "cannot open: %s", strerror(errno));
+    *fid = (int64_t)H5Fopen(file, H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (*fid < 0)
+        return cuplas_error_set(err, CUPLAS_ERR_INPUT, "not an HDF5 file or corrupt (%s)",
+                                cuplas_h5_cause(cause));
+    return 0;
 }
 
 char *cuplas_h5_dataset_path(const char *dataset)

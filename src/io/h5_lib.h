@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "io/dtype.h"
+#include "util/error.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -50,6 +51,18 @@ char *cuplas_h5_dataset_path(const char *dataset);
 /* A new HDF5 datatype (hid_t; the caller closes it) for t, or -1: the
  * standard integer or IEEE type of that size, sign and byte order. */
 int64_t cuplas_h5_type_create(const cuplas_dtype *t);
+
+/* The inverse: describe the file datatype `tid` in *t and return 0, or -1
+ * when cuplas does not take it (not an integer or float, an odd size, or
+ * a layout that cuplas_h5_type_create would not rebuild exactly: the
+ * write recreates `sorted`'s type from *t, and dtype.c decodes only
+ * standard layouts). */
+int cuplas_h5_type_classify(int64_t tid, cuplas_dtype *t);
+
+/* Open `file` read-only into *fid (hid_t; the caller closes it), telling
+ * "missing" from "not HDF5 or corrupt" in err (CUPLAS_ERR_INPUT; the
+ * caller adds the file's name). */
+int cuplas_h5_open_input(const char *file, int64_t *fid, cuplas_error *err);
 
 #ifdef __cplusplus
 }

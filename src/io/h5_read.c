@@ -1,6 +1,7 @@
 /*
- * h5_read.c - open, check and locate an input grid; probe and list a
- * file's grids (h5_read.h). HDF5 calls. An output read back: h5_result.c.
+ * h5_read.c - open, check and locate an input grid; probe its shape
+ * (h5_read.h). HDF5 calls. A file's grids listed: h5_list.c; an output
+ * read back: h5_result.c.
  *
  * Design fact: the read keeps the data in its file type (raw bytes) and
  * describes that type with a plain cuplas_dtype, so that nothing the read
@@ -28,14 +29,11 @@
 #include "io/h5_lib.h"
 #include "io/h5_locate.h"
 
-#include <errno.h>
 #include <hdf5.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include <zlib.h>
 
 #define READ_SLAB_BYTES ((size_t)64 << 20)   /* bounded H5Dread calls      */
@@ -48,40 +46,7 @@ typedef struct elink_ctx {
     char target[512];   /* the first external link met: "file:/object" */
 } elink_ctx;
 
-typedef struct list_ctx {
-    char **names;
-    int count, cap;
-    int oom;
-} list_ctx;
-
 /* -------------------------------------------------------------- datatypes */
-
-/* Describe a file datatype: 0 and *t, or -1 when cuplas does not take it
- * (not an integer or float, an odd size, or a layout that the standard
- * type of its description would not rebuild exactly: the write recreates
- * `sorted`'s type from *t, and dtype.c decodes only standard layouts). */
-static int classify_type(hid_t tid, cuplas_dtype *t)
-{
-    H5T_class_t cls = H5Tget_class(tid);
-    size_t size = H5Tget_size(tid);
-    H5T_sign_t sign = cls == H5T_INTEGER ? H5Tget_sign(tid) : H5T_SGN_2;
-    hid_t std;
-    int same;
-
-    memset(t, 0, sizeof *t);
-    if ((cls != H5T_INTEGER && cls != H5T_FLOAT) || sign < 0 ||
-        (size != 1 && size != 2 && size != 4 && size != 8) || (cls == H5T_FLOAT && size == 1))
-        return -1;
-    t->cls = cls == H5T_INTEGER ? CUPLAS_DTYPE_INT : CUPLAS_DTYPE_FLOAT;
-    t->size = (int)size;
-    t->is_signed = sign == H5T_SGN_2;
-    t->big_endian = H5Tget_order(tid) == H5T_ORDER_BE;
-    std = (hid_t)cuplas_h5_type_create(t);
-    same = std >= 0 && H5Tequal(tid, std) > 0;
-    if (std >= 0)
-        H5Tclose(std);
-    return same ? 0 : -1;
-}
 
 static const char *class_name(H5T_class_t cls)
 {
@@ -97,26 +62,6 @@ static const char *class_name(H5T_class_t cls)
     case H5T_TIME: return "time";
     default: return "non-numeric";
     }
-}
-
-/* Open `file` read-only, telling "missing" from "not HDF5" from "corrupt". */
-static int open_input(const char *file, hid_t *fid, cuplas_error *err)
-{
-    struct stat st;
-    char cause[CAUSE_LEN];
-
-    if (stat(file, &st) != 0)
-        return cuplas_error_set(err, CUPLAS_ERR_INPUT, "cannot open: %s",
-                                errno == ENOENT ? "no such file" : strerror(errno));
-    if (S_ISDIR(st.st_mode))
-        return cuplas_error_set(err, CUPLAS_ERR_INPUT, "cannot open: is a directory");
-    if (access(file, R_OK) != 0)
-        return cuplas_error_set(err, CUPLAS_ERR_INPUT, "cannot open: %s", strerror(errno));
-    *fid = H5Fopen(file, H5F_ACC_RDONLY, H5P_DEFAULT);
-    if (*fid < 0)
-        return cuplas_error_set(err, CUPLAS_ERR_INPUT, "not an HDF5 file or corrupt (%s)",
-                                h5_cause(cause));
-    return 0;
 }
 
 /*
@@ -366,7 +311,7 @@ static int probe_open(hid_t fid, int64_t height, int64_t width, unsigned flags, 
         *foreign = 1;
     CUPLAS_TRY(check_storage(did, flags, foreign, err));
 
-    if (classify_type(tid, &ti) != 0) {
+    if (cuplas_h5_type_classify(tid, &ti) != 0) {
         H5T_class_t cls = H5Tget_class(tid);
         size_t es = H5Tget_size(tid);
         if (cls == H5T_INTEGER || cls == H5T_FLOAT)
@@ -482,7 +427,7 @@ static int open_grid(const char *file, const char *dataset, int64_t height, int6
     g->dataset = cuplas_h5_dataset_path(dataset);
     if (!g->file || !g->dataset)
         CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
-    CUPLAS_TRY(open_input(file, &fid, err));
+    CUPLAS_TRY(cuplas_h5_open_input(file, &fid, err));
     CUPLAS_TRY(probe_open(fid, height, width, flags, g, &did, &tid, &foreign, err));
     if (fetch) {
         if (!(f = calloc(1, sizeof *f)))
@@ -539,91 +484,4 @@ int cuplas_h5_probe_grid(const char *file, const char *dataset, int64_t height, 
                          unsigned flags, cuplas_h5grid *g, cuplas_error *err)
 {
     return open_grid(file, dataset, height, width, flags, NULL, NULL, g, err);
-}
-
-static int add_name(list_ctx *ctx, const char *name)
-{
-    if (ctx->count == ctx->cap) {
-        int cap = ctx->cap ? 2 * ctx->cap : 16;
-        char **p = realloc(ctx->names, (size_t)cap * sizeof *p);
-        if (!p)
-            return -1;
-        ctx->names = p;
-        ctx->cap = cap;
-    }
-    if (!(ctx->names[ctx->count] = cuplas_h5_dataset_path(name)))
-        return -1;
-    ctx->count++;
-    return 0;
-}
-
-/* Visitor: keep datasets that read_grid could accept by type and rank. */
-static herr_t list_cb(hid_t obj, const char *name, const H5O_info_t *info, void *data)
-{
-    list_ctx *ctx = data;
-    hid_t did = H5I_INVALID_HID, tid = H5I_INVALID_HID, sid = H5I_INVALID_HID;
-    cuplas_dtype ti;
-    herr_t ret = 0;
-
-    if (info->type != H5O_TYPE_DATASET)
-        return 0;
-    if ((did = H5Dopen2(obj, name, H5P_DEFAULT)) < 0)
-        goto fail;
-    if ((tid = H5Dget_type(did)) < 0 || classify_type(tid, &ti) != 0)
-        goto fail;
-    if ((sid = H5Dget_space(did)) < 0)
-        goto fail;
-    int rank = H5Sget_simple_extent_ndims(sid);
-    if ((rank == 2 || rank == 3) && add_name(ctx, name) != 0) {
-        ctx->oom = 1;
-        ret = -1;
-    }
-fail:
-    if (sid >= 0) H5Sclose(sid);
-    if (tid >= 0) H5Tclose(tid);
-    if (did >= 0) H5Dclose(did);
-    return ret;
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-int cuplas_h5_list_datasets(const char *file, char ***names, int *count, cuplas_error *err)
-{
-    hid_t fid = H5I_INVALID_HID;
-    list_ctx ctx = {0};
-    char cause[CAUSE_LEN];
-    int rc = 0;
-
-    *names = NULL;
-    *count = 0;
-    CUPLAS_TRY(open_input(file, &fid, err));
-    if (H5Ovisit2(fid, H5_INDEX_NAME, H5_ITER_INC, list_cb, &ctx, H5O_INFO_BASIC) < 0) {
-        if (ctx.oom)
-            CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory listing datasets");
-        CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "cannot list objects (%s)", h5_cause(cause));
-    }
-    if (ctx.count > 1)
-        qsort(ctx.names, (size_t)ctx.count, sizeof *ctx.names, cmp_str);
-    *names = ctx.names;
-    *count = ctx.count;
-    ctx.names = NULL;
-fail:
-    if (fid >= 0) H5Fclose(fid);
-    if (rc) {
-        cuplas_h5_free_names(ctx.names, ctx.count);
-        cuplas_error_where(err, "%s", file);
-    }
-    return rc;
-}
-
-void cuplas_h5_free_names(char **names, int count)
-{
-    if (!names)
-        return;
-    for (int i = 0; i < count; i++)
-        free(names[i]);
-    free(names);
 }

@@ -1,8 +1,7 @@
 /*
  * h5_read.h - input grids from HDF5 files: open, check, locate the data;
- * probe shapes, list datasets, and read back a finished output's
- * attributes. HDF5 calls: on the pipeline's HDF5 thread (h5_thread.h) or
- * in a one-thread tool.
+ * probe shapes (a file's grids are listed by h5_list.h). HDF5 calls: on
+ * the pipeline's HDF5 thread (h5_thread.h) or in a one-thread tool.
  *
  * What a read returns holds no HDF5 identifier: a grid (grid.h) with a
  * plain type description, and for chunked data a cuplas_h5_fetch that
@@ -51,11 +50,6 @@ int cuplas_h5_read_grid(const char *file, const char *dataset, int64_t height, i
 /* Shape/type only, no data (for `cuplas check` and scheduling). */
 int cuplas_h5_probe_grid(const char *file, const char *dataset, int64_t height, int64_t width,
                          unsigned flags, cuplas_h5grid *g, cuplas_error *err);
-
-/* Names of every numeric dataset of rank 2 or 3 in `file`, sorted
- * (malloc'd array of malloc'd strings, "/a/b" form). */
-int cuplas_h5_list_datasets(const char *file, char ***names, int *count, cuplas_error *err);
-void cuplas_h5_free_names(char **names, int count);
 
 #ifdef __cplusplus
 }

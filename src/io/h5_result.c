@@ -9,15 +9,14 @@
  */
 #include "io/h5_result.h"
 
-#include <errno.h>
 #include <hdf5.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "io/h5_lib.h"
+#include "io/h5_list.h"
 #include "io/h5_read.h"
 
 static int ends_with(const char *s, const char *suffix)
@@ -229,24 +228,18 @@ int cuplas_h5_result_read(const char *file, const char *group, cuplas_h5_result 
                           cuplas_error *err)
 {
     hid_t fid = H5I_INVALID_HID;
-    struct stat st;
-    char cause[CUPLAS_H5_CAUSE_LEN], *path = NULL, **names = NULL;
+    char *path = NULL, **names = NULL;
     int64_t dims[2] = {0, 0};
     int nnames = 0, rc = 0;
 
     memset(r, 0, sizeof *r);
-    if (stat(file, &st) != 0 || S_ISDIR(st.st_mode) || access(file, R_OK) != 0)
-        CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "cannot open: %s",
-                    S_ISDIR(st.st_mode) ? "is a directory" : strerror(errno));
+    CUPLAS_TRY(cuplas_h5_open_input(file, &fid, err));
     if (group && *group) {
         if (!(r->group = strdup(group)))
             CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
     } else {
         CUPLAS_TRY(find_group(file, &r->group, err));
     }
-    if ((fid = H5Fopen(file, H5F_ACC_RDONLY, H5P_DEFAULT)) < 0)
-        CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "not an HDF5 file or corrupt (%s)",
-                    cuplas_h5_cause(cause));
     CUPLAS_TRY(read_index_names(fid, r->group, r, dims, &names, &nnames, err));
     H5Fclose(fid);
     fid = H5I_INVALID_HID;

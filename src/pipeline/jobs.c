@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 
 #include "core/quantize.h"
+#include "io/h5_list.h"
 #include "io/h5_read.h"
 #include "io/ply.h"
 #include "io/scene.h"

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "io/h5_list.h"
 #include "io/h5_read.h"
 
 typedef struct entry {
