@@ -471,6 +471,54 @@ static void test_config_error_bad_enum(void **state)
                  "4:10", "logging.level", "error, warn, info, debug");
 }
 
+/* grid.shape, both forms: what parses to what, and what is refused. The
+ * scalar form once read "HxW" with sscanf into a one-byte buffer (found by
+ * ASan) and took a trailing tail ("5x5junk"). */
+static void test_config_grid_shape(void **state)
+{
+    static const struct {
+        const char *yaml;
+        int64_t h, w;   /* the shape it loads as */
+        const char *at; /* refused: where the error points (line:column) */
+    } cases[] = {
+        {"7x9", 7, 9, NULL},
+        {"[3, 4]", 3, 4, NULL},
+        {"1x2147483647", 1, 2147483647, NULL},
+        {"default", 0, 0, NULL},
+        {"auto", -1, -1, NULL},
+        {"square", -2, -2, NULL},
+        {"5x5junk", 0, 0, "4:10"},
+        {"5x5x5", 0, 0, "4:10"},
+        {"5x", 0, 0, "4:10"},
+        {"x5", 0, 0, "4:10"},
+        {"0x5", 0, 0, "4:10"},
+        {"-5x5", 0, 0, "4:10"},
+        {"+5x5", 0, 0, "4:10"},
+        {"5X5", 0, 0, "4:10"},
+        {"\" 5x5\"", 0, 0, "4:10"},
+        {"5x2147483648", 0, 0, "4:10"},
+        {"99999999999999999999x5", 0, 0, "4:10"},
+        {"[5]", 0, 0, "4:10"},
+        {"[0, 5]", 0, 0, "4:11"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char text[256], name[32];
+        snprintf(text, sizeof text, INPUTS "grid:\n  shape: %s\n", cases[i].yaml);
+        snprintf(name, sizeof name, "shape%zu", i);
+        print_message("grid.shape: %s\n", cases[i].yaml);
+        if (cases[i].at) {
+            expect_error(state, name, text, NULL, 0, cases[i].at, "grid.shape", NULL);
+            continue;
+        }
+        cuplas_config cfg;
+        cuplas_error err;
+        assert_int_equal(load_text(state, name, text, NULL, 0, &cfg, &err), 0);
+        assert_true(cfg.grid.shape[0] == cases[i].h);
+        assert_true(cfg.grid.shape[1] == cases[i].w);
+        cuplas_config_free(&cfg);
+    }
+}
+
 static void test_config_error_odd_block_size(void **state)
 {
     expect_error(state, "odd_block", INPUTS "sort:\n  min_block_size: 5\n", NULL, 0,
@@ -1088,6 +1136,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_config_error_wrong_type),
         cmocka_unit_test(test_config_error_out_of_range),
         cmocka_unit_test(test_config_error_bad_enum),
+        cmocka_unit_test(test_config_grid_shape),
         cmocka_unit_test(test_config_error_odd_block_size),
         cmocka_unit_test(test_config_error_group_size),
         cmocka_unit_test(test_config_error_max_below_min_configs),

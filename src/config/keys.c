@@ -208,7 +208,7 @@ const struct key cuplas_cfg_keys[] = {
       .doc = "grid of an (N, C) dataset or a scene: default = scenes auto, HDF5 as "
              "before (height/width, attributes, a square N, else auto); auto = also HDF5 "
              "(N, C) data with no shape of its own; [H, W] = that grid, N need not "
-             "be H*W (fit decides). Auto: the smallest H*W >= N with H <= W <= 2H "
+             "be H*W (fit decides), also written \"HxW\". Auto: the smallest H*W >= N with H <= W <= 2H "
              "(crop: the largest H*W <= N), ties the most square; square: side "
              "ceil(sqrt(N)) (crop: floor(sqrt(N)), as SOG). Rank-3 data keeps "
              "its own shape" },
@@ -421,7 +421,7 @@ const char *cuplas_cfg_accepted(const struct key *k, char *buf, size_t size)
         snprintf(buf, size, "a list of channel names, globs, ranges or indices");
         break;
     case K_SHAPE:
-        snprintf(buf, size, "default, auto, square, or [H, W] (positive integers)");
+        snprintf(buf, size, "default, auto, square, HxW or [H, W] (positive integers)");
         break;
     }
     return buf;

@@ -355,6 +355,27 @@ fail:
     return rc;
 }
 
+/* "HxW": two decimal integers in [1, INT32_MAX] (the [H, W] form's bounds)
+ * and nothing else. Digits are checked by hand because strtoll would also
+ * take signs, spaces and a trailing tail. */
+static int parse_hw(const char *t, long long hw[2])
+{
+    for (int i = 0; i < 2; i++) {
+        long long v = 0;
+        const char *start = t;
+        for (; *t >= '0' && *t <= '9'; t++) {
+            v = v * 10 + (*t - '0');
+            if (v > INT32_MAX)
+                return -1;
+        }
+        if (t == start || v < 1 || *t != (i == 0 ? 'x' : '\0'))
+            return -1;
+        hw[i] = v;
+        t++;
+    }
+    return 0;
+}
+
 /* grid.shape: "default", "auto", "HxW" or [H, W]. */
 static int set_shape(struct loader *ld, const struct key *k, const char *name,
                      const yaml_node_t *node, int64_t *shape)
@@ -362,12 +383,11 @@ static int set_shape(struct loader *ld, const struct key *k, const char *name,
     long long hw[2] = {0, 0};
     if (node->type == YAML_SCALAR_NODE && !is_null(node)) {
         const char *t = scalar_text(node);
-        char x;
         if (!strcmp(t, "default") || !strcmp(t, "auto") || !strcmp(t, "square")) {
             shape[0] = shape[1] = t[0] == 'a' ? -1 : t[0] == 's' ? -2 : 0;
             return 0;
         }
-        if (sscanf(t, "%lld%1[x]%lld", &hw[0], &x, &hw[1]) != 3 || hw[0] < 1 || hw[1] < 1)
+        if (parse_hw(t, hw) != 0)
             return cuplas_cfg_fail_value(ld, k, name, node, "is not a grid shape");
     } else if (node->type == YAML_SEQUENCE_NODE && item_count(node) == 2) {
         for (int i = 0; i < 2; i++) {
