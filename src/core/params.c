@@ -10,8 +10,7 @@
  * have a wide row (other values of four keys for grids of more than 4
  * sort channels) and a small row (three or four keys, grids of few cells),
  * applied once a grid is known (cuplas_sort_params_for_grid). How the
- * rows were chosen: README
- * "Presets", bench/results/2026-11-23-cpu-presets and
+ * rows were chosen: docs/tuning.md, NEWS.md, bench/results/2026-11-23-cpu-presets and
  * 2026-11-24-h200-tiles.
  */
 #include "core/params.h"

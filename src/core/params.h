@@ -24,7 +24,8 @@ typedef enum {
 } cuplas_border;
 
 /* sort.preset: a named set of values for every other sort.* key (params.c
- * holds the table, README "Presets" the measurements behind it). */
+ * holds the table, README "Presets" its figures, docs/tuning.md how the
+ * values were found). */
 typedef enum {
     CUPLAS_PRESET_DEFAULT = 0, /* the defaults: speed and quality balanced  */
     CUPLAS_PRESET_FAST = 1,    /* CUPLAS's quality in a fraction of the work */
