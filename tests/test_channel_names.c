@@ -156,6 +156,28 @@ static void test_errors(void **state)
     expect_error(1, m, "unknown channel");
 }
 
+/* The unknown-name error lists up to 8 names in a 200-byte buffer: long
+ * names fill it after a few, and the list must stop there (it wrote past
+ * the buffer: clang --analyze's dead store of the clamp after the loop). */
+static void test_unknown_long_names(void **state)
+{
+    (void)state;
+    char buf[9][64];
+    const char *longn[9];
+    for (int i = 0; i < 9; i++) {
+        memset(buf[i], 'a' + i, 60);
+        buf[i][60] = 0;
+        longn[i] = buf[i];
+    }
+    const char *sel[] = {"nope"};
+    int cols[9], k;
+    cuplas_error e;
+    cuplas_error_clear(&e);
+    assert_int_equal(cuplas_channels_resolve(sel, 1, longn, 9, cols, &k, &e), CUPLAS_ERR_USAGE);
+    if (!strstr(e.msg, "unknown channel 'nope'") || !strstr(e.msg, "available: aaaa"))
+        fail_msg("unexpected message '%s'", e.msg);
+}
+
 int main(void)
 {
     graphdeco();
@@ -164,6 +186,7 @@ int main(void)
         cmocka_unit_test(test_glob_natural_order),
         cmocka_unit_test(test_indices),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_unknown_long_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -74,11 +74,11 @@ static int unknown(const char *what, const char *sel, const char *const *names, 
     char list[200];
     size_t len = 0;
     list[0] = 0;
-    for (int i = 0; i < nnames && i < 8; i++)
+    /* stop once full: snprintf returns the untruncated length, so len can
+       pass sizeof list and the next call would write past the end */
+    for (int i = 0; i < nnames && i < 8 && len < sizeof list; i++)
         len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", i ? ", " : "",
                                 names[i]);
-    if (len >= sizeof list)
-        len = sizeof list - 1;
     return cuplas_error_set(err, CUPLAS_ERR_USAGE, "unknown channel '%s'%s%s%s; available: "
                             "%s%s (%d in all)", what, strcmp(what, sel) ? " (from '" : "",
                             strcmp(what, sel) ? sel : "", strcmp(what, sel) ? "')" : "",
