@@ -121,8 +121,14 @@ static char **split_names(const char *list, int *n)
         return NULL;
     for (;;) {
         size_t len = strcspn(s, ",");
-        if (!(v[(*n)++] = strndup(s, len)))
-            return NULL;   /* (a few bytes leak on this path only) */
+        if (!(v[*n] = strndup(s, len))) {
+            /* the caller frees names[0..*n) only when names is not NULL */
+            while (*n > 0)
+                free(v[--*n]);
+            free(v);
+            return NULL;
+        }
+        (*n)++;
         if (!s[len])
             break;
         s += len + 1;
