@@ -472,6 +472,11 @@ static void test_malformed(void **state)
         "end_header\n", "is not a non-negative integer", 3);
     BAD("ply\nformat ascii 1.0\nelement vertex 1\nproperty float x\nfoo bar\nend_header\n1\n",
         "unknown header keyword 'foo'", 5);
+    /* blank lines: no token, so the reader must not look at tok[0] */
+    BAD("ply\nformat ascii 1.0\n\nelement vertex 1\nproperty float x\nend_header\n1\n",
+        "empty header line", 3);
+    BAD("ply\nformat ascii 1.0\n \t\nelement vertex 1\nproperty float x\nend_header\n1\n",
+        "empty header line", 3);
     BAD("ply\nelement vertex 1\nproperty float x\nend_header\n1\n", "before the 'format'", 2);
     BAD("ply\nformat ascii 1.0\nproperty float x\nelement vertex 1\nend_header\n1\n",
         "'property' before any 'element'", 3);

@@ -330,7 +330,10 @@ static int ply_open(const char *path, cuplas_ply *p, cuplas_error *err)
             ended = 1;
             continue;
         }
-        CUPLAS_TRY(header_line(&h, path, line, tok, nt, a, pos, a + (size_t)(tok[0] - tmp)));
+        /* an empty line (nt 0) leaves tok[0] unset: header_line refuses it
+           before it looks at the offset, which must not read tok[0] */
+        CUPLAS_TRY(header_line(&h, path, line, tok, nt, a, pos,
+                               nt ? a + (size_t)(tok[0] - tmp) : a));
     }
     if (!h.have_format)
         HFAIL(line, "no 'format' line in the header");
