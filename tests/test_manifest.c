@@ -99,6 +99,36 @@ static void test_json_write_roundtrip(void **state)
     free(buf);
 }
 
+/* cuplas_json_int: only integers in range; anything else is the default */
+static void test_json_int(void **state)
+{
+    (void)state;
+    static const struct { const char *text; long long want; } cases[] = {
+        {"7", 7},          {"-3", -3},         {"1e2", 100},      {"0", 0},
+        {"100", 100},      {"101", -99},       {"-101", -99},     {"2.5", -99},
+        {"1e300", -99},    {"-1e300", -99},    {"\"7\"", -99},  {"null", -99},
+        {"true", -99},     {"[7]", -99},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char doc[64];
+        int rc;
+        snprintf(doc, sizeof doc, "{\"k\": %s}", cases[i].text);
+        cuplas_json *v = parse(doc, &rc);
+        assert_int_equal(rc, 0);
+        if (cuplas_json_get_int(v, "k", -100, 100, -99) != cases[i].want)
+            fail_msg("%s: got %lld, want %lld", cases[i].text,
+                     cuplas_json_get_int(v, "k", -100, 100, -99), cases[i].want);
+        cuplas_json_free(v);
+    }
+    /* the widest bound is exact: 2^53 reads back, 2^53 + 2 does not */
+    int rc;
+    cuplas_json *v = parse("[9007199254740992, 9007199254740994]", &rc);
+    assert_true(cuplas_json_int(&v->items[0], 0, CUPLAS_JSON_INT_MAX, -1) == (1LL << 53));
+    assert_true(cuplas_json_int(&v->items[1], 0, CUPLAS_JSON_INT_MAX, -1) == -1);
+    assert_true(cuplas_json_get_int(v, "k", 0, 1, 5) == 5);   /* not an object */
+    cuplas_json_free(v);
+}
+
 /* ------------------------------------------------------------ manifests */
 
 static char tmpdir[64];
@@ -200,6 +230,58 @@ static void test_manifest_roundtrip(void **state)
     assert_non_null(strstr(e.where, "cuplas-manifest.2-of-4.json"));
     cuplas_manifest_free(&m);
     free(path);
+}
+
+/* A damaged manifest's huge numbers: read as absent, or refused with a
+ * one-line error; never cast (undefined behaviour; seen when writing fuzz_manifest). */
+static void test_manifest_huge_numbers(void **state)
+{
+    (void)state;
+    static const char head[] =
+        "{\"format\": \"cuplas-manifest\", \"format_version\": 1, \"pid\": 1e300, "
+        "\"exit_code\": -1e300, ";
+    static const char tail[] =
+        "\"datasets\": [{\"input\": \"a.h5\", \"status\": \"done\", "
+        "\"shape\": [1e300, -5, 3.5], \"eval\": {\"format\": \"cuplas-eval\", "
+        "\"N\": 1e300, \"C\": -1e300, \"seed\": 1e300, \"codec_opts\": {\"png_level\": 1e300}, "
+        "\"bytes\": {\"sorted\": {\"png\": 1e300, \"webp\": 1234}}}}]}";
+    static const struct { const char *shard; int ok; } cases[] = {
+        {"\"shard\": null, ", 1},
+        {"\"shard\": {\"index\": 1, \"count\": 2}, ", 1},
+        {"\"shard\": {\"index\": 1e300, \"count\": 2}, ", 0},
+        {"\"shard\": {\"index\": 0, \"count\": 1e300}, ", 0},
+        {"\"shard\": {\"index\": 0.5, \"count\": 2}, ", 0},
+    };
+    char path[128];
+    snprintf(path, sizeof path, "%s/cuplas-manifest.json", tmpdir);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        FILE *f = fopen(path, "w");
+        assert_non_null(f);
+        fprintf(f, "%s%s%s", head, cases[i].shard, tail);
+        fclose(f);
+        cuplas_manifest m;
+        cuplas_error e;
+        cuplas_error_clear(&e);
+        int rc = cuplas_manifest_read(path, &m, &e);
+        if (!cases[i].ok) {
+            assert_int_not_equal(rc, 0);
+            assert_non_null(strstr(e.msg, "bad \"shard\""));
+            assert_null(strchr(e.msg, '\n'));
+            continue;
+        }
+        assert_int_equal(rc, 0);
+        assert_int_equal(m.pid, 0);
+        assert_int_equal(m.exit_code, -1);
+        assert_int_equal(m.n, 1);
+        assert_true(m.v[0].shape[0] == 0 && m.v[0].shape[1] == 0 && m.v[0].shape[2] == 0);
+        const cuplas_eval_result *ev = m.v[0].eval;
+        assert_non_null(ev);
+        assert_true(ev->N == 0 && ev->C == 0 && ev->seed == 0);
+        assert_int_equal(ev->codec.png_level, 9);   /* the default */
+        assert_true(ev->order[CUPLAS_ORDER_SORTED].bytes[CUPLAS_CODEC_PNG] == -1);
+        assert_true(ev->order[CUPLAS_ORDER_SORTED].bytes[CUPLAS_CODEC_WEBP] == 1234);
+        cuplas_manifest_free(&m);
+    }
 }
 
 static void test_merge(void **state)
@@ -325,7 +407,9 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_json_read),
         cmocka_unit_test(test_json_write_roundtrip),
+        cmocka_unit_test(test_json_int),
         cmocka_unit_test(test_manifest_roundtrip),
+        cmocka_unit_test(test_manifest_huge_numbers),
         cmocka_unit_test(test_merge),
         cmocka_unit_test(test_stale),
     };

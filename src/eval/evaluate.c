@@ -12,6 +12,7 @@
 #include "eval/evaluate.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -367,13 +368,16 @@ int cuplas_eval_result_from_json(const cuplas_json *v, cuplas_eval_result *r)
         strcmp(cuplas_json_get_str(v, "format", ""), "cuplas-eval") ||
         !(bytes = cuplas_json_get(v, "bytes")) || bytes->type != CUPLAS_JSON_OBJECT)
         return -1;
-    r->N = (int64_t)cuplas_json_get_num(v, "N", 0);
-    r->H = (int64_t)cuplas_json_get_num(v, "H", 0);
-    r->W = (int64_t)cuplas_json_get_num(v, "W", 0);
-    r->C = (int)cuplas_json_get_num(v, "C", 0);
-    r->nimages = (int)cuplas_json_get_num(v, "images", 0);
+    r->N = cuplas_json_get_int(v, "N", 0, CUPLAS_JSON_INT_MAX, 0);
+    r->H = cuplas_json_get_int(v, "H", 0, CUPLAS_JSON_INT_MAX, 0);
+    r->W = cuplas_json_get_int(v, "W", 0, CUPLAS_JSON_INT_MAX, 0);
+    r->C = (int)cuplas_json_get_int(v, "C", 0, INT_MAX, 0);
+    r->nimages = (int)cuplas_json_get_int(v, "images", 0, INT_MAX, 0);
     r->dpq_p = cuplas_json_get_num(v, "dpq_p", CUPLAS_DPQ_P);
-    r->seed = (uint64_t)cuplas_json_get_num(v, "seed", 0);
+    /* the reader keeps numbers as doubles: a seed past 2^53 reads rounded;
+     * one outside [0, 2^64) would be an undefined cast, and reads as 0 */
+    double seed = cuplas_json_get_num(v, "seed", 0);
+    r->seed = seed >= 0 && seed < 18446744073709551616.0 ? (uint64_t)seed : 0;
     r->seconds = cuplas_json_get_num(v, "seconds", NAN);
     r->scheme = cuplas_scheme_parse(cuplas_json_get_str(v, "scheme", "plain"), &sch, &e) == 0
                     ? sch : CUPLAS_SCHEME_PLAIN;
@@ -381,10 +385,14 @@ int cuplas_eval_result_from_json(const cuplas_json *v, cuplas_eval_result *r)
     const cuplas_json *co = cuplas_json_get(v, "codec_opts");
     cuplas_codec_opts_default(&r->codec);
     if (co) {
-        r->codec.png_level = (int)cuplas_json_get_num(co, "png_level", r->codec.png_level);
-        r->codec.webp_method = (int)cuplas_json_get_num(co, "webp_method", r->codec.webp_method);
-        r->codec.webp_quality = (int)cuplas_json_get_num(co, "webp_quality", r->codec.webp_quality);
-        r->codec.jxl_effort = (int)cuplas_json_get_num(co, "jxl_effort", r->codec.jxl_effort);
+        r->codec.png_level =
+            (int)cuplas_json_get_int(co, "png_level", INT_MIN, INT_MAX, r->codec.png_level);
+        r->codec.webp_method =
+            (int)cuplas_json_get_int(co, "webp_method", INT_MIN, INT_MAX, r->codec.webp_method);
+        r->codec.webp_quality =
+            (int)cuplas_json_get_int(co, "webp_quality", INT_MIN, INT_MAX, r->codec.webp_quality);
+        r->codec.jxl_effort =
+            (int)cuplas_json_get_int(co, "jxl_effort", INT_MIN, INT_MAX, r->codec.jxl_effort);
     }
     orders = cuplas_json_get(v, "orders");
     for (int k = 0; k < CUPLAS_ORDER_COUNT; k++) {
@@ -395,8 +403,9 @@ int cuplas_eval_result_from_json(const cuplas_json *v, cuplas_eval_result *r)
         r->order[k].vad = o ? cuplas_json_get_num(o, "vad", NAN) : NAN;
         r->order[k].dpq = o ? cuplas_json_get_num(o, "dpq", NAN) : NAN;
         for (int c = 0; c < CUPLAS_CODEC_COUNT; c++) {
-            double x = b ? cuplas_json_get_num(b, cuplas_codec_name((cuplas_codec)c), -1) : -1;
-            r->order[k].bytes[c] = (int64_t)x;
+            long long x = cuplas_json_get_int(b, cuplas_codec_name((cuplas_codec)c), 0,
+                                              CUPLAS_JSON_INT_MAX, -1);
+            r->order[k].bytes[c] = x;
             if (x >= 0)
                 r->codecs |= 1u << c;
         }

@@ -13,6 +13,7 @@
 #include "pipeline/manifest.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -407,7 +408,7 @@ static int read_entry(const cuplas_json *o, cuplas_manifest_entry *e)
     e->total_s = cuplas_json_get_num(o, "total_s", 0);
     if (shape && shape->type == CUPLAS_JSON_ARRAY && shape->n == 3)
         for (int k = 0; k < 3; k++)
-            e->shape[k] = (int64_t)shape->items[k].number;
+            e->shape[k] = cuplas_json_int(&shape->items[k], 0, CUPLAS_JSON_INT_MAX, 0);
     if (dup_into(&e->input, cuplas_json_get_str(o, "input", NULL)) ||
         dup_into(&e->dataset, cuplas_json_get_str(o, "dataset", NULL)) ||
         dup_into(&e->output, cuplas_json_get_str(o, "output", NULL)) ||
@@ -456,13 +457,13 @@ int cuplas_manifest_read(const char *path, cuplas_manifest *m, cuplas_error *err
     snprintf(m->end_time, sizeof m->end_time, "%s", cuplas_json_get_str(doc, "end_time", ""));
     m->start_unix = cuplas_json_get_num(doc, "start_unix", 0);
     m->end_unix = cuplas_json_get_num(doc, "end_unix", 0);
-    m->pid = (int)cuplas_json_get_num(doc, "pid", 0);
-    m->exit_code = (int)cuplas_json_get_num(doc, "exit_code", -1);
+    m->pid = (int)cuplas_json_get_int(doc, "pid", 0, INT_MAX, 0);
+    m->exit_code = (int)cuplas_json_get_int(doc, "exit_code", INT_MIN, INT_MAX, -1);
     const cuplas_json *intr = cuplas_json_get(doc, "interrupted");
     m->interrupted = intr && intr->type == CUPLAS_JSON_BOOL && intr->boolean;
     if ((shard = cuplas_json_get(doc, "shard")) && shard->type == CUPLAS_JSON_OBJECT) {
-        m->shard.index = (int)cuplas_json_get_num(shard, "index", -1);
-        m->shard.count = (int)cuplas_json_get_num(shard, "count", 0);
+        m->shard.index = (int)cuplas_json_get_int(shard, "index", 0, INT_MAX, -1);
+        m->shard.count = (int)cuplas_json_get_int(shard, "count", 1, INT_MAX, 0);
         if (m->shard.count < 1 || m->shard.index < 0 || m->shard.index >= m->shard.count)
             CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "bad \"shard\" (index %d, count %d)",
                         m->shard.index, m->shard.count);

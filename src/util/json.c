@@ -348,6 +348,21 @@ double cuplas_json_get_num(const cuplas_json *obj, const char *key, double dflt)
     return v && v->type == CUPLAS_JSON_NUMBER ? v->number : dflt;
 }
 
+long long cuplas_json_int(const cuplas_json *v, long long lo, long long hi, long long dflt)
+{
+    /* the comparisons fail for NaN as well */
+    if (!v || v->type != CUPLAS_JSON_NUMBER || !(v->number >= (double)lo) ||
+        !(v->number <= (double)hi) || v->number != floor(v->number))
+        return dflt;
+    return (long long)v->number;
+}
+
+long long cuplas_json_get_int(const cuplas_json *obj, const char *key, long long lo, long long hi,
+                              long long dflt)
+{
+    return cuplas_json_int(cuplas_json_get(obj, key), lo, hi, dflt);
+}
+
 void cuplas_json_write_str(FILE *f, const char *s)
 {
     /* the log's escaper writes "" for NULL; manifests need null */

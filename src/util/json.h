@@ -46,6 +46,14 @@ const cuplas_json *cuplas_json_get(const cuplas_json *obj, const char *key);
 /* Typed member access with a fallback for absent / other-typed members. */
 const char *cuplas_json_get_str(const cuplas_json *obj, const char *key, const char *dflt);
 double cuplas_json_get_num(const cuplas_json *obj, const char *key, double dflt);
+/* An integer within [lo, hi] (|bounds| at most 2^53, where doubles are
+ * exact), else dflt: absent, another type, a fraction or out of range.
+ * Casting a JSON number straight to int is undefined once it is too large
+ * (a damaged manifest's "pid": 1e300). */
+#define CUPLAS_JSON_INT_MAX (1LL << 53)
+long long cuplas_json_int(const cuplas_json *v, long long lo, long long hi, long long dflt);
+long long cuplas_json_get_int(const cuplas_json *obj, const char *key, long long lo, long long hi,
+                              long long dflt);
 
 /* Writers: a quoted, escaped string (NULL -> null); a number (%.17g,
  * NaN/Inf -> null, which JSON cannot represent). */
