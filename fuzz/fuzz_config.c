@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "config/config.h"
+#include "fuzz_file.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -23,15 +24,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char path[] = "/tmp/fuzz_config.XXXXXX";
     const uint8_t *nul = memchr(data, 0, size);
     size_t text = nul ? (size_t)(nul - data) : size;
-    int fd = mkstemp(path);
-    if (fd < 0)
+    if (fuzz_file(path, 0, data, text) != 0)
         return 0;
-    if (write(fd, data, text) != (ssize_t)text) {
-        close(fd);
-        unlink(path);
-        return 0;
-    }
-    close(fd);
 
     char *ov_text = NULL, *ovr[8];
     int nov = 0;

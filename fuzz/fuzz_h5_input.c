@@ -32,6 +32,7 @@
 #include "io/h5_list.h"
 #include "io/h5_read.h"
 #include "util/threads.h"
+#include "fuzz_file.h"
 
 #define MAX_GRID_BYTES ((size_t)4 << 20)
 
@@ -106,7 +107,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     static int once;
     char path[] = "/tmp/fuzz_h5_input.XXXXXX";
     char **names = NULL;
-    int count = 0, fd;
+    int count = 0;
     cuplas_error err = {0};
 
     if (!once) {
@@ -114,14 +115,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         cuplas_set_threads(1);
         once = 1;
     }
-    if ((fd = mkstemp(path)) < 0)
+    if (fuzz_file(path, 0, data, size) != 0)
         return 0;
-    if (write(fd, data, size) != (ssize_t)size) {
-        close(fd);
-        unlink(path);
-        return 0;
-    }
-    close(fd);
     if (cuplas_h5_list_datasets(path, &names, &count, &err) != 0)
         one_line(&err);
     for (int i = 0; i < count && i < 4; i++)

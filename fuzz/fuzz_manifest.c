@@ -17,20 +17,9 @@
 #include <unistd.h>
 
 #include "pipeline/manifest.h"
+#include "fuzz_file.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static int write_temp(char *path, const void *p, size_t n)
-{
-    int fd = mkstemp(path);
-    if (fd < 0)
-        return -1;
-    int ok = write(fd, p, n) == (ssize_t)n;
-    close(fd);
-    if (!ok)
-        unlink(path);
-    return ok ? 0 : -1;
-}
 
 static int same_text(const char *a, const char *b)
 {
@@ -48,7 +37,7 @@ static void round_trip(const cuplas_manifest *m)
         return;
     cuplas_manifest_print(f, m);
     fclose(f);
-    if (!text || write_temp(path, text, len) != 0) {
+    if (!text || fuzz_file(path, 0, text, len) != 0) {
         free(text);
         return;
     }
@@ -72,7 +61,7 @@ static void round_trip(const cuplas_manifest *m)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     char path[] = "/tmp/fuzz_manifest.XXXXXX";
-    if (write_temp(path, data, size) != 0)
+    if (fuzz_file(path, 0, data, size) != 0)
         return 0;
     cuplas_manifest m;
     cuplas_error err = { 0 };

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "io/ply.h"
+#include "fuzz_file.h"
 
 #define MAX_BODY ((size_t)16 << 20)
 
@@ -36,19 +37,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char path[64], out[64];
     cuplas_ply p;
     cuplas_error err = {0};
-    int fd;
 
     if (size < 1)
         return 0;
     snprintf(path, sizeof path, "/tmp/fuzz_ply.XXXXXX%s", data[0] & 1 ? ".splat" : ".ply");
-    if ((fd = mkstemps(path, data[0] & 1 ? 6 : 4)) < 0)
+    if (fuzz_file(path, data[0] & 1 ? 6 : 4, data + 1, size - 1) != 0)
         return 0;
-    if (write(fd, data + 1, size - 1) != (ssize_t)(size - 1)) {
-        close(fd);
-        unlink(path);
-        return 0;
-    }
-    close(fd);
     if (cuplas_ply_open(path, &p, &err) != 0) {
         one_line(&err);
         cuplas_ply_close(&p);
