@@ -245,12 +245,16 @@ static void test_manifest_huge_numbers(void **state)
         "\"shape\": [1e300, -5, 3.5], \"eval\": {\"format\": \"cuplas-eval\", "
         "\"N\": 1e300, \"C\": -1e300, \"seed\": 1e300, \"codec_opts\": {\"png_level\": 1e300}, "
         "\"bytes\": {\"sorted\": {\"png\": 1e300, \"webp\": 1234}}}}]}";
-    static const struct { const char *shard; int ok; } cases[] = {
-        {"\"shard\": null, ", 1},
-        {"\"shard\": {\"index\": 1, \"count\": 2}, ", 1},
-        {"\"shard\": {\"index\": 1e300, \"count\": 2}, ", 0},
-        {"\"shard\": {\"index\": 0, \"count\": 1e300}, ", 0},
-        {"\"shard\": {\"index\": 0.5, \"count\": 2}, ", 0},
+    /* ok, or the error's text: the values as the file has them */
+    static const struct { const char *shard; int ok; const char *says; } cases[] = {
+        {"\"shard\": null, ", 1, NULL},
+        {"\"shard\": {\"index\": 1, \"count\": 2}, ", 1, NULL},
+        {"\"shard\": {\"index\": 1e300, \"count\": 2}, ", 0,
+         "(index 1.0000000000000001e+300, count 2)"},
+        {"\"shard\": {\"index\": 0, \"count\": 1e300}, ", 0,
+         "(index 0, count 1.0000000000000001e+300)"},
+        {"\"shard\": {\"index\": 0.5, \"count\": 2}, ", 0, "(index 0.5, count 2)"},
+        {"\"shard\": {\"count\": \"2\"}, ", 0, "(index missing, count not a number)"},
     };
     char path[128];
     snprintf(path, sizeof path, "%s/cuplas-manifest.json", tmpdir);
@@ -266,6 +270,7 @@ static void test_manifest_huge_numbers(void **state)
         if (!cases[i].ok) {
             assert_int_not_equal(rc, 0);
             assert_non_null(strstr(e.msg, "bad \"shard\""));
+            assert_non_null(strstr(e.msg, cases[i].says));
             assert_null(strchr(e.msg, '\n'));
             continue;
         }

@@ -428,6 +428,18 @@ static int read_entry(const cuplas_json *o, cuplas_manifest_entry *e)
     return 0;
 }
 
+/* A member for an error line: its number as written, or what it is instead. */
+static const char *member_text(const cuplas_json *obj, const char *key, char *buf, size_t n)
+{
+    const cuplas_json *v = cuplas_json_get(obj, key);
+    if (!v)
+        return "missing";
+    if (v->type != CUPLAS_JSON_NUMBER)
+        return "not a number";
+    snprintf(buf, n, "%.17g", v->number);
+    return buf;
+}
+
 int cuplas_manifest_read(const char *path, cuplas_manifest *m, cuplas_error *err)
 {
     cuplas_json *doc = NULL;
@@ -464,9 +476,12 @@ int cuplas_manifest_read(const char *path, cuplas_manifest *m, cuplas_error *err
     if ((shard = cuplas_json_get(doc, "shard")) && shard->type == CUPLAS_JSON_OBJECT) {
         m->shard.index = (int)cuplas_json_get_int(shard, "index", 0, INT_MAX, -1);
         m->shard.count = (int)cuplas_json_get_int(shard, "count", 1, INT_MAX, 0);
-        if (m->shard.count < 1 || m->shard.index < 0 || m->shard.index >= m->shard.count)
-            CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "bad \"shard\" (index %d, count %d)",
-                        m->shard.index, m->shard.count);
+        if (m->shard.count < 1 || m->shard.index < 0 || m->shard.index >= m->shard.count) {
+            char ix[32], ct[32]; /* as the file has them, not the defaults */
+            CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "bad \"shard\" (index %s, count %s)",
+                        member_text(shard, "index", ix, sizeof ix),
+                        member_text(shard, "count", ct, sizeof ct));
+        }
     }
     slurm = cuplas_json_get(doc, "slurm");
     for (int k = 0; k < 5; k++)
