@@ -320,7 +320,11 @@ static void test_cli_help(void **state)
     }
     assert_int_equal(tu_sh(f, BIN " help config"), 0);
     out = tu_slurp(f, "out.txt", NULL);
-    assert_non_null(strstr(out, "sort.seed"));
+    assert_non_null(strstr(out, "| `sort.seed` |"));
+    /* one Markdown table: its header opens the text, once (0.7.0 printed it twice) */
+    static const char header[] = "| key | type | default | accepted | description |\n|---|";
+    assert_ptr_equal(strstr(out, header), out);
+    assert_null(strstr(out + 1, header));
     free(out);
     assert_int_equal(tu_sh(f, BIN " frobnicate"), 2);
     assert_int_equal(tu_sh(f, BIN), 2);

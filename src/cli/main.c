@@ -72,8 +72,7 @@ static int help(int argc, char **argv)
         return CUPLAS_EXIT_OK;
     }
     if (!strcmp(argv[1], "config")) {
-        printf("| key | type | default | accepted | description |\n|---|---|---|---|---|\n");
-        cuplas_config_print_keys(stdout);
+        cuplas_config_print_keys(stdout); /* the table, its header included */
         return CUPLAS_EXIT_OK;
     }
     const cuplas_cmd *c = find(argv[1]);
