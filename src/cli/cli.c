@@ -16,6 +16,7 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -75,6 +76,18 @@ int cuplas_cli_usage(const char *cmd, const char *fmt, ...)
     va_end(ap);
     fprintf(stderr, "\nTry 'cuplas help %s'.\n", cmd);
     return CUPLAS_EXIT_USAGE;
+}
+
+int cuplas_cli_bad_option(const char *cmd, int c, char **argv)
+{
+    /* getopt has stepped past the word it could not take */
+    const char *word = optind > 0 ? argv[optind - 1] : "";
+    int len = (int)strcspn(word, "=");
+    if (c == ':')
+        return cuplas_cli_usage(cmd, "option '%.*s' needs a value", len, word);
+    if (optopt > 0 && optopt < 128 && word[0] == '-' && word[1] != '-')
+        return cuplas_cli_usage(cmd, "unknown option '-%c'", optopt);
+    return cuplas_cli_usage(cmd, "unknown option '%.*s'", len, word);
 }
 
 int cuplas_cli_log_format(const char *cmd, const char *arg)

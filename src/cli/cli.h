@@ -71,6 +71,10 @@ int cuplas_cli_finish(cuplas_log *lg, cuplas_config *cfg, int loaded, cuplas_ove
 int cuplas_cli_usage(const char *cmd, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* getopt_long's '?' or ':' (c), with opterr 0 and ":h..." options: the
+ * usage error naming the option, in the message's one line. */
+int cuplas_cli_bad_option(const char *cmd, int c, char **argv);
+
 /* --log-format ARG of command cmd: 0 when ARG is a known format, else the
  * usage message and CUPLAS_EXIT_USAGE. */
 int cuplas_cli_log_format(const char *cmd, const char *arg);

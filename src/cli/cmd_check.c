@@ -185,7 +185,8 @@ static int cmd_check(int argc, char **argv)
 
     cuplas_error_clear(&err);
     optind = 0;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    opterr = 0; /* cuplas_cli_bad_option says it, in one line */
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
         if (c == 'h') {
             fputs(check_help, stdout);
             goto done;
@@ -198,7 +199,7 @@ static int cmd_check(int argc, char **argv)
             continue;
         }
         if (c != 's') {
-            rc = cuplas_cli_usage("check", "bad option");
+            rc = cuplas_cli_bad_option("check", c, argv);
             goto done;
         }
         if (cuplas_cli_override(&ov, "%s", optarg) != 0) {

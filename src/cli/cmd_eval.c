@@ -206,7 +206,8 @@ static int cmd_eval(int argc, char **argv)
     cuplas_eval_opts_default(&o);
     o.per_image = 1;
     optind = 0;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    opterr = 0; /* cuplas_cli_bad_option says it, in one line */
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
         switch (c) {
         case 'h':
             fputs(eval_help, stdout);
@@ -241,7 +242,7 @@ static int cmd_eval(int argc, char **argv)
             o.seed = (uint64_t)v;
             break;
         default:
-            return cuplas_cli_usage("eval", "bad option");
+            return cuplas_cli_bad_option("eval", c, argv);
         }
     }
     if (optind != argc - 1)
@@ -314,7 +315,8 @@ static int cmd_preview(int argc, char **argv)
     cuplas_error_clear(&err);
     cuplas_preview_opts_default(&o);
     optind = 0;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    opterr = 0; /* cuplas_cli_bad_option says it, in one line */
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
         switch (c) {
         case 'h':
             fputs(preview_help, stdout);
@@ -329,7 +331,7 @@ static int cmd_preview(int argc, char **argv)
             o.max_side = (int)v;
             break;
         default:
-            return cuplas_cli_usage("preview", "bad option");
+            return cuplas_cli_bad_option("preview", c, argv);
         }
     }
     if (optind != argc - 2)

@@ -160,7 +160,8 @@ static int cmd_gen(int argc, char **argv)
 
     cuplas_gen_defaults(&o);
     optind = 0;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    opterr = 0; /* cuplas_cli_bad_option says it, in one line */
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
         switch (c) {
         case 'h':
             fputs(gen_help, stdout);
@@ -201,7 +202,7 @@ static int cmd_gen(int argc, char **argv)
             break;
         case O_CORRUPT: o.corrupt = true; break;
         case O_DEMO: demo = optarg; break;
-        default: return cuplas_cli_usage("gen", "bad option");
+        default: return cuplas_cli_bad_option("gen", c, argv);
         }
     }
     cuplas_h5_quiet();

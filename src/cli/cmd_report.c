@@ -323,7 +323,8 @@ static int cmd_report(int argc, char **argv)
 
     memset(&mg, 0, sizeof mg);
     optind = 0;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    opterr = 0; /* cuplas_cli_bad_option says it, in one line */
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
         switch (c) {
         case 'h':
             fputs(report_help, stdout);
@@ -338,7 +339,7 @@ static int cmd_report(int argc, char **argv)
             html_out = optarg;
             break;
         default:
-            rc = cuplas_cli_usage("report", "bad option");
+            rc = cuplas_cli_bad_option("report", c, argv);
             goto done;
         }
     }

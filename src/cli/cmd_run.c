@@ -178,7 +178,8 @@ static int cmd_run(int argc, char **argv)
     memset(&runner, 0, sizeof runner);
     memset(&man, 0, sizeof man);
     optind = 0;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    opterr = 0; /* cuplas_cli_bad_option says it, in one line */
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
         switch (c) {
         case 'h':
             fputs(run_help, stdout);
@@ -207,7 +208,7 @@ static int cmd_run(int argc, char **argv)
             force = 1;
             break;
         default:
-            rc = cuplas_cli_usage("run", "bad option");
+            rc = cuplas_cli_bad_option("run", c, argv);
             goto done;
         }
     }

@@ -167,7 +167,8 @@ static int cmd_sort(int argc, char **argv)
     /* no --force: an existing OUT.h5 fails the job (a later --set may change it) */
     bad |= cuplas_cli_override(&ov, "output.overwrite=error");
     optind = 0;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    opterr = 0; /* cuplas_cli_bad_option says it, in one line */
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
         switch (c) {
         case 'h':
             fputs(sort_help, stdout);
@@ -213,7 +214,7 @@ static int cmd_sort(int argc, char **argv)
         case O_PLY: ply_out = optarg; break;
         case O_EXTERNAL: jobs.add_one_flags |= CUPLAS_H5_ALLOW_EXTERNAL; break;
         default:
-            rc = cuplas_cli_usage("sort", "bad option");
+            rc = cuplas_cli_bad_option("sort", c, argv);
             goto done;
         }
     }

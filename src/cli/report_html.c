@@ -96,6 +96,13 @@ static const char style[] =
 
 /* One dataset's compression figures: bytes per item by order and codec,
  * a bar per order, the sorted/baseline ratio. */
+/* A ratio's colour: below 1 sorting wins, above it loses; a tie or no
+ * figure is left plain. */
+static const char *ratio_class(double q)
+{
+    return !isfinite(q) ? "" : q < 1 ? "win" : q > 1 ? "lose" : "";
+}
+
 static void eval_table(FILE *f, const cuplas_eval_result *r)
 {
     double maxb = 0;
@@ -103,11 +110,11 @@ static void eval_table(FILE *f, const cuplas_eval_result *r)
         for (int c = 0; c < CUPLAS_CODEC_COUNT; c++)
             if (r->order[k].bytes[c] > 0 && (double)r->order[k].bytes[c] / r->N > maxb)
                 maxb = (double)r->order[k].bytes[c] / r->N;
-    fprintf(f, "<p class=\"note\">%lld items on a %lldx%lld grid, %d channels; scheme %s, %d "
-            "images per order; empty cells coded 0; Morton of %s. Ratio = sorted bytes / that "
+    fprintf(f, "<p class=\"note\">%lld items on a %lldx%lld grid, %d channel%s; scheme %s, %d "
+            "image%s per order; empty cells coded 0; Morton of %s. Ratio = sorted bytes / that "
             "order's bytes (below 1: sorting wins).</p>\n", (long long)r->N, (long long)r->H,
-            (long long)r->W, r->C, cuplas_scheme_name(r->scheme), r->nimages,
-            !strcmp(r->morton_keys, "xyz") ? "x, y, z" : "3 principal components");
+            (long long)r->W, r->C, r->C == 1 ? "" : "s", cuplas_scheme_name(r->scheme),
+            r->nimages, r->nimages == 1 ? "" : "s", cuplas_eval_morton_text(r));
     fputs("<table><tr><th class=\"l\">order</th><th>AND</th><th>VAD</th><th>DPQ</th>", f);
     for (int c = 0; c < CUPLAS_CODEC_COUNT; c++)
         if (r->codecs & 1u << c)
@@ -134,7 +141,7 @@ static void eval_table(FILE *f, const cuplas_eval_result *r)
                     maxb > 0 && isfinite(b) ? 120.0 * b / maxb : 0.0);
             if (k != CUPLAS_ORDER_SORTED) {
                 double q = cuplas_eval_ratio(r, (cuplas_order_kind)k, (cuplas_codec)c);
-                fprintf(f, "<span class=\"%s\">", q < 1 ? "win" : "lose");
+                fprintf(f, "<span class=\"%s\">", ratio_class(q));
                 num(f, "%.4f", q);
                 fputs("</span>", f);
             }
@@ -191,7 +198,7 @@ void cuplas_report_html(FILE *f, const char *dir, const cuplas_merged *mg, int n
             for (int k = CUPLAS_ORDER_INPUT; k <= CUPLAS_ORDER_MORTON; k += 2) {
                 double q = e->eval ? cuplas_eval_ratio(e->eval, (cuplas_order_kind)k,
                                                        (cuplas_codec)c) : NAN;
-                fprintf(f, "<td class=\"%s\">", !isfinite(q) ? "" : q < 1 ? "win" : "lose");
+                fprintf(f, "<td class=\"%s\">", ratio_class(q));
                 num(f, "%.4f", q);
                 fputs("</td>", f);
             }

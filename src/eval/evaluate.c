@@ -423,12 +423,20 @@ static void num(FILE *f, const char *fmt, double v)
         fprintf(f, "%12s", "-");
 }
 
+const char *cuplas_eval_morton_text(const cuplas_eval_result *r)
+{
+    if (!strcmp(r->morton_keys, "xyz"))
+        return "x, y, z";
+    return r->C == 1 ? "the one channel" : r->C == 2 ? "the first 2 principal components"
+                                                     : "the first 3 principal components";
+}
+
 void cuplas_eval_result_print(FILE *f, const cuplas_eval_result *r)
 {
-    fprintf(f, "%lld items on a %lldx%lld grid, %d channels; scheme %s (%d images per order, "
+    fprintf(f, "%lld items on a %lldx%lld grid, %d channel%s; scheme %s (%d image%s per order, "
             "empty cells coded 0); Morton of %s\n\n", (long long)r->N, (long long)r->H,
-            (long long)r->W, r->C, cuplas_scheme_name(r->scheme), r->nimages,
-            !strcmp(r->morton_keys, "xyz") ? "x, y, z" : "the first 3 principal components");
+            (long long)r->W, r->C, r->C == 1 ? "" : "s", cuplas_scheme_name(r->scheme),
+            r->nimages, r->nimages == 1 ? "" : "s", cuplas_eval_morton_text(r));
     fprintf(f, "%-8s %12s %12s %12s", "order", "AND", "VAD", "DPQ");
     for (int c = 0; c < CUPLAS_CODEC_COUNT; c++)
         if (r->codecs & 1u << c)

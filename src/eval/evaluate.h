@@ -114,6 +114,9 @@ char *cuplas_eval_result_json_str(const cuplas_eval_result *r);
 int cuplas_eval_result_from_json(const cuplas_json *v, cuplas_eval_result *r);
 
 /* The text table of `cuplas eval`. */
+/* What eval's Morton order keyed on, for a sentence: "x, y, z", or the
+ * first min(3, C) principal components. */
+const char *cuplas_eval_morton_text(const cuplas_eval_result *r);
 void cuplas_eval_result_print(FILE *f, const cuplas_eval_result *r);
 
 #ifdef __cplusplus

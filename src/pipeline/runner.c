@@ -498,28 +498,32 @@ void cuplas_runner_summary(cuplas_runner *r)
     /* one line per device: its lanes added up */
     for (int d = 0; d < (r->use_gpu ? r->ndev : 1); d++) {
         const cuplas_worker *w0 = &r->workers[d * r->lanes];
-        int jobs = 0;
+        int jobs = 0, sorted = 0;
         double busy = 0, gpu_ms = 0, bytes = 0;
         for (int k = d * r->lanes; k < (d + 1) * r->lanes && k < r->nworkers; k++) {
             jobs += r->workers[k].jobs;
+            sorted += r->workers[k].sorted;
             busy += r->workers[k].busy_s;
             gpu_ms += r->workers[k].gpu_ms;
             bytes += r->workers[k].bytes;
         }
-        double rate = r->wall_s > 0 ? jobs / r->wall_s : 0;
+        /* grids sorted, as `report` counts them: a skipped, failed or
+           cancelled job is no grid */
+        double rate = r->wall_s > 0 ? sorted / r->wall_s : 0;
         if (w0->gpu >= 0)
-            snprintf(text, sizeof text, "cuplas:   gpu %d %s: %d job%s, %.2f grids/s, GPU busy "
-                     "%.2f s (%.0f%%) over %d lanes, %.2f GiB host<->device", w0->gpu, w0->name,
-                     jobs, jobs == 1 ? "" : "s", rate, gpu_ms / 1e3,
+            snprintf(text, sizeof text, "cuplas:   gpu %d %s: %d job%s (%d sorted), %.2f grids/s, GPU "
+                     "busy %.2f s (%.0f%%) over %d lanes, %.2f GiB host<->device", w0->gpu,
+                     w0->name, jobs, jobs == 1 ? "" : "s", sorted, rate, gpu_ms / 1e3,
                      r->wall_s > 0 ? gpu_ms / 10.0 / r->wall_s : 0.0, r->lanes, bytes / 1073741824.0);
         else
-            snprintf(text, sizeof text, "cuplas:   cpu %s: %d job%s, %.2f grids/s, busy %.2f s (%.0f%%)",
-                     w0->name, jobs, jobs == 1 ? "" : "s", rate, busy,
+            snprintf(text, sizeof text, "cuplas:   cpu %s: %d job%s (%d sorted), %.2f grids/s, busy %.2f s "
+                     "(%.0f%%)", w0->name, jobs, jobs == 1 ? "" : "s", sorted, rate, busy,
                      r->wall_s > 0 ? 100.0 * busy / r->wall_s : 0.0);
         cuplas_log_event(r->log, lvl, "device_summary", text,
                          CUPLAS_LF_S("backend", w0->gpu >= 0 ? "gpu" : "cpu"),
                          CUPLAS_LF_I("gpu", w0->gpu), CUPLAS_LF_S("device", w0->name),
-                         CUPLAS_LF_I("jobs", jobs), CUPLAS_LF_I("lanes", r->lanes),
+                         CUPLAS_LF_I("jobs", jobs), CUPLAS_LF_I("sorted", sorted),
+                         CUPLAS_LF_I("lanes", r->lanes),
                          CUPLAS_LF_D("grids_per_s", rate), CUPLAS_LF_D("busy_s", busy),
                          CUPLAS_LF_D("gpu_busy_s", gpu_ms / 1e3),
                          CUPLAS_LF_D("bytes_moved", bytes), NULL);

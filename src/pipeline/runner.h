@@ -70,6 +70,7 @@ typedef struct cuplas_worker {
     double bytes;              /* host<->device bytes moved                  */
     char name[192];            /* device name as written to outputs          */
     int jobs;                  /* jobs this worker finished (any state)      */
+    int sorted;                /* of those, the ones done (the grids/s)      */
     double busy_s;             /* time spent inside jobs                     */
     /* grow-only host buffers of this worker's jobs: a fresh 100+ MiB block
        per grid costs page faults and, freed, TLB shootdowns on every core */

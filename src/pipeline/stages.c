@@ -498,6 +498,7 @@ int cuplas_job_run(cuplas_runner *r, int wi, struct cuplas_gpu_ctx *gpu, int i)
     }
     res->total_s = cuplas_now_s() - t0;
     w->jobs++;
+    w->sorted += res->state == CUPLAS_JOB_DONE;
     w->busy_s += res->total_s;
     log_result(r, j.job, res);
     return 0;
