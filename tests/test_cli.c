@@ -332,6 +332,51 @@ static void test_cli_help(void **state)
     assert_int_equal(tu_sh(f, BIN " sort --bogus a b"), 2);
 }
 
+/* Usage errors: "cuplas CMD: what" and the pointer to the help, nothing
+ * else (getopt's own line was a third); options that would be lost are
+ * refused; run's device line counts grids sorted, not jobs ended. */
+static void test_cli_usage_lines(void **state)
+{
+    const fixture *f = *state;
+    static const struct { const char *args; const char *says; } bad[] = {
+        {" gen --bogus x.h5", "cuplas gen: unknown option '--bogus'\nTry 'cuplas help gen'.\n"},
+        {" eval --json=1 r.h5", "cuplas eval: unknown option '--json'\n"},
+        {" report -x d", "cuplas report: unknown option '-x'\n"},
+        {" gen --size", "cuplas gen: option '--size' needs a value\n"},
+        {" gen --demo d --seed 3", "cuplas gen: --demo DIR takes no other option (got --seed)\n"},
+        {" sort c.h5 o.h5 --grid 8x32", "cuplas sort: --grid applies to (N, C) datasets and "
+                                       "scenes; c.h5:/grid is 8x8x3\n"},
+        {" sort c.h5 o.h5 --height 4", "--height applies to (N, C)"},
+    };
+    char *out;
+    assert_int_equal(tu_sh(f, BIN " gen --size 8x8 c.h5"), 0);
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        assert_int_equal(tu_sh(f, BIN "%s", bad[i].args), 2);
+        out = tu_slurp(f, "err.txt", NULL);
+        assert_non_null(strstr(out, bad[i].says));
+        assert_int_equal(count_str(out, "\n"), 2);
+        free(out);
+    }
+    assert_int_equal(tu_sh(f, "test ! -e o.h5 && test ! -e d"), 0);
+    assert_int_equal(tu_sh(f, BIN " help help"), 0);
+    out = tu_slurp(f, "out.txt", NULL);
+    assert_non_null(strstr(out, "Usage: cuplas COMMAND"));
+    free(out);
+    assert_int_equal(tu_sh(f, BIN " gen --count 2 --size 4x4 m.h5"), 0);
+    out = tu_slurp(f, "out.txt", NULL);
+    assert_non_null(strstr(out, "2 datasets (/grid_000../grid_001)"));
+    free(out);
+    /* a job that fails to write: no grid sorted, so 0 grids/s */
+    write_text(f, "file", "");
+    write_text(f, "bad.yaml", "inputs:\n  - files: c.h5\noutput:\n  dir: file/out\n"
+                              "backend:\n  device: cpu\n");
+    assert_int_equal(tu_sh(f, BIN " run bad.yaml --log-format json"), 1);
+    out = tu_slurp(f, "err.txt", NULL);
+    assert_true(has_line(out, "\"event\":\"device_summary\"", "\"jobs\":1,", "\"sorted\":0,",
+                         "\"grids_per_s\":0,", NULL));
+    free(out);
+}
+
 /* check (no writes) -> run -> run again (all skipped, files unchanged). */
 static void test_cli_run_and_resume(void **state)
 {
@@ -929,6 +974,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_cli_help, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_cli_usage_lines, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cli_run_and_resume, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cli_threads_deterministic, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cli_streamed_write, setup, teardown),

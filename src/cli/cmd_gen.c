@@ -78,10 +78,17 @@ static int write_one(const cuplas_gen_opts *o)
         cuplas_cli_error(&err);
         return err.code == CUPLAS_ERR_USAGE ? CUPLAS_EXIT_USAGE : CUPLAS_EXIT_JOBS_FAILED;
     }
+    /* the names h5_gen.c gives: the base alone, or base_000 .. base_K-1 */
+    const char *base = o->dataset && o->dataset[0] ? o->dataset : "/grid";
+    char names[160];
+    if (o->count == 1)
+        snprintf(names, sizeof names, "%s", base);
+    else
+        snprintf(names, sizeof names, "%s_000..%s_%03d", base, base, o->count - 1);
     printf("wrote %s: %s %" PRId64 "x%" PRId64 "x%" PRId64 " %s, %d dataset%s (%s%s), seed %"
            PRIu64 "\n", o->path, cuplas_gen_kind_name(o->kind), o->H, o->W,
            cuplas_gen_channels(o), o->kind == CUPLAS_GEN_COLORS ? "uint8" : "float32",
-           o->count, o->count == 1 ? "" : "s", o->dataset,
+           o->count, o->count == 1 ? "" : "s", names,
            o->kind == CUPLAS_GEN_GAUSSIANS && o->flat ? ", flat" : "", o->seed);
     return CUPLAS_EXIT_OK;
 }
@@ -155,6 +162,7 @@ static int cmd_gen(int argc, char **argv)
     };
     cuplas_gen_opts o;
     const char *demo = NULL;
+    const char *other = NULL;   /* an option --demo would ignore */
     long long v;
     int c;
 
@@ -162,6 +170,11 @@ static int cmd_gen(int argc, char **argv)
     optind = 0;
     opterr = 0; /* cuplas_cli_bad_option says it, in one line */
     while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+        if (c != O_DEMO && c != 'h' && c != '?' && c != ':' && !other) {
+            /* the option's word: the one before its value when that is a word of its own */
+            int word = optind - 1 - (optarg && optarg == argv[optind - 1]);
+            other = argv[word];
+        }
         switch (c) {
         case 'h':
             fputs(gen_help, stdout);
@@ -209,6 +222,8 @@ static int cmd_gen(int argc, char **argv)
     if (demo) {
         if (optind != argc)
             return cuplas_cli_usage("gen", "--demo DIR takes no OUT.h5");
+        if (other)   /* the demo's files are fixed: a size or seed would be lost */
+            return cuplas_cli_usage("gen", "--demo DIR takes no other option (got %s)", other);
         return write_demo(demo);
     }
     if (optind != argc - 1)

@@ -25,7 +25,7 @@
 #include "io/stale.h"
 
 static const char run_help[] =
-    "Usage: cuplas run CONFIG [--set KEY=VALUE ...] [--log-format text|json]\n"
+    "Usage: cuplas run CONFIG [--set KEY=VALUE ...] [--log-format text|json|auto]\n"
     "                  [--shard I/N | --no-shard] [--force] [--dry-run]\n"
     "\n"
     "Sort every dataset that CONFIG's inputs name and write one result file\n"

@@ -156,6 +156,7 @@ static int cmd_sort(int argc, char **argv)
     cuplas_error err;
     char *file = NULL, *dataset = NULL;
     const char *log_format = NULL, *ply_out = NULL;
+    const char *shape_opt = NULL;   /* --grid/--height/--width: (N, C) and scenes only */
     long long height = 0, width = 0, v;
     int c, rc = CUPLAS_EXIT_OK, loaded = 0, have_runner = 0, force = 0, gpu = 0,
         backend = 0, bad = 0;
@@ -192,6 +193,7 @@ static int cmd_sort(int argc, char **argv)
                 goto done;
             }
             *(c == O_HEIGHT ? &height : &width) = v;
+            shape_opt = c == O_HEIGHT ? "--height" : "--width";
             break;
         case O_CHANNELS:
             bad |= strcmp(optarg, "all") ? list_override(&ov, "channels.use", optarg, 1)
@@ -208,7 +210,10 @@ static int cmd_sort(int argc, char **argv)
             log_format = optarg;
             break;
         case O_FORCE: force = 1; break;
-        case O_GRID: bad |= cuplas_cli_override(&ov, "grid.shape=%s", optarg); break;
+        case O_GRID:
+            shape_opt = "--grid";
+            bad |= cuplas_cli_override(&ov, "grid.shape=%s", optarg);
+            break;
         case O_FIT: bad |= cuplas_cli_override(&ov, "grid.fit=%s", optarg); break;
         case O_CROPBY: bad |= cuplas_cli_override(&ov, "grid.crop_by=\"%s\"", optarg); break;
         case O_PLY: ply_out = optarg; break;
@@ -246,8 +251,19 @@ static int cmd_sort(int argc, char **argv)
         goto done;
     }
     if (cuplas_jobs_add_one(&jobs, &cfg, file, dataset, height, width, argv[optind + 1],
-                            &err) != 0 ||
-        (ply_out && cuplas_jobs_set_ply(&jobs, ply_out, &err) != 0) ||
+                            &err) != 0) {
+        rc = cuplas_cli_fail(&err);
+        goto done;
+    }
+    if (shape_opt && jobs.n == 1 && jobs.v[0].rank == 3) {
+        /* an (H, W, C) grid keeps its shape: the option would be lost without a word */
+        const cuplas_job *jb = &jobs.v[0];
+        rc = cuplas_cli_usage("sort", "%s applies to (N, C) datasets and scenes; %s:%s is "
+                              "%lldx%lldx%lld", shape_opt, jb->file, jb->dataset,
+                              (long long)jb->H, (long long)jb->W, (long long)jb->C);
+        goto done;
+    }
+    if ((ply_out && cuplas_jobs_set_ply(&jobs, ply_out, &err) != 0) ||
         cuplas_runner_init(&runner, &cfg, &jobs, &lg, &err) != 0) {
         rc = cuplas_cli_fail(&err);
         goto done;

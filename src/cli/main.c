@@ -71,6 +71,10 @@ static int help(int argc, char **argv)
         usage(stdout);
         return CUPLAS_EXIT_OK;
     }
+    if (!strcmp(argv[1], "help")) {   /* help's own page is the usage */
+        usage(stdout);
+        return CUPLAS_EXIT_OK;
+    }
     if (!strcmp(argv[1], "config")) {
         cuplas_config_print_keys(stdout); /* the table, its header included */
         return CUPLAS_EXIT_OK;
