@@ -70,22 +70,28 @@ fail:
 }
 
 /* Parse one ascii value of type t from tok into dst (host endianness).
- * strtod follows LC_NUMERIC; cuplas never calls setlocale, so the decimal
- * point is '.' as PLY requires. */
+ * A float property is parsed by strtof, straight to the nearest float:
+ * strtod then a cast rounds twice, and "1.0000000596046447755" (just
+ * above the midpoint of 1 and the next float) became 1 instead of
+ * 1.00000012, so an ascii scene and the binary file of the same text
+ * differed. strtof/strtod follow LC_NUMERIC; cuplas never calls setlocale,
+ * so the decimal point is '.' as PLY requires. */
 static int put_ascii(const char *tok, cuplas_ply_type t, unsigned char *dst)
 {
     char *end;
     errno = 0;
-    if (t == CUPLAS_PLY_FLOAT32 || t == CUPLAS_PLY_FLOAT64) {
+    if (t == CUPLAS_PLY_FLOAT32) {
+        float f = strtof(tok, &end);
+        if (end == tok || *end)
+            return -1;
+        memcpy(dst, &f, 4);
+        return 0;
+    }
+    if (t == CUPLAS_PLY_FLOAT64) {
         double v = strtod(tok, &end);
         if (end == tok || *end)
             return -1;
-        if (t == CUPLAS_PLY_FLOAT32) {
-            float f = (float)v;
-            memcpy(dst, &f, 4);
-        } else {
-            memcpy(dst, &v, 8);
-        }
+        memcpy(dst, &v, 8);
         return 0;
     }
     long long v = strtoll(tok, &end, 10);
