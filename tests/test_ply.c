@@ -530,19 +530,30 @@ static void test_malformed(void **state)
     BAD("ply\nelement vertex 1\nproperty float x\nend_header\n1\n", "before the 'format'", 2);
     BAD("ply\nformat ascii 1.0\nproperty float x\nelement vertex 1\nend_header\n1\n",
         "'property' before any 'element'", 3);
-    /* bodies: hostile counts fail before any allocation */
+    /* bodies: hostile counts fail before any allocation. A truncated body
+     * or a count mismatch names the header line of the count (README,
+     * 3DGS scenes, Errors): `element vertex N`, or an element before it */
     BAD("ply\nformat binary_little_endian 1.0\nelement vertex 9223372036854775807\n"
-        "property double x\nend_header\n12345678", "truncated body", 0);
+        "property double x\nend_header\n12345678", "truncated body", 3);
     BAD("ply\nformat binary_big_endian 1.0\nelement vertex 3\nproperty float x\nend_header\n"
-        "12345678", "truncated body: 3 vertices of 4 bytes need 12 bytes, the file has 8", 0);
-    BAD("ply\nformat binary_little_endian 1.0\nelement vertex 1\nproperty float x\nend_header\n"
-        "12345678", "count mismatch", 0);
+        "12345678", "truncated body: 3 vertices of 4 bytes need 12 bytes, the file has 8", 3);
+    BAD("ply\nformat binary_little_endian 1.0\ncomment c\nelement vertex 1\nproperty float x\n"
+        "end_header\n12345678", "count mismatch", 4);
+    BAD("ply\nformat binary_little_endian 1.0\nelement face 5\nproperty float a\n"
+        "element vertex 1\nproperty float x\nend_header\n12345678",
+        "truncated body: element 'face' needs more bytes than the file has", 3);
     BAD("ply\nformat ascii 1.0\nelement vertex 1000000000\nproperty float x\nend_header\n1\n",
-        "count mismatch", 0);
+        "count mismatch", 3);
+    BAD("ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nend_header\n1\n2\n",
+        "count mismatch: the header declares 3 vertices, the body has only 4 bytes", 3);
     BAD("ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nend_header\n1.5\n2.5\n",
-        "count mismatch: the header declares 3 vertices, the body has 2 rows", 0);
+        "count mismatch: the header declares 3 vertices, the body has 2 rows", 3);
     BAD("ply\nformat ascii 1.0\nelement vertex 2\nproperty float x\nend_header\n1\n2\n3\n",
-        "count mismatch: the header declares 2 vertices, the body has more rows", 8);
+        "count mismatch: the header declares 2 vertices, the body has more rows (from line 8)",
+        3);
+    BAD("ply\nformat ascii 1.0\nelement face 3\nproperty float a\nelement vertex 1\n"
+        "property float x\nend_header\n1\n2\n",
+        "count mismatch: the body ends inside the elements before 'vertex'", 5);
     BAD("ply\nformat ascii 1.0\nelement vertex 2\nproperty float x\nproperty uchar r\n"
         "end_header\n1 2\n3.25\n", "vertex row 1 has fewer values", 8);
     BAD("ply\nformat ascii 1.0\nelement vertex 2\nproperty float x\nproperty uchar r\n"
