@@ -326,6 +326,82 @@ static void test_run_eval_fitted_scene(void **state)
     }
 }
 
+/* The output's and_before and and_after (cuplas_h5_output_metrics). */
+static void and_attrs(const fixture *f, const char *name, double *before, double *after)
+{
+    char path[PATH_MAX], backend[8], device[256];
+    assert_int_equal(cuplas_h5_output_metrics(tu_path(f->dir, name, path), "/vertex", before,
+                                              after, backend, sizeof backend, device,
+                                              sizeof device), 0);
+}
+
+/* AND and VAD where no two filled cells touch: undefined, so NaN in the
+ * attributes, null in eval's JSON, "-" in its table and "undefined" in the
+ * log line, never 0 (they read as a perfect sort). One splat alone (a 1x1
+ * grid: core/metrics.c; padded onto 3x3: the filled-cells AND of
+ * eval/quality.c), and 5 splats that the sort spreads over a 10x10 grid. */
+static void test_and_undefined(void **state)
+{
+    fixture *f = *state;
+    char path[PATH_MAX], *text;
+    double before, after;
+    FILE *fp;
+
+    tu_path(f->dir, "one.ply", path);
+    assert_non_null(fp = fopen(path, "w"));
+    fputs("ply\nformat ascii 1.0\nelement vertex 1\nproperty float x\nproperty float y\n"
+          "property float z\nend_header\n1 2 3\n", fp);
+    fclose(fp);
+    static const char *const grids[] = { "", "--grid 3x3" };
+    for (int k = 0; k < 2; k++) {
+        assert_int_equal(tu_sh(f, "rm -f one.h5 && \"$B\" sort one.ply one.h5 --backend cpu "
+                               "--log-format text %s", grids[k]), 0);
+        assert_non_null(text = tu_slurp(f, "err.txt", NULL));
+        if (!strstr(text, "AND undefined -> undefined: no two filled cells touch)"))
+            fail_msg("%s: %s", grids[k], text);
+        free(text);
+        and_attrs(f, "one.h5", &before, &after);
+        assert_true(isnan(before) && isnan(after));
+    }
+    assert_int_equal(tu_sh(f, "\"$B\" eval one.h5 --codecs png --json"), 0);
+    assert_non_null(text = tu_slurp(f, "out.txt", NULL));
+    assert_non_null(strstr(text, "\"and\": null, \"vad\": null"));
+    free(text);
+
+    /* 5 splats on 100 cells: the empty cells (the splats' mean) settle
+     * between them. Before the sort they fill a row's first 5 cells; after
+     * it (this seed) no two touch, which the index shows. */
+    tu_path(f->dir, "p5.ply", path);
+    assert_non_null(fp = fopen(path, "w"));
+    fputs("ply\nformat ascii 1.0\nelement vertex 5\nproperty float x\nproperty float y\n"
+          "property float z\nend_header\n0 0 0\n1 0 0\n0 1 0\n0 0 1\n1 1 1\n", fp);
+    fclose(fp);
+    assert_int_equal(tu_sh(f, "\"$B\" sort p5.ply p5.h5 --backend cpu --grid 10x10 "
+                              "--set sort.seed=1 --log-format text"), 0);
+    cuplas_h5_result res;
+    cuplas_error e;
+    cuplas_error_clear(&e);
+    tu_path(f->dir, "p5.h5", path);
+    assert_int_equal(cuplas_h5_result_read(path, "/vertex", &res, &e), 0);
+    int touch = 0;
+    for (int64_t c = 0; c < 100; c++)
+        touch |= res.index[c] >= 0 && ((c % 10 < 9 && res.index[c + 1] >= 0) ||
+                                       (c < 90 && res.index[c + 10] >= 0));
+    cuplas_h5_result_free(&res);
+    assert_false(touch);
+    and_attrs(f, "p5.h5", &before, &after);
+    assert_true(isfinite(before) && before > 0);
+    assert_true(isnan(after));
+    assert_non_null(text = tu_slurp(f, "err.txt", NULL));
+    assert_non_null(strstr(text, " -> undefined: no two filled cells touch)"));
+    free(text);
+    assert_int_equal(tu_sh(f, "\"$B\" eval p5.h5 --codecs png"), 0);
+    assert_non_null(text = tu_slurp(f, "out.txt", NULL));
+    /* the sorted row: AND and VAD "-" in their columns, DPQ a number */
+    assert_non_null(strstr(text, "\nsorted              -            -     "));
+    free(text);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -333,6 +409,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_preview_cli, setup, teardown),
         cmocka_unit_test_setup_teardown(test_run_eval_report, setup, teardown),
         cmocka_unit_test_setup_teardown(test_run_eval_fitted_scene, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_and_undefined, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

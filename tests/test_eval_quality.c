@@ -60,11 +60,36 @@ static void test_and_vad_hand(void **state)
     /* |dx| pooled: 1,2,1,2,... var 0.25; |dy|: 3,6,... var 2.25 */
     assert_true(fabs(cuplas_eval_vad(h, 3, 3, 2, empty) - 1.25) < 1e-12);
 
-    /* one row: only horizontal pairs; one cell: nothing */
+    /* one row: only horizontal pairs */
     const double line[3] = {0, 1, 3};
     assert_true(fabs(cuplas_eval_vad(line, 1, 3, 1, NULL) - 0.25) < 1e-15);
-    assert_true(cuplas_eval_vad(line, 1, 1, 1, NULL) == 0);
-    assert_true(cuplas_eval_and(line, 1, 1, 1, NULL) == 0);
+}
+
+/* No pair of touching filled cells: AND and VAD are undefined (NaN), not
+ * 0, which would report the worst layout as a perfect one. */
+static void test_and_vad_no_pair(void **state)
+{
+    (void)state;
+    /* one cell, on both AND implementations */
+    const double one[2] = {4, 2};
+    assert_true(isnan(cuplas_eval_and(one, 1, 1, 2, NULL)));
+    assert_true(isnan(cuplas_eval_vad(one, 1, 1, 2, NULL)));
+    assert_true(isnan(cuplas_and(one, 1, 1, 2, NULL, NULL)));
+    int64_t self = 0;
+    assert_true(isnan(cuplas_and(one, 1, 1, 2, &self, NULL)));
+    /* 3x3 with items only on the corners and the centre: 5 items, no edge
+     * between two of them (as `cuplas sort` of 5 splats on a 10x10 grid
+     * can leave them; it reported AND 0) */
+    double g[9];
+    const uint8_t empty[9] = {0, 1, 0, 1, 0, 1, 0, 1, 0};
+    for (int i = 0; i < 9; i++)
+        g[i] = i * 1.5;
+    assert_true(isnan(cuplas_eval_and(g, 3, 3, 1, empty)));
+    assert_true(isnan(cuplas_eval_vad(g, 3, 3, 1, empty)));
+    /* one pair (cells 0 and 1) is enough for both to be defined */
+    const uint8_t one_edge[9] = {0, 0, 1, 1, 1, 1, 0, 1, 0};
+    assert_true(cuplas_eval_and(g, 3, 3, 1, one_edge) == 1.5);
+    assert_true(cuplas_eval_vad(g, 3, 3, 1, one_edge) == 0);
 }
 
 static void test_and_matches_core(void **state)
@@ -192,6 +217,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_and_vad_hand),
+        cmocka_unit_test(test_and_vad_no_pair),
         cmocka_unit_test(test_and_matches_core),
         cmocka_unit_test(test_vad_reference),
         cmocka_unit_test(test_dpq_hand),

@@ -195,6 +195,56 @@ static void test_same_values(void **state)
     assert_memory_equal(got[0], got[2], sizeof got[0]);
 }
 
+/* An ascii float is rounded once, to the nearest float (strtof), as the
+ * binary file of the same text stores it: through a double, text just
+ * above the midpoint of two floats lands on the midpoint and then rounds
+ * to even, the wrong float. Doubles keep strtod's value. */
+static void test_ascii_float_rounds_once(void **state)
+{
+    fixture *f = *state;
+    /* each a little past the midpoint of two floats, away from zero */
+    static const char *const text[] = {"1.0000000596046447755", "0.5000000298023223877",
+                                       "-1.0000000596046447755"};
+    const float want[] = {nextafterf(1.0f, 2.0f), nextafterf(0.5f, 1.0f),
+                          -nextafterf(1.0f, 2.0f)};
+    enum { NT = sizeof text / sizeof text[0] };
+    char path[2][PATH_MAX], buf[1024];
+    size_t n[2];
+
+    for (int b = 0; b < 2; b++) {
+        n[b] = (size_t)sprintf(buf, "ply\nformat %s 1.0\nelement vertex %d\nproperty float x\n"
+                               "property double z\nend_header\n",
+                               b ? "binary_little_endian" : "ascii", NT);
+        for (int i = 0; i < NT; i++) {
+            /* the double rounding this test is about happens on this text */
+            assert_true((float)strtod(text[i], NULL) != want[i]);
+            if (!b) {
+                n[b] += (size_t)sprintf(buf + n[b], "%s %s\n", text[i], text[i]);
+                continue;
+            }
+            n[b] += put((unsigned char *)buf + n[b], CUPLAS_PLY_FLOAT32, want[i], 0);
+            n[b] += put((unsigned char *)buf + n[b], CUPLAS_PLY_FLOAT64, strtod(text[i], NULL), 0);
+        }
+        write_bytes(tu_path(f->dir, b ? "le.ply" : "ascii.ply", path[b]), buf, n[b]);
+    }
+    double got[2][NT * 2];
+    const int cols[2] = {0, 1};
+    for (int b = 0; b < 2; b++) {
+        cuplas_ply p;
+        void *rows;
+        open_ok(path[b], &p, &rows);
+        cuplas_ply_extract(&p, rows, cols, 2, got[b]);
+        free(rows);
+        cuplas_ply_close(&p);
+    }
+    for (int i = 0; i < NT; i++) {
+        if (got[0][2 * i] != (double)want[i])
+            fail_msg("'%s' read as %.9g, not %.9g", text[i], got[0][2 * i], (double)want[i]);
+        assert_true(got[0][2 * i + 1] == strtod(text[i], NULL));
+    }
+    assert_memory_equal(got[0], got[1], sizeof got[0]);
+}
+
 /* ---- writing --------------------------------------------------------- */
 
 static void test_identity_export(void **state)
@@ -480,19 +530,30 @@ static void test_malformed(void **state)
     BAD("ply\nelement vertex 1\nproperty float x\nend_header\n1\n", "before the 'format'", 2);
     BAD("ply\nformat ascii 1.0\nproperty float x\nelement vertex 1\nend_header\n1\n",
         "'property' before any 'element'", 3);
-    /* bodies: hostile counts fail before any allocation */
+    /* bodies: hostile counts fail before any allocation. A truncated body
+     * or a count mismatch names the header line of the count (README,
+     * 3DGS scenes, Errors): `element vertex N`, or an element before it */
     BAD("ply\nformat binary_little_endian 1.0\nelement vertex 9223372036854775807\n"
-        "property double x\nend_header\n12345678", "truncated body", 0);
+        "property double x\nend_header\n12345678", "truncated body", 3);
     BAD("ply\nformat binary_big_endian 1.0\nelement vertex 3\nproperty float x\nend_header\n"
-        "12345678", "truncated body: 3 vertices of 4 bytes need 12 bytes, the file has 8", 0);
-    BAD("ply\nformat binary_little_endian 1.0\nelement vertex 1\nproperty float x\nend_header\n"
-        "12345678", "count mismatch", 0);
+        "12345678", "truncated body: 3 vertices of 4 bytes need 12 bytes, the file has 8", 3);
+    BAD("ply\nformat binary_little_endian 1.0\ncomment c\nelement vertex 1\nproperty float x\n"
+        "end_header\n12345678", "count mismatch", 4);
+    BAD("ply\nformat binary_little_endian 1.0\nelement face 5\nproperty float a\n"
+        "element vertex 1\nproperty float x\nend_header\n12345678",
+        "truncated body: element 'face' needs more bytes than the file has", 3);
     BAD("ply\nformat ascii 1.0\nelement vertex 1000000000\nproperty float x\nend_header\n1\n",
-        "count mismatch", 0);
+        "count mismatch", 3);
+    BAD("ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nend_header\n1\n2\n",
+        "count mismatch: the header declares 3 vertices, the body has only 4 bytes", 3);
     BAD("ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nend_header\n1.5\n2.5\n",
-        "count mismatch: the header declares 3 vertices, the body has 2 rows", 0);
+        "count mismatch: the header declares 3 vertices, the body has 2 rows", 3);
     BAD("ply\nformat ascii 1.0\nelement vertex 2\nproperty float x\nend_header\n1\n2\n3\n",
-        "count mismatch: the header declares 2 vertices, the body has more rows", 8);
+        "count mismatch: the header declares 2 vertices, the body has more rows (from line 8)",
+        3);
+    BAD("ply\nformat ascii 1.0\nelement face 3\nproperty float a\nelement vertex 1\n"
+        "property float x\nend_header\n1\n2\n",
+        "count mismatch: the body ends inside the elements before 'vertex'", 5);
     BAD("ply\nformat ascii 1.0\nelement vertex 2\nproperty float x\nproperty uchar r\n"
         "end_header\n1 2\n3.25\n", "vertex row 1 has fewer values", 8);
     BAD("ply\nformat ascii 1.0\nelement vertex 2\nproperty float x\nproperty uchar r\n"
@@ -694,6 +755,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_same_values, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_ascii_float_rounds_once, setup, teardown),
         cmocka_unit_test_setup_teardown(test_identity_export, setup, teardown),
         cmocka_unit_test_setup_teardown(test_permuted_export, setup, teardown),
         cmocka_unit_test_setup_teardown(test_export_many_blocks, setup, teardown),

@@ -348,9 +348,11 @@ static void test_scene_malformed(void **state)
                        "property float x\nend_header\n", "format.ply:2"},
         {"noend.ply", "ply\nformat ascii 1.0\nelement vertex 1\nproperty float x\n", "noend.ply"},
         {"trunc.ply", "ply\nformat binary_little_endian 1.0\nelement vertex 4\n"
-                      "property float x\nend_header\nabcdefgh", "trunc.ply"},
+                      "property float x\nend_header\nabcdefgh", "trunc.ply:3: truncated body"},
         {"count.ply", "ply\nformat ascii 1.0\nelement vertex 2\nproperty float x\nend_header\n"
-                      "1\n2\n3\n", "count.ply"},
+                      "1\n2\n3\n", "count.ply:3: count mismatch"},
+        {"few.ply", "ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nend_header\n"
+                    "1\n2\n", "few.ply:3: count mismatch"},
         {"type.ply", "ply\nformat ascii 1.0\nelement vertex 1\nproperty flaot x\nend_header\n1\n",
          "type.ply:4"},
         {"list.ply", "ply\nformat ascii 1.0\nelement vertex 1\nproperty list uchar int i\n"

@@ -117,24 +117,39 @@ static int rows_gathered(const and_ctx *k, int64_t y0, int64_t y1)
     return rc;
 }
 
+/* Row y's edges without a buffer: through the index, or contiguous. */
+static double row_direct(const and_ctx *k, int64_t y)
+{
+    const int64_t H = k->H, W = k->W, C = k->C;
+    return k->index ? row_sum(k->x, k->C, k->index, y, H, W, k->u)
+                    : pair_rows(k->x + y * W * C, y + 1 < H ? k->x + (y + 1) * W * C : NULL, W,
+                                k->C, k->u);
+}
+
 static int and_rows(void *p, int64_t item)
 {
     const and_ctx *k = p;
-    const int64_t H = k->H, W = k->W, C = k->C;
-    int64_t y0 = item * k->rows, y1 = y0 + k->rows < H ? y0 + k->rows : H;
+    int64_t y0 = item * k->rows, y1 = y0 + k->rows < k->H ? y0 + k->rows : k->H;
 
     if (k->gather)
         return rows_gathered(k, y0, y1);
     for (int64_t y = y0; y < y1; y++)
-        k->row[y] = k->index ? row_sum(k->x, k->C, k->index, y, H, W, k->u)
-                             : pair_rows(k->x + y * W * C, y + 1 < H ? k->x + (y + 1) * W * C
-                                                                     : NULL, W, k->C, k->u);
+        k->row[y] = row_direct(k, y);
     return 0;
 }
 
-/* The AND of x times k->u (row sums in k->row, added in row order). */
+/* The AND of x times k->u (row sums in k->row, added in row order). With
+ * no k->row (out of memory for H doubles) the rows are summed here, one
+ * after the other: the same additions in the same order, so the same
+ * value, only on one thread; NaN must keep meaning "no edge". */
 static double and_pass(and_ctx *k, cuplas_pool *pool, int64_t edges)
 {
+    if (!k->row) {
+        double total = 0;
+        for (int64_t y = 0; y < k->H; y++)
+            total += row_direct(k, y);
+        return total / (double)edges;
+    }
     int64_t nb = cuplas_par_blocks(k->H, k->rows);
     int gather = k->gather;
     if (cuplas_par_for(pool, nb, and_rows, k, NULL) < nb) {
@@ -152,12 +167,10 @@ double cuplas_and(const double *x, int64_t H, int64_t W, int C, const int64_t *i
                   cuplas_pool *pool)
 {
     int64_t edges = H * (W - 1) + (H - 1) * W;
-    if (edges <= 0)
-        return 0.0;
+    if (edges <= 0)   /* no two cells touch: undefined, not a perfect 0 */
+        return NAN;
     and_ctx k = {x, H, W, C, index, index && W * C <= GATHER_MAX_VALUES, 1,
                  malloc((size_t)H * sizeof(double)), 1.0};
-    if (!k.row)
-        return NAN;
     /* about 2^18 values a block: a few dozen items on a large grid */
     k.rows = (AND_BLOCK_VALUES / (W * C)) > 1 ? AND_BLOCK_VALUES / (W * C) : 1;
     double r = and_pass(&k, pool, edges);

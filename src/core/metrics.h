@@ -5,6 +5,10 @@
  * divided by H(W-1) + (H-1)W, in double (shared/reference/peers.md). Rows
  * are summed in parallel into per-row slots and added in row order, so the
  * value is the same for any thread count.
+ *
+ * A grid with no edge (1 x 1) has no AND: it is NaN, not 0, since 0 would
+ * read as a perfect sort. Callers print it as undefined, JSON writes null
+ * (util/json.h) and the output's and_before/and_after attributes hold NaN.
  */
 #ifndef CUPLAS_METRICS_H
 #define CUPLAS_METRICS_H
@@ -18,8 +22,9 @@ extern "C" {
 #endif
 
 /* x: N x C row-major; index: gather map (cell -> row of x) or NULL for the
- * identity; rows in parallel on pool (NULL: OpenMP). Returns 0 for grids
- * with no edges, NaN when out of memory. */
+ * identity; rows in parallel on pool (NULL: OpenMP). Returns NaN for a grid
+ * with no edges, and only then: out of memory, the rows are summed on the
+ * caller's thread instead (the same value). */
 double cuplas_and(const double *x, int64_t H, int64_t W, int C, const int64_t *index,
                   cuplas_pool *pool);
 

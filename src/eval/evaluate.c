@@ -415,12 +415,13 @@ int cuplas_eval_result_from_json(const cuplas_json *v, cuplas_eval_result *r)
 
 /* ------------------------------------------------------------- text */
 
+/* fmt is " %12..." (a space, then 12 columns): "-" takes the same 13. */
 static void num(FILE *f, const char *fmt, double v)
 {
     if (isfinite(v))
         fprintf(f, fmt, v);
     else
-        fprintf(f, "%12s", "-");
+        fprintf(f, " %12s", "-");
 }
 
 const char *cuplas_eval_morton_text(const cuplas_eval_result *r)

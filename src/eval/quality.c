@@ -46,7 +46,7 @@ double cuplas_eval_and(const double *x, int64_t H, int64_t W, int C, const uint8
                 edges++;
             }
         }
-    return edges ? sum / (double)edges : 0.0;
+    return edges ? sum / (double)edges : NAN;   /* no pair: undefined, not perfect */
 }
 
 /* Population variance of |a_c - b_c| over the pairs (i, i + step) that
@@ -85,7 +85,7 @@ double cuplas_eval_vad(const double *x, int64_t H, int64_t W, int C, const uint8
 {
     double vx = absdiff_var(x, H, W, C, empty, 0), vy = absdiff_var(x, H, W, C, empty, 1);
     if (vx < 0 && vy < 0)
-        return 0;
+        return NAN;   /* no pair: undefined, not perfect */
     if (vx < 0)
         return vy;
     if (vy < 0)

@@ -7,6 +7,11 @@
  * item) or H*W flags, nonzero for an empty (padding) cell; empty cells are
  * left out: an edge or pair counts only when both its cells hold items.
  * cuplas_eval_gather (eval/orders.h) builds such a grid from a gather map.
+ *
+ * AND and VAD are means over such pairs: with none (one item, or items
+ * that no empty-free edge joins, as a few items padded onto a large grid)
+ * they are NaN, not 0, which would read as perfect. The eval JSON writes
+ * null, the text tables "-".
  */
 #ifndef CUPLAS_EVAL_QUALITY_H
 #define CUPLAS_EVAL_QUALITY_H
@@ -25,7 +30,7 @@ extern "C" {
 
 /* AND: mean L2 distance over the 4-neighbour edges whose two cells hold
  * items, summed in row order (right edge, then down edge, cell by cell).
- * Equals cuplas_and (core/metrics.h) when empty is NULL. 0 when there is
+ * Equals cuplas_and (core/metrics.h) when empty is NULL. NaN when there is
  * no such edge. */
 double cuplas_eval_and(const double *x, int64_t H, int64_t W, int C, const uint8_t *empty);
 
@@ -33,7 +38,7 @@ double cuplas_eval_and(const double *x, int64_t H, int64_t W, int C, const uint8
  * per-channel absolute differences |a_c - b_c| of horizontal neighbours,
  * all channels pooled, give one population variance; vertical neighbours
  * another; VAD is their mean. (Per channel, not of the L2 distances.) A
- * direction with no pair (W == 1 or H == 1) is left out of the mean; 0
+ * direction with no pair (W == 1 or H == 1) is left out of the mean; NaN
  * when neither has one. Lower is better. */
 double cuplas_eval_vad(const double *x, int64_t H, int64_t W, int C, const uint8_t *empty);
 

@@ -27,7 +27,7 @@ typedef struct cuplas_result_meta {
     const char *params_yaml;   /* effective sort params + channels, as YAML */
     uint64_t seed;
     const char *version;       /* cuplas version                            */
-    double and_before, and_after;
+    double and_before, and_after;   /* NaN: undefined, no two filled cells touch */
     double wall_seconds;
     const char *backend;       /* "cpu" or "gpu"                            */
     const char *device_name;   /* CPU model / GPU name                      */

@@ -6,8 +6,8 @@
  * header is about 1.5 KB) and parsed line by line with the 1-based line
  * number kept for errors. Every count is checked against the file size
  * before anything depends on it, so a hostile "element vertex
- * 99999999999999" fails as a truncated body, never as a huge malloc. The
- * vertex body is read in ply_read.c.
+ * 99999999999999" fails as a truncated body, never as a huge malloc, and
+ * names that header line. The vertex body is read in ply_read.c.
  */
 #define _GNU_SOURCE /* strdup, strndup, strcasecmp */
 #include "io/ply.h"
@@ -213,6 +213,7 @@ static int header_line(hstate *h, const char *path, int line, char **tok, int nt
             h->have_vertex = 1;
             h->cur = 1;
             p->n = cnt;
+            p->vertex_line = line;
             p->count_at = count_at + (size_t)(tok[2] - tok[0]);
             p->count_len = strlen(tok[2]);
             p->vertex_last = 1;
@@ -361,19 +362,20 @@ static int ply_open(const char *path, cuplas_ply *p, cuplas_error *err)
                 HFAIL(e->line, "element '%s' before 'vertex' has a list property; a binary "
                                "PLY like this is not supported", e->name);
             if (e->row_size && e->count > avail / (int64_t)e->row_size)
-                FFAIL(CUPLAS_ERR_INPUT, "truncated body: element '%s' needs more bytes than "
-                                        "the file has", e->name);
+                HFAIL(e->line, "truncated body: element '%s' needs more bytes than the file "
+                               "has", e->name);
             p->body_offset += e->count * (int64_t)e->row_size;
             avail -= e->count * (int64_t)e->row_size;
         }
+        /* count errors name the `element vertex N` line: the count to check */
         if (p->n > avail / (int64_t)p->row_size)
-            FFAIL(CUPLAS_ERR_INPUT, "truncated body: %lld vertices of %zu bytes need %lld "
+            HFAIL(p->vertex_line, "truncated body: %lld vertices of %zu bytes need %lld "
                   "bytes, the file has %lld after the header", (long long)p->n, p->row_size,
                   p->n <= INT64_MAX / (int64_t)p->row_size ? (long long)(p->n * (int64_t)p->row_size)
                                                            : (long long)INT64_MAX,
                   (long long)avail);
         if (p->vertex_last && avail > p->n * (int64_t)p->row_size)
-            FFAIL(CUPLAS_ERR_INPUT, "count mismatch: the header declares %lld vertices, the "
+            HFAIL(p->vertex_line, "count mismatch: the header declares %lld vertices, the "
                   "body has %lld more bytes (%.1f rows)", (long long)p->n,
                   (long long)(avail - p->n * (int64_t)p->row_size),
                   (double)(avail - p->n * (int64_t)p->row_size) / (double)p->row_size);
@@ -381,7 +383,7 @@ static int ply_open(const char *path, cuplas_ply *p, cuplas_error *err)
         /* a row is at least one digit and one blank per property */
         int64_t per = 2 * (int64_t)p->nprops;
         if (p->n > (avail + 1) / per)
-            FFAIL(CUPLAS_ERR_INPUT, "count mismatch: the header declares %lld vertices, the "
+            HFAIL(p->vertex_line, "count mismatch: the header declares %lld vertices, the "
                   "body has only %lld bytes", (long long)p->n, (long long)avail);
         for (int i = 0; i < h.npre; i++)
             p->pre_lines += h.pre[i].count;

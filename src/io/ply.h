@@ -54,6 +54,9 @@
  * the writer) with err->where = "FILE:LINE" for header problems and bad
  * ascii rows (1-based line of the file) and "FILE" otherwise, so that
  * cuplas_error_format gives "plant.ply:4: unknown property type 'flaot'".
+ * A truncated body or a count mismatch names the header line whose count
+ * the body does not match: `element vertex N` ("trunc.ply:3: truncated
+ * body: ..."), or for a binary element before it, that element's line.
  */
 #ifndef CUPLAS_IO_PLY_H
 #define CUPLAS_IO_PLY_H
@@ -112,6 +115,8 @@ typedef struct cuplas_ply {
     int64_t body_line;            /* ascii: 1-based line after the header */
     int64_t pre_lines;            /* ascii: rows of elements before vertex */
     int vertex_last;              /* no element follows vertex            */
+    int vertex_line;              /* header line of "element vertex N"; 0
+                                     for .splat (no header in the file)   */
 } cuplas_ply;
 
 /* 1 when path names a scene file this module reads (*.ply, *.splat,

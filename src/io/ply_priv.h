@@ -25,4 +25,9 @@ int cuplas_ply__map(const cuplas_ply *p, const char **map, size_t *size, cuplas_
 /* 1 on a little-endian host. */
 int cuplas_ply__host_le(void);
 
+/* err->where for a body that does not match the vertex count: "FILE:LINE"
+ * of the `element vertex N` line (README: scene errors name the header
+ * line), "FILE" for a .splat. Returns err->code. */
+int cuplas_ply__count_where(const cuplas_ply *p, cuplas_error *err);
+
 #endif

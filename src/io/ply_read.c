@@ -70,22 +70,28 @@ fail:
 }
 
 /* Parse one ascii value of type t from tok into dst (host endianness).
- * strtod follows LC_NUMERIC; cuplas never calls setlocale, so the decimal
- * point is '.' as PLY requires. */
+ * A float property is parsed by strtof, straight to the nearest float:
+ * strtod then a cast rounds twice, and "1.0000000596046447755" (just
+ * above the midpoint of 1 and the next float) became 1 instead of
+ * 1.00000012, so an ascii scene and the binary file of the same text
+ * differed. strtof/strtod follow LC_NUMERIC; cuplas never calls setlocale,
+ * so the decimal point is '.' as PLY requires. */
 static int put_ascii(const char *tok, cuplas_ply_type t, unsigned char *dst)
 {
     char *end;
     errno = 0;
-    if (t == CUPLAS_PLY_FLOAT32 || t == CUPLAS_PLY_FLOAT64) {
+    if (t == CUPLAS_PLY_FLOAT32) {
+        float f = strtof(tok, &end);
+        if (end == tok || *end)
+            return -1;
+        memcpy(dst, &f, 4);
+        return 0;
+    }
+    if (t == CUPLAS_PLY_FLOAT64) {
         double v = strtod(tok, &end);
         if (end == tok || *end)
             return -1;
-        if (t == CUPLAS_PLY_FLOAT32) {
-            float f = (float)v;
-            memcpy(dst, &f, 4);
-        } else {
-            memcpy(dst, &v, 8);
-        }
+        memcpy(dst, &v, 8);
         return 0;
     }
     long long v = strtoll(tok, &end, 10);
@@ -116,14 +122,20 @@ static int read_ascii(const cuplas_ply *p, unsigned char *rows, cuplas_error *er
 
     CUPLAS_TRY(cuplas_ply__map(p, &map, &size, err));
     for (i = 0; i < p->pre_lines; i++)
-        if (!cuplas_ply__next_row(map, size, &pos, &line, &a, &b))
-            FFAIL(CUPLAS_ERR_INPUT, "count mismatch: the body ends inside the elements before "
-                                    "'vertex'");
+        if (!cuplas_ply__next_row(map, size, &pos, &line, &a, &b)) {
+            cuplas_error_set(err, CUPLAS_ERR_INPUT, "count mismatch: the body ends inside the "
+                             "elements before 'vertex', before its %lld rows", (long long)p->n);
+            rc = cuplas_ply__count_where(p, err);
+            goto fail;
+        }
     for (i = 0; i < p->n; i++) {
         unsigned char *row = rows + (size_t)i * p->row_size;
-        if (!cuplas_ply__next_row(map, size, &pos, &line, &a, &b))
-            FFAIL(CUPLAS_ERR_INPUT, "count mismatch: the header declares %lld vertices, the "
-                  "body has %lld rows", (long long)p->n, (long long)i);
+        if (!cuplas_ply__next_row(map, size, &pos, &line, &a, &b)) {
+            cuplas_error_set(err, CUPLAS_ERR_INPUT, "count mismatch: the header declares %lld "
+                             "vertices, the body has %lld rows", (long long)p->n, (long long)i);
+            rc = cuplas_ply__count_where(p, err);
+            goto fail;
+        }
         int k = 0;
         size_t q = a;
         for (;;) {
@@ -165,9 +177,10 @@ static int read_ascii(const cuplas_ply *p, unsigned char *rows, cuplas_error *er
         }
     }
     if (p->vertex_last && cuplas_ply__next_row(map, size, &pos, &line, &a, &b)) {
-        rc = cuplas_error_set(err, CUPLAS_ERR_INPUT, "count mismatch: the header declares "
-                              "%lld vertices, the body has more rows", (long long)p->n);
-        cuplas_error_where(err, "%s:%lld", path, (long long)line);
+        cuplas_error_set(err, CUPLAS_ERR_INPUT, "count mismatch: the header declares %lld "
+                         "vertices, the body has more rows (from line %lld)", (long long)p->n,
+                         (long long)line);
+        rc = cuplas_ply__count_where(p, err);
         goto fail;
     }
 fail:
@@ -230,9 +243,13 @@ static int read_binary(const cuplas_ply *p, unsigned char *rows, cuplas_pool *po
     int64_t b = cuplas_par_for(pool, nb, read_block, &x, &code);
     if (b < nb && code > 0)
         FFAIL(CUPLAS_ERR_INPUT, "cannot read: %s", strerror(code));
-    if (b < nb)
-        FFAIL(CUPLAS_ERR_INPUT, "truncated body: the file ended after %zu of %zu body "
-                                "bytes (did it change?)", (size_t)b * READ_BLOCK + x.got[b], want);
+    if (b < nb) {
+        cuplas_error_set(err, CUPLAS_ERR_INPUT, "truncated body: the file ended after %zu of "
+                         "%zu body bytes (did it change?)", (size_t)b * READ_BLOCK + x.got[b],
+                         want);
+        rc = cuplas_ply__count_where(p, err);
+        goto fail;
+    }
 fail:
     if (x.fd >= 0)
         close(x.fd);
@@ -250,6 +267,15 @@ int cuplas_ply_read(const cuplas_ply *p, void *rows, cuplas_pool *pool, cuplas_e
 }
 
 /* ---- values ---------------------------------------------------------- */
+
+int cuplas_ply__count_where(const cuplas_ply *p, cuplas_error *err)
+{
+    if (p->vertex_line > 0)
+        cuplas_error_where(err, "%s:%d", p->path, p->vertex_line);
+    else
+        cuplas_error_where(err, "%s", p->path);
+    return (int)err->code;
+}
 
 int cuplas_ply__host_le(void)
 {

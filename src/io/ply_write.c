@@ -71,8 +71,6 @@ static int ascii_starts(const cuplas_ply *p, const char *map, size_t size, size_
 {
     size_t pos = (size_t)p->body_offset, a, b;
     int64_t line = p->body_line - 1;
-    const char *path = p->path;
-    int rc = 0;
 
     for (int64_t i = 0; i < p->pre_lines; i++)
         if (!cuplas_ply__next_row(map, size, &pos, &line, &a, &b))
@@ -84,10 +82,9 @@ static int ascii_starts(const cuplas_ply *p, const char *map, size_t size, size_
     }
     return 0;
 short_body:
-    rc = cuplas_error_set(err, CUPLAS_ERR_INPUT, "count mismatch: the body has fewer rows "
-                          "than the %lld declared vertices", (long long)p->n);
-    cuplas_error_where(err, "%s", path);
-    return rc;
+    cuplas_error_set(err, CUPLAS_ERR_INPUT, "count mismatch: the body has fewer rows than the "
+                     "%lld declared vertices", (long long)p->n);
+    return cuplas_ply__count_where(p, err);
 }
 
 /* The ascii rows order[0..m) (-1: skipped) as the input's own text, each

@@ -32,7 +32,7 @@ typedef struct cuplas_manifest_entry {
     char *output;             /* NULL when there can be none                  */
     char status[12];          /* done skipped failed cancelled pending        */
     char *error;              /* one line, NULL unless failed/cancelled       */
-    double and_before, and_after;   /* NAN = unknown                          */
+    double and_before, and_after;   /* NAN = unknown or undefined (null)      */
     double read_s, prep_s, sort_s, write_s, total_s;
     char backend[8];          /* "cpu", "gpu" or ""                           */
     char *device;             /* device name or NULL                          */

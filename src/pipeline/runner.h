@@ -47,7 +47,7 @@ typedef struct cuplas_job_result {
     int worker;                /* index into runner.workers, -1 = none       */
     char backend[4];           /* "cpu" | "gpu" (after a fallback: "cpu")    */
     int gpu;                   /* device id, -1 = CPU                        */
-    double and_before, and_after;
+    double and_before, and_after;   /* NaN: no two filled cells touch */
     double read_s, prep_s, sort_s, write_s, total_s;
     double encode_s;           /* part of write_s: gather + filters, no lock */
     double h5_wait_s;          /* queued for the HDF5 thread, all stages     */

@@ -85,17 +85,29 @@ void cuplas_job_log_failure(cuplas_runner *r, const cuplas_job *job, const cupla
                      CUPLAS_LF_S("error", line), CUPLAS_LF_I("config_line", job->line), NULL);
 }
 
+/* An AND for the text line: NaN (core/metrics.h: no two filled cells
+ * touch) as "undefined", never "nan", nor 0, which would read as perfect. */
+static const char *and_text(double v, char *buf, size_t size)
+{
+    if (isnan(v))
+        return "undefined";
+    snprintf(buf, size, "%.6g", v);
+    return buf;
+}
+
 static void log_result(cuplas_runner *r, const cuplas_job *job, const cuplas_job_result *res)
 {
-    char text[CUPLAS_JOB_LINE_LEN];
+    char text[CUPLAS_JOB_LINE_LEN], ab[32], aa[32];
     const char *dev = res->worker >= 0 ? r->workers[res->worker].name : "";
 
     switch (res->state) {
     case CUPLAS_JOB_DONE: {
         char *ej = res->eval ? cuplas_eval_result_json_str(res->eval) : NULL;
-        snprintf(text, sizeof text, "cuplas: done %s:%s -> %s (%s, %.2f s, AND %.6g -> %.6g)",
+        snprintf(text, sizeof text, "cuplas: done %s:%s -> %s (%s, %.2f s, AND %s -> %s%s)",
                  job->file, job->dataset, job->output, res->backend, res->total_s,
-                 res->and_before, res->and_after);
+                 and_text(res->and_before, ab, sizeof ab), and_text(res->and_after, aa, sizeof aa),
+                 isnan(res->and_before) || isnan(res->and_after)
+                     ? ": no two filled cells touch" : "");
         if (res->eval) {
             size_t len = strlen(text);
             double ratio = cuplas_eval_ratio(res->eval, CUPLAS_ORDER_INPUT, CUPLAS_CODEC_PNG);
