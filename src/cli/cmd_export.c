@@ -24,6 +24,7 @@
 #include "io/ply.h"
 #include "io/publish.h"
 #include "io/scene.h"
+#include "util/fsutil.h"
 
 static const char export_help[] =
     "Usage: cuplas export-ply OUT.h5[:/GROUP] IN.ply|IN.splat SORTED.ply\n"
@@ -36,7 +37,8 @@ static const char export_help[] =
     "property names, where OUT.h5 records channel_names) must match.\n"
     "\n"
     "Exit codes: 0 written; 1 a bad input (IN is not the scene OUT.h5 was\n"
-    "sorted from, an index that does not fit IN, a malformed PLY); 2 usage.\n";
+    "sorted from, an index that does not fit IN, a malformed PLY); 2 usage\n"
+    "(also: SORTED.ply is OUT.h5 or IN, or exists and is not a regular file).\n";
 
 /* The result's index as int64 (cells), from group/index. */
 static int read_index(const char *file, const char *group, int64_t **order, int64_t *cells,
@@ -73,6 +75,24 @@ static int read_index(const char *file, const char *group, int64_t **order, int6
     }
 done:
     cuplas_h5grid_free(&g);
+    return rc;
+}
+
+/* SORTED.ply is renamed onto its name: it must not be OUT.h5 or IN (they
+ * would be lost) nor an existing device, FIFO or folder. */
+static int check_paths(char **argv, const char *file, cuplas_error *err)
+{
+    const char *out = argv[3];
+    int rc = 0, is_result = cuplas_path_same(out, file);
+
+    if (is_result || cuplas_path_same(out, argv[2]))
+        CUPLAS_FAIL(err, CUPLAS_ERR_USAGE, "SORTED.ply %s would replace the %s %s (one file): "
+                    "name another SORTED.ply", out, is_result ? "result" : "input",
+                    is_result ? file : argv[2]);
+    if (cuplas_path_special(out))
+        CUPLAS_FAIL(err, CUPLAS_ERR_USAGE, "SORTED.ply %s exists and is not a regular file: "
+                    "name another SORTED.ply", out);
+fail:
     return rc;
 }
 
@@ -134,8 +154,10 @@ static int cmd_export(int argc, char **argv)
         *sep = '\0';
         group = sep + 1;
     }
-    /* nothing is written before IN is known to be the result's scene */
-    if (read_index(file, group, &order, &cells, &err) != 0 ||
+    /* nothing is read before the paths are known to be safe, and nothing
+       written before IN is known to be the result's scene */
+    if (check_paths(argv, file, &err) != 0 ||
+        read_index(file, group, &order, &cells, &err) != 0 ||
         cuplas_ply_open(argv[2], &p, &err) != 0 || check_scene(file, group, &p, &err) != 0 ||
         !(tmp = cuplas_tmp_create(argv[3], &err))) {
         rc = cuplas_cli_fail(&err);

@@ -68,7 +68,8 @@ typedef struct cuplas_jobs {
 /*
  * Build the whole list from cfg. Returns 0 even when jobs failed (they
  * carry their errors); nonzero only for config errors that stop the run
- * before anything happens (two jobs writing one output: CUPLAS_ERR_USAGE)
+ * before anything happens (two jobs writing one output, or an output that
+ * would replace its job's input: CUPLAS_ERR_USAGE)
  * or for running out of memory. All HDF5 calls here come from the caller's
  * thread: call it before starting workers.
  */
@@ -82,6 +83,13 @@ int cuplas_jobs_add_one(cuplas_jobs *jobs, const cuplas_config *cfg, const char 
 /* `cuplas sort --ply OUT.ply`: the last job added also writes this PLY
  * (a scene input only: else CUPLAS_ERR_USAGE). */
 int cuplas_jobs_set_ply(cuplas_jobs *jobs, const char *ply_out, cuplas_error *err);
+
+/* Each job's input, output and sorted PLY are three files, and neither
+ * output names an existing file that is not a regular one (publishing
+ * renames a temp file onto it): else CUPLAS_ERR_USAGE naming the paths,
+ * before anything is written. cuplas_jobs_build calls it; `cuplas sort`
+ * after cuplas_jobs_set_ply. */
+int cuplas_jobs_check_paths(const cuplas_jobs *jobs, cuplas_error *err);
 
 void cuplas_jobs_free(cuplas_jobs *jobs);
 
