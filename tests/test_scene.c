@@ -2,9 +2,9 @@
  * test_scene.c - 3DGS scenes end to end through the cuplas binary
  * (io/scene.c, pipeline/fit_plan.c, the pad/crop path of stages.c):
  * PLY formats agree, pad keeps every vertex once, --ply rows follow the
- * index, export-ply refuses another scene's result, crop keeps the highest
- * crop_by, any N, names, and every malformed input fails alone with a
- * one-line error and no output.
+ * index, export-ply refuses another scene's result, a rerun writes a
+ * missing sorted PLY, crop keeps the highest crop_by, any N, names, and
+ * every malformed input fails alone with a one-line error and no output.
  */
 #define _GNU_SOURCE
 #include <stdarg.h>
@@ -245,6 +245,39 @@ static void test_scene_export_other_scene(void **state)
     assert_int_equal(tu_sh(f, "\"$B\" export-ply s.h5 s_ascii.ply x.ply"), 0);
 }
 
+/* output.ply on a rerun (overwrite: skip): a complete result whose sorted
+ * PLY was deleted, or never asked for, is made again with it; a result
+ * with its PLY is skipped. */
+static void test_scene_resume_writes_missing_ply(void **state)
+{
+    fixture *f = *state;
+    size_t a_len, b_len;
+    write_scene(f, "s.ply", 37, "le");
+    const char *cfg = "inputs:\n  - files: s.ply\noutput:\n  dir: out\n  ply: true\n";
+    put_file(f, "cfg.yaml", cfg, strlen(cfg));
+    assert_int_equal(tu_sh(f, "\"$B\" run cfg.yaml --log-format text"), 0);
+    char *first = tu_slurp(f, "out/s.vertex.ply", &a_len);
+    assert_int_equal(tu_sh(f, "rm out/s.vertex.ply && \"$B\" check cfg.yaml"), 0);
+    char *out = tu_slurp(f, "out.txt", NULL);
+    assert_non_null(strstr(out, "sort   s.ply:/vertex"));
+    assert_non_null(strstr(out, "sorted PLY is missing"));
+    free(out);
+    assert_int_equal(tu_sh(f, "\"$B\" run cfg.yaml --log-format text"), 0);
+    char *again = tu_slurp(f, "out/s.vertex.ply", &b_len);
+    assert_int_equal(a_len, b_len);
+    assert_memory_equal(first, again, a_len);
+    assert_int_equal(tu_sh(f, "\"$B\" run cfg.yaml --log-format text 2>&1 | "
+                              "grep -q '0 done, 1 skipped'"), 0);
+    /* output.ply turned on after a run without it */
+    assert_int_equal(tu_sh(f, "\"$B\" run cfg.yaml --set output.dir=o2 --set output.ply=false"),
+                     0);
+    assert_false(exists(f, "o2/s.vertex.ply"));
+    assert_int_equal(tu_sh(f, "\"$B\" run cfg.yaml --set output.dir=o2"), 0);
+    assert_true(exists(f, "o2/s.vertex.ply"));
+    free(first);
+    free(again);
+}
+
 static void test_scene_crop_keeps_highest(void **state)
 {
     fixture *f = *state;
@@ -418,6 +451,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_scene_formats_same_index, setup, teardown),
         cmocka_unit_test_setup_teardown(test_scene_ply_rows_follow_index, setup, teardown),
         cmocka_unit_test_setup_teardown(test_scene_export_other_scene, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_scene_resume_writes_missing_ply, setup, teardown),
         cmocka_unit_test_setup_teardown(test_scene_crop_keeps_highest, setup, teardown),
         cmocka_unit_test_setup_teardown(test_scene_any_n, setup, teardown),
         cmocka_unit_test_setup_teardown(test_scene_hdf5_columns_and_pad, setup, teardown),

@@ -568,6 +568,12 @@ int cuplas_jobs_set_ply(cuplas_jobs *jobs, const char *ply_out, cuplas_error *er
     return 0;
 }
 
+int cuplas_job_ply_missing(const cuplas_job *job)
+{
+    struct stat st;
+    return job->ply_out && stat(job->ply_out, &st) != 0;
+}
+
 int cuplas_job_channels(const cuplas_config *cfg, int64_t C, int **use, int *nuse,
                         cuplas_error *err)
 {

@@ -93,6 +93,11 @@ int cuplas_jobs_check_paths(const cuplas_jobs *jobs, cuplas_error *err);
 
 void cuplas_jobs_free(cuplas_jobs *jobs);
 
+/* 1 when the job asks for a sorted PLY (ply_out) and there is none: a
+ * complete HDF5 result is then no reason to skip the job, since the PLY
+ * is only ever written with it (deleted since, or output.ply turned on). */
+int cuplas_job_ply_missing(const cuplas_job *job);
+
 /* The channels that drive the sort of a C-channel grid: channels.use (or
  * all) checked against C, and channels.weights checked against their
  * count. *use is malloc'd. Errors are CUPLAS_ERR_INPUT (a job failure). */
