@@ -291,6 +291,64 @@ static void test_extreme_values(void **state)
     assert_true(isfinite(out_attr(f, "o.h5", "/grid", "and_after")));
 }
 
+/* An output that names the input, the other output, or an existing file
+ * that is not a regular one (publishing renames onto it) is a usage
+ * error (exit 2) before anything is written, in sort, export-ply and run;
+ * the files stay as they were. FIFOs stand for devices: the test must not
+ * need root, and before the fix a device named here would be replaced. */
+static void test_outputs_replace_inputs(void **state)
+{
+    const fixture *f = *state;
+
+    assert_int_equal(tu_sh(f, BIN " gen --size 16x16 --seed 1 d.h5 && cp d.h5 keep.h5"), 0);
+    write_text(f, "s.ply", "ply\nformat ascii 1.0\nelement vertex 5\nproperty float x\n"
+                           "property float y\nend_header\n0 1\n2 3\n4 5\n6 7\n8 9\n");
+    assert_int_equal(tu_sh(f, "cp s.ply keep.ply && mkfifo p.ply && mkdir dd"), 0);
+
+    assert_int_equal(tu_sh(f, BIN " sort d.h5:/grid d.h5 --force"), 2);
+    expect_in(f, "err.txt", "the output d.h5 would replace the input d.h5");
+    assert_int_equal(tu_sh(f, BIN " sort s.ply o.h5 --ply ./s.ply"), 2);
+    expect_in(f, "err.txt", "the sorted PLY ./s.ply would replace the input s.ply");
+    assert_int_equal(tu_sh(f, BIN " sort s.ply o.h5 --ply o.h5"), 2);
+    expect_in(f, "err.txt", "the sorted PLY o.h5 would replace the output o.h5");
+    assert_int_equal(tu_sh(f, BIN " sort s.ply o.h5 --ply p.ply"), 2);
+    expect_in(f, "err.txt", "the sorted PLY p.ply exists and is not a regular file");
+    assert_int_equal(tu_sh(f, BIN " sort d.h5:/grid dd --force"), 2);
+    expect_in(f, "err.txt", "the output dd exists and is not a regular file");
+    assert_false(exists(f, "o.h5"));
+
+    assert_int_equal(tu_sh(f, BIN " sort s.ply o.h5 && cp o.h5 keep_o.h5"), 0);
+    assert_int_equal(tu_sh(f, BIN " export-ply o.h5 s.ply o.h5"), 2);
+    expect_in(f, "err.txt", "SORTED.ply o.h5 would replace the result o.h5");
+    assert_int_equal(tu_sh(f, BIN " export-ply o.h5 s.ply s.ply"), 2);
+    expect_in(f, "err.txt", "SORTED.ply s.ply would replace the input s.ply");
+    assert_int_equal(tu_sh(f, BIN " export-ply o.h5 s.ply p.ply"), 2);
+    expect_in(f, "err.txt", "SORTED.ply p.ply exists and is not a regular file");
+
+    /* run: output.name can map a job's outputs onto its input */
+    write_text(f, "a.yaml", "inputs:\n  - files: \"t/vertex/*.ply\"\noutput:\n  dir: t\n"
+                            "  name: \"{dataset}/{stem}.h5\"\n  ply: true\n");
+    assert_int_equal(tu_sh(f, "mkdir -p t/vertex && cp s.ply t/vertex/a.ply && "
+                              BIN " run a.yaml --log-format text"), 2);
+    expect_in(f, "err.txt", "cuplas: error: a.yaml:2: the sorted PLY t/vertex/a.ply would "
+                            "replace the input t/vertex/a.ply");
+    assert_int_equal(tu_sh(f, BIN " check a.yaml"), 2);
+    write_text(f, "b.yaml", "inputs:\n  - files: g/grid.h5\noutput:\n  dir: .\n"
+                            "  name: \"{parent}/{dataset}.h5\"\n");
+    assert_int_equal(tu_sh(f, "mkdir g && cp d.h5 g/grid.h5 && " BIN " run b.yaml --force "
+                              "--log-format text"), 2);
+    expect_in(f, "err.txt", "the output ./g/grid.h5 would replace the input g/grid.h5");
+
+    /* publishing itself, in every command: a name that became a FIFO */
+    assert_int_equal(tu_sh(f, "mkfifo p.h5 && " BIN " gen --size 4x4 p.h5"), 1);
+    expect_in(f, "err.txt", "p.h5: exists and is not a regular file: not replaced");
+
+    /* nothing was touched */
+    assert_int_equal(tu_sh(f, "cmp d.h5 keep.h5 && cmp g/grid.h5 keep.h5 && cmp s.ply keep.ply "
+                              "&& cmp t/vertex/a.ply keep.ply && cmp o.h5 keep_o.h5 && "
+                              "test -p p.ply && test -p p.h5 && test -d dd && ! test -e t/vertex/a.h5"), 0);
+}
+
 /* The smaller findings: the summary's level, a 20,000-entry config, two
  * runs on one output folder. */
 static void test_small_findings(void **state)
@@ -350,6 +408,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_passive_openmp, setup, teardown),
         cmocka_unit_test_setup_teardown(test_extreme_values, setup, teardown),
         cmocka_unit_test_setup_teardown(test_small_findings, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_outputs_replace_inputs, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

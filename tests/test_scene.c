@@ -2,8 +2,9 @@
  * test_scene.c - 3DGS scenes end to end through the cuplas binary
  * (io/scene.c, pipeline/fit_plan.c, the pad/crop path of stages.c):
  * PLY formats agree, pad keeps every vertex once, --ply rows follow the
- * index, crop keeps the highest crop_by, any N, names, and every malformed
- * input fails alone with a one-line error and no output.
+ * index, export-ply refuses another scene's result, a rerun writes a
+ * missing sorted PLY, crop keeps the highest crop_by, any N, names, and
+ * every malformed input fails alone with a one-line error and no output.
  */
 #define _GNU_SOURCE
 #include <stdarg.h>
@@ -204,6 +205,79 @@ static void test_scene_ply_rows_follow_index(void **state)
     free(out);
 }
 
+/* The text of err.txt is one line holding every needle. */
+static void expect_error_line(const fixture *f, const char *const *needles, int n)
+{
+    size_t len;
+    char *err = tu_slurp(f, "err.txt", &len);
+    for (int k = 0; k < n; k++)
+        if (!strstr(err, needles[k]))
+            fail_msg("err.txt lacks \"%s\":\n%s", needles[k], err);
+    assert_true(len > 0 && strchr(err, '\n') == err + len - 1);
+    free(err);
+}
+
+/* A result's index fits any scene of enough vertices: export-ply holds IN
+ * against the result's input_shape and channel_names, and refuses another
+ * scene (exit 1, one line naming both files and counts, no SORTED.ply). */
+static void test_scene_export_other_scene(void **state)
+{
+    fixture *f = *state;
+    size_t len;
+    write_scene(f, "s.ply", 37, "le");
+    write_scene(f, "big.ply", 100, "le");
+    assert_int_equal(tu_sh(f, "\"$B\" sort s.ply s.h5 --channels 0-2"), 0);
+    assert_int_equal(tu_sh(f, "\"$B\" export-ply s.h5 big.ply x.ply"), 1);
+    expect_error_line(f, (const char *const[]){"big.ply", "s.h5", "100", "37"}, 4);
+    assert_false(exists(f, "x.ply"));
+    /* the same count, another property: refused by name */
+    write_scene(f, "t.ply", 37, "ascii");
+    char *text = tu_slurp(f, "t.ply", &len), *at = strstr(text, "opacity");
+    assert_non_null(at);
+    memcpy(at, "opaque!", 7);
+    put_file(f, "t.ply", text, len);
+    free(text);
+    assert_int_equal(tu_sh(f, "\"$B\" export-ply s.h5 t.ply x.ply"), 1);
+    expect_error_line(f, (const char *const[]){"t.ply", "s.h5", "opaque!", "opacity"}, 4);
+    assert_false(exists(f, "x.ply"));
+    /* its own scene, in another format, still exports */
+    write_scene(f, "s_ascii.ply", 37, "ascii");
+    assert_int_equal(tu_sh(f, "\"$B\" export-ply s.h5 s_ascii.ply x.ply"), 0);
+}
+
+/* output.ply on a rerun (overwrite: skip): a complete result whose sorted
+ * PLY was deleted, or never asked for, is made again with it; a result
+ * with its PLY is skipped. */
+static void test_scene_resume_writes_missing_ply(void **state)
+{
+    fixture *f = *state;
+    size_t a_len, b_len;
+    write_scene(f, "s.ply", 37, "le");
+    const char *cfg = "inputs:\n  - files: s.ply\noutput:\n  dir: out\n  ply: true\n";
+    put_file(f, "cfg.yaml", cfg, strlen(cfg));
+    assert_int_equal(tu_sh(f, "\"$B\" run cfg.yaml --log-format text"), 0);
+    char *first = tu_slurp(f, "out/s.vertex.ply", &a_len);
+    assert_int_equal(tu_sh(f, "rm out/s.vertex.ply && \"$B\" check cfg.yaml"), 0);
+    char *out = tu_slurp(f, "out.txt", NULL);
+    assert_non_null(strstr(out, "sort   s.ply:/vertex"));
+    assert_non_null(strstr(out, "sorted PLY is missing"));
+    free(out);
+    assert_int_equal(tu_sh(f, "\"$B\" run cfg.yaml --log-format text"), 0);
+    char *again = tu_slurp(f, "out/s.vertex.ply", &b_len);
+    assert_int_equal(a_len, b_len);
+    assert_memory_equal(first, again, a_len);
+    assert_int_equal(tu_sh(f, "\"$B\" run cfg.yaml --log-format text 2>&1 | "
+                              "grep -q '0 done, 1 skipped'"), 0);
+    /* output.ply turned on after a run without it */
+    assert_int_equal(tu_sh(f, "\"$B\" run cfg.yaml --set output.dir=o2 --set output.ply=false"),
+                     0);
+    assert_false(exists(f, "o2/s.vertex.ply"));
+    assert_int_equal(tu_sh(f, "\"$B\" run cfg.yaml --set output.dir=o2"), 0);
+    assert_true(exists(f, "o2/s.vertex.ply"));
+    free(first);
+    free(again);
+}
+
 static void test_scene_crop_keeps_highest(void **state)
 {
     fixture *f = *state;
@@ -378,6 +452,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_scene_formats_same_index, setup, teardown),
         cmocka_unit_test_setup_teardown(test_scene_ply_rows_follow_index, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_scene_export_other_scene, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_scene_resume_writes_missing_ply, setup, teardown),
         cmocka_unit_test_setup_teardown(test_scene_crop_keeps_highest, setup, teardown),
         cmocka_unit_test_setup_teardown(test_scene_any_n, setup, teardown),
         cmocka_unit_test_setup_teardown(test_scene_hdf5_columns_and_pad, setup, teardown),

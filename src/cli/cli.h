@@ -37,7 +37,8 @@ extern const cuplas_cmd cuplas_cmd_run_def, cuplas_cmd_check_def, cuplas_cmd_sor
     "  0   every job done, or skipped because its output is complete\n"         \
     "  1   at least one job failed (the others still ran)\n"                      \
     "  2   usage or config error: nothing was run (also: another run holds the\n" \
-    "      output folder)\n"                                                    \
+    "      output folder; an output would replace the job's input or other\n"  \
+    "      output, or a file that is not a regular one)\n"                     \
     "  3   environment error (no usable GPU for backend.device: gpu, no memory;\n" \
     "      or the log or manifest could not be written)\n"                      \
     "  75  interrupted by SIGINT/SIGTERM/SIGUSR1: stopped cleanly; a rerun with\n" \

@@ -114,11 +114,13 @@ int cuplas_cli_print_plan(FILE *out, const cuplas_config *cfg, const cuplas_jobs
                     cuplas_error_set(&e, CUPLAS_ERR_EXISTS, "output exists (overwrite: error)");
                 } else if (cfg->output.overwrite == CUPLAS_OVERWRITE_OVERWRITE) {
                     note = " (replaces the existing output)";
-                } else if (cuplas_h5_output_complete(j->output, j->dataset, j->identity)) {
+                } else if (!cuplas_h5_output_complete(j->output, j->dataset, j->identity)) {
+                    note = " (redo: existing output incomplete or from other inputs/params)";
+                } else if (cuplas_job_ply_missing(j)) {
+                    note = " (redo: complete, but its sorted PLY is missing)";
+                } else {
                     action = "skip";
                     note = " (complete)";
-                } else {
-                    note = " (redo: existing output incomplete or from other inputs/params)";
                 }
             }
         }

@@ -5,7 +5,10 @@
  * Design fact: the result's `index` is the whole recipe (row-major cells,
  * -1 = an empty cell of a padded grid), so the export needs no config and
  * no sort: the rows are copied byte for byte from IN (ply_write), and the
- * file appears under its name only when complete (temp + rename).
+ * file appears under its name only when complete (temp + rename). An
+ * index fits any scene of enough vertices, so IN is first held against
+ * what the result records of its input (input_shape, channel_names): a
+ * result of another scene is refused, not exported as a plausible PLY.
  */
 #include "cli/cli.h"
 
@@ -15,10 +18,13 @@
 #include <unistd.h>
 
 #include "io/h5_lib.h"
+#include "io/h5_list.h"
 #include "io/h5_read.h"
+#include "io/h5_result.h"
 #include "io/ply.h"
 #include "io/publish.h"
 #include "io/scene.h"
+#include "util/fsutil.h"
 
 static const char export_help[] =
     "Usage: cuplas export-ply OUT.h5[:/GROUP] IN.ply|IN.splat SORTED.ply\n"
@@ -27,9 +33,12 @@ static const char export_help[] =
     "or `cuplas run` on IN; GROUP defaults to /vertex): row-major, empty cells\n"
     "(index -1) skipped, every property byte for byte, IN's header kept (a\n"
     ".splat becomes a graphdeco binary PLY). SORTED.ply is replaced atomically.\n"
+    "IN must be the scene OUT.h5 was sorted from: the vertex count (and the\n"
+    "property names, where OUT.h5 records channel_names) must match.\n"
     "\n"
-    "Exit codes: 0 written; 1 a bad input (an index that does not fit IN, a\n"
-    "malformed PLY); 2 usage.\n";
+    "Exit codes: 0 written; 1 a bad input (IN is not the scene OUT.h5 was\n"
+    "sorted from, an index that does not fit IN, a malformed PLY); 2 usage\n"
+    "(also: SORTED.ply is OUT.h5 or IN, or exists and is not a regular file).\n";
 
 /* The result's index as int64 (cells), from group/index. */
 static int read_index(const char *file, const char *group, int64_t **order, int64_t *cells,
@@ -69,6 +78,57 @@ done:
     return rc;
 }
 
+/* SORTED.ply is renamed onto its name: it must not be OUT.h5 or IN (they
+ * would be lost) nor an existing device, FIFO or folder. */
+static int check_paths(char **argv, const char *file, cuplas_error *err)
+{
+    const char *out = argv[3];
+    int rc = 0, is_result = cuplas_path_same(out, file);
+
+    if (is_result || cuplas_path_same(out, argv[2]))
+        CUPLAS_FAIL(err, CUPLAS_ERR_USAGE, "SORTED.ply %s would replace the %s %s (one file): "
+                    "name another SORTED.ply", out, is_result ? "result" : "input",
+                    is_result ? file : argv[2]);
+    if (cuplas_path_special(out))
+        CUPLAS_FAIL(err, CUPLAS_ERR_USAGE, "SORTED.ply %s exists and is not a regular file: "
+                    "name another SORTED.ply", out);
+fail:
+    return rc;
+}
+
+/* IN is the scene the result was sorted from: as many vertices as the
+ * input_shape's rows, and its property names where channel_names are
+ * recorded. A result without input_shape (not cuplas's) is taken on
+ * trust: the index is still checked against IN as it is written. */
+static int check_scene(const char *file, const char *group, const cuplas_ply *p,
+                       cuplas_error *err)
+{
+    char **names = NULL;
+    int64_t rows = 0;
+    int nnames = 0, rc = 0, got = cuplas_h5_output_input(file, group, &rows, &names, &nnames);
+
+    if (got == -2)
+        CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
+    if (got != 0)
+        goto fail;
+    if (rows != p->n)
+        CUPLAS_FAIL_IN(err, CUPLAS_ERR_INPUT, p->path, "%lld vertices, but %s:%s was sorted "
+                       "from %lld rows: export-ply needs the scene it was sorted from",
+                       (long long)p->n, file, group, (long long)rows);
+    if (names && nnames != p->nprops)
+        CUPLAS_FAIL_IN(err, CUPLAS_ERR_INPUT, p->path, "%d properties, but %s:%s was sorted "
+                       "from %d channels: export-ply needs the scene it was sorted from",
+                       p->nprops, file, group, nnames);
+    for (int k = 0; names && k < nnames; k++)
+        if (strcmp(names[k], p->props[k].name))
+            CUPLAS_FAIL_IN(err, CUPLAS_ERR_INPUT, p->path, "property %d is '%s', but channel "
+                           "%d of %s:%s is '%s': export-ply needs the scene it was sorted from",
+                           k, p->props[k].name, k, file, group, names[k]);
+fail:
+    cuplas_h5_free_names(names, nnames);
+    return rc;
+}
+
 static int cmd_export(int argc, char **argv)
 {
     cuplas_error err;
@@ -94,8 +154,11 @@ static int cmd_export(int argc, char **argv)
         *sep = '\0';
         group = sep + 1;
     }
-    if (read_index(file, group, &order, &cells, &err) != 0 ||
-        cuplas_ply_open(argv[2], &p, &err) != 0 ||
+    /* nothing is read before the paths are known to be safe, and nothing
+       written before IN is known to be the result's scene */
+    if (check_paths(argv, file, &err) != 0 ||
+        read_index(file, group, &order, &cells, &err) != 0 ||
+        cuplas_ply_open(argv[2], &p, &err) != 0 || check_scene(file, group, &p, &err) != 0 ||
         !(tmp = cuplas_tmp_create(argv[3], &err))) {
         rc = cuplas_cli_fail(&err);
         goto done;

@@ -264,6 +264,8 @@ static int cmd_sort(int argc, char **argv)
         goto done;
     }
     if ((ply_out && cuplas_jobs_set_ply(&jobs, ply_out, &err) != 0) ||
+        /* IN, OUT.h5 and --ply are three files: checked before any write */
+        cuplas_jobs_check_paths(&jobs, &err) != 0 ||
         cuplas_runner_init(&runner, &cfg, &jobs, &lg, &err) != 0) {
         rc = cuplas_cli_fail(&err);
         goto done;

@@ -442,6 +442,47 @@ int cuplas_h5_output_metrics(const char *out_path, const char *dataset, double *
     return rc;
 }
 
+/* input_shape of gid as rows (every dimension but the last); 1 found. */
+static int input_rows(hid_t gid, int64_t *rows)
+{
+    hid_t aid = H5I_INVALID_HID, tid = H5I_INVALID_HID, sid = H5I_INVALID_HID;
+    int64_t dims[3];
+    hssize_t n = 0;
+    int found = 0;
+
+    if (H5Aexists(gid, "input_shape") <= 0 ||
+        (aid = H5Aopen(gid, "input_shape", H5P_DEFAULT)) < 0 ||
+        (tid = H5Aget_type(aid)) < 0 || H5Tget_class(tid) != H5T_INTEGER ||
+        (sid = H5Aget_space(aid)) < 0 || (n = H5Sget_simple_extent_npoints(sid)) < 2 ||
+        n > 3 || H5Aread(aid, H5T_NATIVE_INT64, dims) < 0)
+        goto fail;
+    *rows = 1;
+    for (hssize_t k = 0; k + 1 < n; k++)
+        *rows *= dims[k];
+    found = *rows > 0;
+fail:
+    if (sid >= 0) H5Sclose(sid);
+    if (tid >= 0) H5Tclose(tid);
+    if (aid >= 0) H5Aclose(aid);
+    return found;
+}
+
+int cuplas_h5_output_input(const char *out_path, const char *dataset, int64_t *rows,
+                           char ***names, int *nnames)
+{
+    hid_t fid, gid;
+    int rc = -1;
+
+    *names = NULL;
+    *nnames = 0;
+    H5E_BEGIN_TRY {
+        if (open_output_group(out_path, dataset, &fid, &gid) == 0 && input_rows(gid, rows))
+            rc = read_names(gid, names, nnames) == 0 ? 0 : -2;
+        close_output_group(fid, gid);
+    } H5E_END_TRY;
+    return rc;
+}
+
 char *cuplas_h5_output_eval(const char *out_path, const char *dataset)
 {
     hid_t fid, gid;

@@ -51,6 +51,15 @@ int cuplas_h5_output_metrics(const char *out_path, const char *dataset, double *
                              double *and_after, char *backend, size_t bsize, char *device,
                              size_t dsize);
 
+/* What a result records of its input, in out_path's group for dataset:
+ * *rows, the items it was sorted from (input_shape without its last,
+ * channel, dimension: N of an (N, C) table or a scene, H*W of a grid),
+ * and the channel names (*names malloc'd, *nnames of them; NULL when the
+ * result has none: free with cuplas_h5_free_names). 0, or -1 when there is
+ * no usable input_shape (not a cuplas result); -2 out of memory. */
+int cuplas_h5_output_input(const char *out_path, const char *dataset, int64_t *rows,
+                           char ***names, int *nnames);
+
 /* The `eval` attribute (run's eval step, JSON) of out_path's group for
  * dataset, malloc'd; NULL when there is none or it cannot be read. */
 char *cuplas_h5_output_eval(const char *out_path, const char *dataset);

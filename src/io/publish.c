@@ -94,6 +94,20 @@ char *cuplas_tmp_create(const char *out_path, cuplas_error *err)
     return tmp;
 }
 
+/* rename replaces whatever has the name: a device, a FIFO or a socket
+ * there would become a regular file. The commands refuse such an output
+ * before they start (cuplas_jobs_check_paths); this catches one made
+ * since (and says so for a folder, where rename fails less clearly). */
+static int refuse_special(const char *out_path, cuplas_error *err)
+{
+    int rc = 0;
+    if (cuplas_path_special(out_path))
+        CUPLAS_FAIL_IN(err, CUPLAS_ERR_OUTPUT, out_path, "exists and is not a regular file: "
+                       "not replaced");
+fail:
+    return rc;
+}
+
 int cuplas_tmp_publish(const char *tmp, const char *out_path, int sync, cuplas_error *err)
 {
     char *dir = cuplas_path_dir(out_path);
@@ -101,6 +115,7 @@ int cuplas_tmp_publish(const char *tmp, const char *out_path, int sync, cuplas_e
 
     if (!dir)
         CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
+    CUPLAS_TRY(refuse_special(out_path, err));
     /* HDF5 does not fsync: without this a crash after rename can publish zeros */
     if (sync && fsync_path(tmp, O_RDONLY) != 0)
         CUPLAS_FAIL(err, CUPLAS_ERR_OUTPUT, "fsync %s: %s", tmp, strerror(errno));
@@ -197,6 +212,7 @@ int cuplas_tmp_publish_deferred(const char *tmp, const char *out_path, cuplas_di
 
     if (!dir)
         CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
+    CUPLAS_TRY(refuse_special(out_path, err));
     if (fsync_path(tmp, O_RDONLY) != 0)
         CUPLAS_FAIL(err, CUPLAS_ERR_OUTPUT, "fsync %s: %s", tmp, strerror(errno));
     /* noted before the rename, so a flush that races with it still

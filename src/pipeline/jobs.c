@@ -3,8 +3,9 @@
  *
  * Design fact: planning never fails because of one input. A pattern with
  * no match, an unreadable file or a missing dataset is recorded on a job
- * (err) and the list goes on; only two jobs publishing the same output is
- * a config error, since running either would destroy the other's result.
+ * (err) and the list goes on; only two jobs publishing the same output, or
+ * an output that would replace its job's input (or a file that is not a
+ * regular one), is a config error, since running it would destroy data.
  * The resume identity names everything that shapes a result (the input's
  * bytes, by size and mtime, and the sort parameters with the seed), so a
  * rerun skips exactly the outputs that would come out the same.
@@ -29,6 +30,7 @@
 #include "pipeline/fit_plan.h"
 #include "pipeline/output_name.h"
 #include "pipeline/probe_cache.h"
+#include "util/fsutil.h"
 #include "util/sysmem.h"
 
 /* ---------------------------------------------------------------- helpers */
@@ -484,6 +486,37 @@ fail:
 
 /* ------------------------------------------------------------ public API */
 
+int cuplas_jobs_check_paths(const cuplas_jobs *jobs, cuplas_error *err)
+{
+    static const char *const role[3] = {"input", "output", "sorted PLY"};
+    const cuplas_job *j = NULL;
+    int rc = 0;
+
+    for (int i = 0; i < jobs->n; i++) {
+        j = &jobs->v[i];
+        const char *path[3] = {j->file, j->output, j->ply_out};
+        if (!j->output)
+            continue;   /* failed before it had a name: it writes nothing */
+        /* b is an output: it is renamed onto a's name, destroying it */
+        for (int a = 0; a < 3; a++)
+            for (int b = a + 1; b < 3; b++)
+                if (path[a] && path[b] && cuplas_path_same(path[a], path[b]))
+                    CUPLAS_FAIL(err, CUPLAS_ERR_USAGE, "the %s %s would replace the %s %s "
+                                "(one file): name another %s", role[b], path[b], role[a],
+                                path[a], role[b]);
+        for (int b = 1; b < 3; b++)
+            if (path[b] && cuplas_path_special(path[b]))
+                CUPLAS_FAIL(err, CUPLAS_ERR_USAGE, "the %s %s exists and is not a regular "
+                            "file: a result would be renamed over it; name another %s",
+                            role[b], path[b], role[b]);
+    }
+    return 0;
+fail:
+    if (j->line && jobs->config_path && jobs->config_path[0])
+        cuplas_error_where(err, "%s:%d", jobs->config_path, j->line);
+    return rc;
+}
+
 int cuplas_jobs_build(cuplas_jobs *jobs, const cuplas_config *cfg, cuplas_error *err)
 {
     char hash[17];
@@ -497,6 +530,7 @@ int cuplas_jobs_build(cuplas_jobs *jobs, const cuplas_config *cfg, cuplas_error 
         CUPLAS_TRY(add_entry(jobs, cfg, k, hash, err));
     dedup(jobs);
     CUPLAS_TRY(check_collisions(jobs, err));
+    CUPLAS_TRY(cuplas_jobs_check_paths(jobs, err));
     if (jobs->n > 1)
         qsort(jobs->v, (size_t)jobs->n, sizeof *jobs->v, cmp_order);
 fail:
@@ -532,6 +566,12 @@ int cuplas_jobs_set_ply(cuplas_jobs *jobs, const char *ply_out, cuplas_error *er
     if (!(j->ply_out = strdup(ply_out)))
         return cuplas_error_set(err, CUPLAS_ERR_NOMEM, "out of memory");
     return 0;
+}
+
+int cuplas_job_ply_missing(const cuplas_job *job)
+{
+    struct stat st;
+    return job->ply_out && stat(job->ply_out, &st) != 0;
 }
 
 int cuplas_job_channels(const cuplas_config *cfg, int64_t C, int **use, int *nuse,

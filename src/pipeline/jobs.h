@@ -68,7 +68,8 @@ typedef struct cuplas_jobs {
 /*
  * Build the whole list from cfg. Returns 0 even when jobs failed (they
  * carry their errors); nonzero only for config errors that stop the run
- * before anything happens (two jobs writing one output: CUPLAS_ERR_USAGE)
+ * before anything happens (two jobs writing one output, or an output that
+ * would replace its job's input: CUPLAS_ERR_USAGE)
  * or for running out of memory. All HDF5 calls here come from the caller's
  * thread: call it before starting workers.
  */
@@ -83,7 +84,19 @@ int cuplas_jobs_add_one(cuplas_jobs *jobs, const cuplas_config *cfg, const char 
  * (a scene input only: else CUPLAS_ERR_USAGE). */
 int cuplas_jobs_set_ply(cuplas_jobs *jobs, const char *ply_out, cuplas_error *err);
 
+/* Each job's input, output and sorted PLY are three files, and neither
+ * output names an existing file that is not a regular one (publishing
+ * renames a temp file onto it): else CUPLAS_ERR_USAGE naming the paths,
+ * before anything is written. cuplas_jobs_build calls it; `cuplas sort`
+ * after cuplas_jobs_set_ply. */
+int cuplas_jobs_check_paths(const cuplas_jobs *jobs, cuplas_error *err);
+
 void cuplas_jobs_free(cuplas_jobs *jobs);
+
+/* 1 when the job asks for a sorted PLY (ply_out) and there is none: a
+ * complete HDF5 result is then no reason to skip the job, since the PLY
+ * is only ever written with it (deleted since, or output.ply turned on). */
+int cuplas_job_ply_missing(const cuplas_job *job);
 
 /* The channels that drive the sort of a C-channel grid: channels.use (or
  * all) checked against C, and channels.weights checked against their

@@ -194,7 +194,7 @@ void cuplas_jobs_unpin(cuplas_runner *r)
 /*
  * The overwrite policy (a complete output is checked by reading its
  * attributes). Returns 0 and *skip = 1 when a complete output with this
- * identity exists.
+ * identity exists (and the sorted PLY, when the job asks for one).
  */
 static int check_output(const cuplas_runner *r, const cuplas_job *job, int *skip, cuplas_error *e)
 {
@@ -203,7 +203,9 @@ static int check_output(const cuplas_runner *r, const cuplas_job *job, int *skip
 
     *skip = 0;
     if (stat(job->output, &st) == 0) {
-        if (r->cfg->output.overwrite == CUPLAS_OVERWRITE_SKIP &&
+        /* a complete result without its sorted PLY is made again: the PLY
+           is only written with it */
+        if (r->cfg->output.overwrite == CUPLAS_OVERWRITE_SKIP && !cuplas_job_ply_missing(job) &&
             cuplas_h5_output_complete(job->output, job->dataset, job->identity)) {
             *skip = 1;
             return 0;

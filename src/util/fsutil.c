@@ -1,11 +1,12 @@
-/* fsutil.c - folder of a path, mkdir -p, rm -r, lock file. */
-#define _GNU_SOURCE /* nftw */
+/* fsutil.c - folder of a path, mkdir -p, rm -r, lock file, path checks. */
+#define _GNU_SOURCE /* nftw, asprintf */
 #include "util/fsutil.h"
 
 #include <ftw.h>
 #include <unistd.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,40 @@ char *cuplas_path_dir(const char *path)
     if (slash == path)
         return strdup("/");
     return strndup(path, (size_t)(slash - path));
+}
+
+/* A name that does not exist yet, with its folder resolved (malloc'd), or
+ * NULL when the folder cannot be resolved either. */
+static char *resolved_name(const char *path)
+{
+    char *dir = cuplas_path_dir(path), real[PATH_MAX], *out = NULL;
+    const char *slash = strrchr(path, '/');
+
+    if (dir && realpath(dir, real) && asprintf(&out, "%s/%s", real,
+                                               slash ? slash + 1 : path) < 0)
+        out = NULL;
+    free(dir);
+    return out;
+}
+
+int cuplas_path_same(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    int ea = stat(a, &sa) == 0, eb = stat(b, &sb) == 0, same;
+
+    if (ea || eb)   /* one that exists is never a name that does not */
+        return ea && eb && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+    char *ra = resolved_name(a), *rb = resolved_name(b);
+    same = ra && rb ? !strcmp(ra, rb) : !strcmp(a, b);
+    free(ra);
+    free(rb);
+    return same;
+}
+
+int cuplas_path_special(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && !S_ISREG(st.st_mode);
 }
 
 int cuplas_mkdir_p(const char *dir, cuplas_error *err)

@@ -1,6 +1,7 @@
 /*
  * fsutil.h - the few filesystem helpers several stages share: the folder
- * of a path, mkdir -p, rm -r and a lock file. POSIX only; no HDF5.
+ * of a path, mkdir -p, rm -r, a lock file, and the two questions asked of
+ * an output path before anything is written. POSIX only; no HDF5.
  */
 #ifndef CUPLAS_FSUTIL_H
 #define CUPLAS_FSUTIL_H
@@ -14,6 +15,16 @@ extern "C" {
 /* Folder part of a path ("." for a bare name, "/" for the root); malloc'd,
  * NULL when out of memory. */
 char *cuplas_path_dir(const char *path);
+
+/* 1 when a and b name one file: the same st_dev and st_ino when both
+ * exist, else (neither exists) the same text once each one's folder is
+ * resolved by realpath ("./o.h5" and "o.h5" are one name); else 0. */
+int cuplas_path_same(const char *a, const char *b);
+
+/* 1 when path exists (symbolic links followed) and is not a regular file:
+ * a folder, a device, a FIFO. A result is published by rename, which would
+ * replace such a file by a regular one, or fail after all the work. */
+int cuplas_path_special(const char *path);
 
 /* mkdir -p dir. Errors (CUPLAS_ERR_OUTPUT) name the folder that failed. */
 int cuplas_mkdir_p(const char *dir, cuplas_error *err);
