@@ -319,11 +319,11 @@ static void test_outputs_replace_inputs(void **state)
 
     assert_int_equal(tu_sh(f, BIN " sort s.ply o.h5 && cp o.h5 keep_o.h5"), 0);
     assert_int_equal(tu_sh(f, BIN " export-ply o.h5 s.ply o.h5"), 2);
-    expect_in(f, "err.txt", "SORTED.ply o.h5 would replace the result o.h5");
+    expect_in(f, "err.txt", "the SORTED.ply o.h5 would replace the result o.h5");
     assert_int_equal(tu_sh(f, BIN " export-ply o.h5 s.ply s.ply"), 2);
-    expect_in(f, "err.txt", "SORTED.ply s.ply would replace the input s.ply");
+    expect_in(f, "err.txt", "the SORTED.ply s.ply would replace the input s.ply");
     assert_int_equal(tu_sh(f, BIN " export-ply o.h5 s.ply p.ply"), 2);
-    expect_in(f, "err.txt", "SORTED.ply p.ply exists and is not a regular file");
+    expect_in(f, "err.txt", "the SORTED.ply p.ply exists and is not a regular file");
 
     /* run: output.name can map a job's outputs onto its input */
     write_text(f, "a.yaml", "inputs:\n  - files: \"t/vertex/*.ply\"\noutput:\n  dir: t\n"

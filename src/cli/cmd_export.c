@@ -78,24 +78,6 @@ done:
     return rc;
 }
 
-/* SORTED.ply is renamed onto its name: it must not be OUT.h5 or IN (they
- * would be lost) nor an existing device, FIFO or folder. */
-static int check_paths(char **argv, const char *file, cuplas_error *err)
-{
-    const char *out = argv[3];
-    int rc = 0, is_result = cuplas_path_same(out, file);
-
-    if (is_result || cuplas_path_same(out, argv[2]))
-        CUPLAS_FAIL(err, CUPLAS_ERR_USAGE, "SORTED.ply %s would replace the %s %s (one file): "
-                    "name another SORTED.ply", out, is_result ? "result" : "input",
-                    is_result ? file : argv[2]);
-    if (cuplas_path_special(out))
-        CUPLAS_FAIL(err, CUPLAS_ERR_USAGE, "SORTED.ply %s exists and is not a regular file: "
-                    "name another SORTED.ply", out);
-fail:
-    return rc;
-}
-
 /* IN is the scene the result was sorted from: as many vertices as the
  * input_shape's rows, and its property names where channel_names are
  * recorded. A result without input_shape (not cuplas's) is taken on
@@ -156,7 +138,9 @@ static int cmd_export(int argc, char **argv)
     }
     /* nothing is read before the paths are known to be safe, and nothing
        written before IN is known to be the result's scene */
-    if (check_paths(argv, file, &err) != 0 ||
+    const cuplas_path_role paths[3] = {
+        {"result", file, 0}, {"input", argv[2], 0}, {"SORTED.ply", argv[3], 1}};
+    if (cuplas_paths_check(paths, 3, &err) != 0 ||
         read_index(file, group, &order, &cells, &err) != 0 ||
         cuplas_ply_open(argv[2], &p, &err) != 0 || check_scene(file, group, &p, &err) != 0 ||
         !(tmp = cuplas_tmp_create(argv[3], &err))) {

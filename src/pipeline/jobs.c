@@ -488,27 +488,16 @@ fail:
 
 int cuplas_jobs_check_paths(const cuplas_jobs *jobs, cuplas_error *err)
 {
-    static const char *const role[3] = {"input", "output", "sorted PLY"};
     const cuplas_job *j = NULL;
     int rc = 0;
 
     for (int i = 0; i < jobs->n; i++) {
         j = &jobs->v[i];
-        const char *path[3] = {j->file, j->output, j->ply_out};
         if (!j->output)
             continue;   /* failed before it had a name: it writes nothing */
-        /* b is an output: it is renamed onto a's name, destroying it */
-        for (int a = 0; a < 3; a++)
-            for (int b = a + 1; b < 3; b++)
-                if (path[a] && path[b] && cuplas_path_same(path[a], path[b]))
-                    CUPLAS_FAIL(err, CUPLAS_ERR_USAGE, "the %s %s would replace the %s %s "
-                                "(one file): name another %s", role[b], path[b], role[a],
-                                path[a], role[b]);
-        for (int b = 1; b < 3; b++)
-            if (path[b] && cuplas_path_special(path[b]))
-                CUPLAS_FAIL(err, CUPLAS_ERR_USAGE, "the %s %s exists and is not a regular "
-                            "file: a result would be renamed over it; name another %s",
-                            role[b], path[b], role[b]);
+        const cuplas_path_role p[3] = {
+            {"input", j->file, 0}, {"output", j->output, 1}, {"sorted PLY", j->ply_out, 1}};
+        CUPLAS_TRY(cuplas_paths_check(p, 3, err));
     }
     return 0;
 fail:

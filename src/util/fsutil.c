@@ -57,6 +57,27 @@ int cuplas_path_special(const char *path)
     return stat(path, &st) == 0 && !S_ISREG(st.st_mode);
 }
 
+int cuplas_paths_check(const cuplas_path_role *p, int n, cuplas_error *err)
+{
+    int rc = 0;
+
+    for (int b = 0; b < n; b++) {
+        if (!p[b].output || !p[b].path)
+            continue;
+        for (int a = 0; a < b; a++)
+            if (p[a].path && cuplas_path_same(p[a].path, p[b].path))
+                CUPLAS_FAIL(err, CUPLAS_ERR_USAGE, "the %s %s would replace the %s %s (one "
+                            "file): name another %s", p[b].role, p[b].path, p[a].role,
+                            p[a].path, p[b].role);
+        if (cuplas_path_special(p[b].path))
+            CUPLAS_FAIL(err, CUPLAS_ERR_USAGE, "the %s %s exists and is not a regular file: a "
+                        "result would be renamed over it; name another %s", p[b].role,
+                        p[b].path, p[b].role);
+    }
+fail:
+    return rc;
+}
+
 int cuplas_mkdir_p(const char *dir, cuplas_error *err)
 {
     char *p = strdup(dir);

@@ -26,6 +26,18 @@ int cuplas_path_same(const char *a, const char *b);
  * replace such a file by a regular one, or fail after all the work. */
 int cuplas_path_special(const char *path);
 
+/* One path a command reads or writes, by the name its messages use. */
+typedef struct {
+    const char *role;   /* "input", "sorted PLY", ...; NULL path: skipped */
+    const char *path;
+    int output;         /* published by rename onto path */
+} cuplas_path_role;
+
+/* The paths of one command, in order: CUPLAS_ERR_USAGE when an output
+ * names the same file as an earlier path (the rename would destroy it) or
+ * an existing folder, device or FIFO. Checked before anything is read. */
+int cuplas_paths_check(const cuplas_path_role *p, int n, cuplas_error *err);
+
 /* mkdir -p dir. Errors (CUPLAS_ERR_OUTPUT) name the folder that failed. */
 int cuplas_mkdir_p(const char *dir, cuplas_error *err);
 
