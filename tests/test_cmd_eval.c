@@ -231,7 +231,7 @@ static void test_run_eval_report(void **state)
     free(text);
     /* the attribute is the JSON `cuplas eval` would print (webp aside) */
     tu_path(f->dir, "out/in.grid_000.h5", path);
-    char *attr = cuplas_h5_output_eval(path, "/grid_000");
+    char *attr = cuplas_h5_output_str(path, "/grid_000", "eval");
     cuplas_json *doc = NULL;
     cuplas_eval_result er;
     assert_non_null(attr);
@@ -266,6 +266,48 @@ static void test_run_eval_report(void **state)
     assert_non_null(text = tu_slurp(f, "r2.html", NULL));
     assert_non_null(strstr(text, "data:image/png;base64,"));
     free(text);
+}
+
+/* output.preview and eval.enabled on a rerun: a complete result without
+ * them (asked for since, deleted, or a preview older than the result, an
+ * earlier run's) is made again with them; with them it is skipped. */
+static void test_run_resume_extras(void **state)
+{
+    fixture *f = *state;
+    char path[PATH_MAX], *text;
+    const char *run = "\"$B\" run c.yaml --log-format text";
+
+    assert_int_equal(tu_sh(f, "\"$B\" gen --size 16x16 in.h5"), 0);
+    tu_path(f->dir, "c.yaml", path);
+    FILE *fp = fopen(path, "w");
+    assert_non_null(fp);
+    fputs("inputs: [{files: in.h5}]\noutput: {dir: out}\nbackend: {device: cpu}\n"
+          "eval: {codecs: [png]}\n", fp);
+    fclose(fp);
+    assert_int_equal(tu_sh(f, "%s --set sort.seed=1 --set output.preview=true", run), 0);
+    assert_int_equal(tu_sh(f, "%s --set sort.seed=2", run), 0);
+    /* seed 1's preview is older than seed 2's result */
+    assert_int_equal(tu_sh(f, "\"$B\" check c.yaml --set sort.seed=2 "
+                              "--set output.preview=true"), 0);
+    assert_non_null(text = tu_slurp(f, "out.txt", NULL));
+    assert_non_null(strstr(text, "its preview is missing or from another run"));
+    free(text);
+    assert_int_equal(tu_sh(f, "%s --set sort.seed=2 --set output.preview=true 2>&1 | "
+                              "grep -q '1 done, 0 skipped'", run), 0);
+    assert_int_equal(tu_sh(f, "%s --set sort.seed=2 --set output.preview=true 2>&1 | "
+                              "grep -q '0 done, 1 skipped'", run), 0);
+    assert_int_equal(tu_sh(f, "rm out/in.grid.png && %s --set sort.seed=2 "
+                              "--set output.preview=true 2>&1 | grep -q '1 done, 0 skipped'",
+                           run), 0);
+    /* eval turned on: the result gets its attribute, then is skipped */
+    assert_int_equal(tu_sh(f, "%s --set sort.seed=2 --set eval.enabled=true 2>&1 | "
+                              "grep -q '1 done, 0 skipped'", run), 0);
+    tu_path(f->dir, "out/in.grid.h5", path);
+    char *attr = cuplas_h5_output_str(path, "/grid", "eval");
+    assert_non_null(attr);
+    free(attr);
+    assert_int_equal(tu_sh(f, "%s --set sort.seed=2 --set eval.enabled=true 2>&1 | "
+                              "grep -q '0 done, 1 skipped'", run), 0);
 }
 
 /* A scene with N not a grid: run's eval step (on the lane, before the
@@ -304,7 +346,7 @@ static void test_run_eval_fitted_scene(void **state)
         assert_int_equal(tu_sh(f, "\"$B\" eval out%d/s.vertex.h5 --codecs png --scheme sog --json", k), 0);
         char *cli = tu_slurp(f, "out.txt", NULL), *attr;
         tu_path(f->dir, k ? "out1/s.vertex.h5" : "out0/s.vertex.h5", path);
-        assert_non_null(attr = cuplas_h5_output_eval(path, "/vertex"));
+        assert_non_null(attr = cuplas_h5_output_str(path, "/vertex", "eval"));
         cuplas_json *a = NULL, *b = NULL;
         assert_int_equal(cuplas_json_parse(attr, strlen(attr), &a, &e), 0);
         assert_int_equal(cuplas_json_parse(cli, strlen(cli), &b, &e), 0);
@@ -407,6 +449,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_eval_json_and_images, setup, teardown),
         cmocka_unit_test_setup_teardown(test_preview_cli, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_run_resume_extras, setup, teardown),
         cmocka_unit_test_setup_teardown(test_run_eval_report, setup, teardown),
         cmocka_unit_test_setup_teardown(test_run_eval_fitted_scene, setup, teardown),
         cmocka_unit_test_setup_teardown(test_and_undefined, setup, teardown),

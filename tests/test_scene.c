@@ -278,6 +278,46 @@ static void test_scene_resume_writes_missing_ply(void **state)
     free(again);
 }
 
+/* The PLY beside a complete result must be the one written with it (the
+ * result's sorted_ply: size and mtime): one an earlier run left, or one
+ * touched since, makes the job run again; the rerun's PLY then follows
+ * the result's index. */
+static void test_scene_resume_stale_ply(void **state)
+{
+    fixture *f = *state;
+    size_t a_len, b_len;
+    write_scene(f, "s.ply", 37, "le");
+    const char *cfg = "inputs:\n  - files: s.ply\noutput:\n  dir: out\n  ply: true\n"
+                      "backend: {device: cpu}\n";
+    put_file(f, "cfg.yaml", cfg, strlen(cfg));
+    /* seed 1 with its PLY; seed 2 without: seed 1's PLY stays beside seed 2's result */
+    assert_int_equal(tu_sh(f, "\"$B\" run cfg.yaml --set sort.seed=1"), 0);
+    assert_int_equal(tu_sh(f, "cp out/s.vertex.ply seed1.ply"), 0);
+    assert_int_equal(tu_sh(f, "\"$B\" run cfg.yaml --set sort.seed=2 --set output.ply=false"),
+                     0);
+    assert_int_equal(tu_sh(f, "cmp -s out/s.vertex.ply seed1.ply"), 0);
+    assert_int_equal(tu_sh(f, "\"$B\" check cfg.yaml --set sort.seed=2"), 0);
+    char *out = tu_slurp(f, "out.txt", NULL);
+    assert_non_null(strstr(out, "its sorted PLY is missing or from another run"));
+    free(out);
+    assert_int_equal(tu_sh(f, "\"$B\" run cfg.yaml --set sort.seed=2 2>&1 | "
+                              "grep -q '1 done, 0 skipped'"), 0);
+    /* the PLY is now seed 2's: export-ply of the result writes the same bytes */
+    assert_int_equal(tu_sh(f, "\"$B\" export-ply out/s.vertex.h5 s.ply x.ply"), 0);
+    char *a = tu_slurp(f, "out/s.vertex.ply", &a_len), *b = tu_slurp(f, "x.ply", &b_len);
+    assert_int_equal(a_len, b_len);
+    assert_memory_equal(a, b, a_len);
+    assert_int_equal(tu_sh(f, "cmp -s out/s.vertex.ply seed1.ply"), 1);
+    free(a);
+    free(b);
+    assert_int_equal(tu_sh(f, "\"$B\" run cfg.yaml --set sort.seed=2 2>&1 | "
+                              "grep -q '0 done, 1 skipped'"), 0);
+    /* a PLY written since (here: its mtime changed) is not the result's */
+    assert_int_equal(tu_sh(f, "touch -d '2001-01-01' out/s.vertex.ply && "
+                              "\"$B\" run cfg.yaml --set sort.seed=2 2>&1 | "
+                              "grep -q '1 done, 0 skipped'"), 0);
+}
+
 static void test_scene_crop_keeps_highest(void **state)
 {
     fixture *f = *state;
@@ -454,6 +494,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_scene_ply_rows_follow_index, setup, teardown),
         cmocka_unit_test_setup_teardown(test_scene_export_other_scene, setup, teardown),
         cmocka_unit_test_setup_teardown(test_scene_resume_writes_missing_ply, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_scene_resume_stale_ply, setup, teardown),
         cmocka_unit_test_setup_teardown(test_scene_crop_keeps_highest, setup, teardown),
         cmocka_unit_test_setup_teardown(test_scene_any_n, setup, teardown),
         cmocka_unit_test_setup_teardown(test_scene_hdf5_columns_and_pad, setup, teardown),

@@ -93,7 +93,8 @@ int cuplas_cli_print_plan(FILE *out, const cuplas_config *cfg, const cuplas_jobs
     for (int i = 0; i < jobs->n; i++) {
         const cuplas_job *j = &jobs->v[i];
         cuplas_error e;
-        const char *action = "sort", *note = "";
+        const char *action = "sort", *note = "", *extra;
+        char note_buf[96];
         struct stat st;
         int *use = NULL, nuse = 0;
 
@@ -116,8 +117,10 @@ int cuplas_cli_print_plan(FILE *out, const cuplas_config *cfg, const cuplas_jobs
                     note = " (replaces the existing output)";
                 } else if (!cuplas_h5_output_complete(j->output, j->dataset, j->identity)) {
                     note = " (redo: existing output incomplete or from other inputs/params)";
-                } else if (cuplas_job_ply_missing(j)) {
-                    note = " (redo: complete, but its sorted PLY is missing)";
+                } else if ((extra = cuplas_job_extra_missing(j, cfg))) {
+                    snprintf(note_buf, sizeof note_buf, " (redo: complete, but %s is missing "
+                             "or from another run)", extra);
+                    note = note_buf;
                 } else {
                     action = "skip";
                     note = " (complete)";

@@ -483,14 +483,14 @@ int cuplas_h5_output_input(const char *out_path, const char *dataset, int64_t *r
     return rc;
 }
 
-char *cuplas_h5_output_eval(const char *out_path, const char *dataset)
+char *cuplas_h5_output_str(const char *out_path, const char *dataset, const char *name)
 {
     hid_t fid, gid;
     char *out = NULL;
 
     H5E_BEGIN_TRY {
         if (open_output_group(out_path, dataset, &fid, &gid) == 0)
-            out = str_attr_dup(gid, "eval");
+            out = str_attr_dup(gid, name);
         close_output_group(fid, gid);
     } H5E_END_TRY;
     return out;

@@ -60,9 +60,10 @@ int cuplas_h5_output_metrics(const char *out_path, const char *dataset, double *
 int cuplas_h5_output_input(const char *out_path, const char *dataset, int64_t *rows,
                            char ***names, int *nnames);
 
-/* The `eval` attribute (run's eval step, JSON) of out_path's group for
- * dataset, malloc'd; NULL when there is none or it cannot be read. */
-char *cuplas_h5_output_eval(const char *out_path, const char *dataset);
+/* The string attribute `name` of out_path's group for dataset (`eval`:
+ * run's eval step, JSON; `sorted_ply`: the stamp of the PLY written with
+ * it), malloc'd; NULL when there is none or it cannot be read. */
+char *cuplas_h5_output_str(const char *out_path, const char *dataset, const char *name);
 
 #ifdef __cplusplus
 }

@@ -33,6 +33,9 @@ typedef struct cuplas_result_meta {
     const char *device_name;   /* CPU model / GPU name                      */
     const char *identity;      /* input identity + config hash (resume key)  */
     const char *eval_json;     /* run's eval step: the `eval` attribute, or NULL */
+    const char *sorted_ply;    /* the scene's sorted PLY published with it, as
+                                  "size=S mtime=T" (cuplas_file_stamp); NULL or
+                                  "": none */
 } cuplas_result_meta;
 
 /* The HDF5 part of a result's file, for tmp (an empty file from

@@ -78,9 +78,11 @@ static inline void cuplas_job_h5_visit(job_ctx *j, cuplas_h5task_fn fn, void *ar
  * stores its chunks. 0 with *enc (every chunk encoded) and either *tmp,
  * the temp file written and closed (left: write_raw, publish), or *tmp
  * NULL when the encoded data fits an in-memory file (left: the one-visit
- * write, as before). encode_s is set from t0. On failure nothing is left
- * behind. */
+ * write, as before). encode_s is set from t0. before_attrs(arg) is called
+ * before meta is written (the sorted PLY's stamp is in it). On failure
+ * nothing is left behind. */
 int cuplas_stage_write_streamed(job_ctx *j, const cuplas_result_meta *meta,
+                                void (*before_attrs)(void *), void *arg,
                                 cuplas_h5_encoded **enc, char **tmp, double t0,
                                 cuplas_error *e);
 

@@ -25,6 +25,7 @@
 #include "core/quantize.h"
 #include "io/h5_list.h"
 #include "io/h5_read.h"
+#include "io/h5_result.h"
 #include "io/ply.h"
 #include "io/scene.h"
 #include "pipeline/fit_plan.h"
@@ -557,10 +558,36 @@ int cuplas_jobs_set_ply(cuplas_jobs *jobs, const char *ply_out, cuplas_error *er
     return 0;
 }
 
-int cuplas_job_ply_missing(const cuplas_job *job)
+const char *cuplas_job_extra_missing(const cuplas_job *job, const cuplas_config *cfg)
 {
-    struct stat st;
-    return job->ply_out && stat(job->ply_out, &st) != 0;
+    const char *what = NULL;
+    char *have = NULL, stamp[80];
+    struct stat st, png_st;
+
+    if (job->ply_out) {
+        have = cuplas_h5_output_str(job->output, job->dataset, "sorted_ply");
+        if (!have || cuplas_file_stamp(job->ply_out, stamp, sizeof stamp) != 0 ||
+            strcmp(have, stamp))
+            what = "its sorted PLY";
+        free(have);
+        have = NULL;
+    }
+    if (!what && cfg->output.preview) {
+        char *png = cuplas_output_beside(job->output, ".png");
+        if (!png || stat(png, &png_st) != 0 || !S_ISREG(png_st.st_mode) ||
+            stat(job->output, &st) != 0 ||
+            png_st.st_mtim.tv_sec < st.st_mtim.tv_sec ||
+            (png_st.st_mtim.tv_sec == st.st_mtim.tv_sec &&
+             png_st.st_mtim.tv_nsec < st.st_mtim.tv_nsec))
+            what = "its preview";
+        free(png);
+    }
+    if (!what && cfg->eval.enabled) {
+        if (!(have = cuplas_h5_output_str(job->output, job->dataset, "eval")))
+            what = "its eval";
+        free(have);
+    }
+    return what;
 }
 
 int cuplas_job_channels(const cuplas_config *cfg, int64_t C, int **use, int *nuse,

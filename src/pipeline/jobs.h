@@ -93,10 +93,14 @@ int cuplas_jobs_check_paths(const cuplas_jobs *jobs, cuplas_error *err);
 
 void cuplas_jobs_free(cuplas_jobs *jobs);
 
-/* 1 when the job asks for a sorted PLY (ply_out) and there is none: a
- * complete HDF5 result is then no reason to skip the job, since the PLY
- * is only ever written with it (deleted since, or output.ply turned on). */
-int cuplas_job_ply_missing(const cuplas_job *job);
+/* What a complete result on disk lacks of what this run asks for, as a
+ * phrase ("its sorted PLY", "its preview", "its eval"), or NULL: the job
+ * is then made again, since these are only ever written with the result.
+ * The PLY must be the one the result records (sorted_ply: size and mtime;
+ * not one an earlier run left, or a later, killed one published), the
+ * preview (published after the result) no older than the result, the
+ * eval attribute present. Opens the result (HDF5 thread). */
+const char *cuplas_job_extra_missing(const cuplas_job *job, const cuplas_config *cfg);
 
 /* The channels that drive the sort of a C-channel grid: channels.use (or
  * all) checked against C, and channels.weights checked against their

@@ -24,6 +24,7 @@
 #include "io/h5_read.h"
 #include "io/h5_result.h"
 #include "io/publish.h"
+#include "pipeline/output_name.h"
 #include "pipeline/stages.h"
 #include "util/json.h"
 
@@ -111,7 +112,7 @@ fail:
 /* A skipped job's output: its eval attribute and its preview, if any. */
 static int skipped_extras(const cuplas_job *j, cuplas_manifest_entry *e, cuplas_error *err)
 {
-    char *js = cuplas_h5_output_eval(j->output, j->dataset);
+    char *js = cuplas_h5_output_str(j->output, j->dataset, "eval");
     char *png = cuplas_output_beside(j->output, ".png");
     cuplas_json *doc = NULL;
     cuplas_error perr;

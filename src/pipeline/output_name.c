@@ -5,9 +5,10 @@
  * every shard of a SLURM array, since resume and the collision check
  * compare them.
  */
-#define _GNU_SOURCE /* strdup, strndup */
+#define _GNU_SOURCE /* strdup, strndup, asprintf */
 #include "pipeline/output_name.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -88,6 +89,17 @@ char *cuplas_output_path(const char *dir, const char *tmpl, const char *file,
         return NULL;
     }
     return buf;
+}
+
+char *cuplas_output_beside(const char *output, const char *suffix)
+{
+    size_t n = strlen(output);
+    char *p = NULL;
+    if (n > 3 && !strcmp(output + n - 3, ".h5"))
+        n -= 3;
+    if (asprintf(&p, "%.*s%s", (int)n, output, suffix) < 0)
+        return NULL;
+    return p;
 }
 
 char *cuplas_output_ply_path(const char *output)

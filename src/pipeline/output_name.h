@@ -18,6 +18,10 @@
 char *cuplas_output_path(const char *dir, const char *tmpl, const char *file,
                          const char *dataset, int rel_at);
 
+/* "dir/x.h5" -> "dir/x" + suffix, malloc'd (NULL: out of memory): the
+ * names of a result's preview (".png") and eval images (".eval"). */
+char *cuplas_output_beside(const char *output, const char *suffix);
+
 /* A result's sorted-PLY twin: its name with .h5 or .hdf5 replaced by
  * .ply (or .ply added). Malloc'd; NULL when out of memory. */
 char *cuplas_output_ply_path(const char *output);

@@ -20,22 +20,11 @@
 #include "eval/schemes.h"
 #include "io/dtype.h"
 #include "io/publish.h"
+#include "pipeline/output_name.h"
 #include "pipeline/stages.h"
 #include "util/clock.h"
 #include "util/fsutil.h"
 #include "util/log.h"
-
-
-char *cuplas_output_beside(const char *output, const char *suffix)
-{
-    size_t n = strlen(output);
-    char *p = NULL;
-    if (n > 3 && !strcmp(output + n - 3, ".h5"))
-        n -= 3;
-    if (asprintf(&p, "%.*s%s", (int)n, output, suffix) < 0)
-        return NULL;
-    return p;
-}
 
 static void eval_warn(job_ctx *j, const char *what, const cuplas_error *e)
 {

@@ -27,6 +27,7 @@
 #include "io/publish.h"
 #include "io/scene.h"
 #include "util/clock.h"
+#include "util/fsutil.h"
 #include "util/lock.h"
 #include "util/side.h"
 #include "util/threads.h"
@@ -93,6 +94,8 @@ typedef struct ply_task {
     job_ctx *j;
     cuplas_side side;
     char *tmp;          /* the written temp file, until published */
+    char stamp[80];     /* tmp's size and mtime, kept by the rename: the
+                           result's sorted_ply attribute */
     cuplas_error err;
     int rc;
     double seconds;
@@ -104,6 +107,8 @@ static void ply_task_run(void *p)
     double t0 = cuplas_now_s();
     cuplas_error_clear(&t->err);
     t->rc = write_ply(t->j, &t->tmp, &t->err);
+    if (t->rc == 0 && cuplas_file_stamp(t->tmp, t->stamp, sizeof t->stamp) != 0)
+        t->rc = cuplas_error_set(&t->err, CUPLAS_ERR_OUTPUT, "cannot stat %s", t->tmp);
     t->seconds = cuplas_now_s() - t0;
 }
 
@@ -120,6 +125,7 @@ static void ply_task_start(ply_task *t, job_ctx *j)
 }
 
 static void ply_task_wait(ply_task *t) { cuplas_side_join(&t->side); }
+static void ply_task_wait_cb(void *t) { ply_task_wait(t); }
 
 /* output.fsync: the folders whose oldest unsynced rename is older than
  * this are fsync'd by the next job to publish (and all at the run's end):
@@ -196,6 +202,7 @@ int cuplas_stage_write(job_ctx *j, cuplas_error *e)
         .device_name = device,
         .identity = job->identity,
         .eval_json = j->eval_json,
+        .sorted_ply = ply.stamp,   /* filled by the PLY task, before the attributes */
     };
     if (job->ply_out)
         ply_task_start(&ply, j);
@@ -205,7 +212,8 @@ int cuplas_stage_write(job_ctx *j, cuplas_error *e)
     if (cfg->output.deflate > 0 &&
         (size_t)(j->g.H * j->g.W) * (j->g.elem_size * (size_t)j->g.C + 4) >
             CUPLAS_H5_IMAGE_MAX_BYTES) {
-        CUPLAS_TRY(cuplas_stage_write_streamed(j, &meta, &enc, &tmp, t, e));
+        CUPLAS_TRY(cuplas_stage_write_streamed(j, &meta, ply_task_wait_cb, &ply, &enc, &tmp,
+                                               t, e));
         streamed = tmp != NULL;
     } else {
         CUPLAS_TRY(cuplas_h5_encode_result(&j->g, j->index, &cfg->output, &j->w->io,

@@ -83,6 +83,7 @@ static void session_run(void *p)
 }
 
 int cuplas_stage_write_streamed(job_ctx *j, const cuplas_result_meta *meta,
+                                void (*before_attrs)(void *), void *arg,
                                 cuplas_h5_encoded **enc_out, char **tmp_out, double t0,
                                 cuplas_error *e)
 {
@@ -138,6 +139,7 @@ int cuplas_stage_write_streamed(job_ctx *j, const cuplas_result_meta *meta,
         cuplas_tmp_writeback(wb_fd);
     }
     if (rc == 0 && done == total) {
+        before_attrs(arg);
         st.op = 2;
         cuplas_job_h5_visit(j, session_run, &st);
         rc = st.rc;

@@ -203,10 +203,11 @@ static int check_output(const cuplas_runner *r, const cuplas_job *job, int *skip
 
     *skip = 0;
     if (stat(job->output, &st) == 0) {
-        /* a complete result without its sorted PLY is made again: the PLY
-           is only written with it */
-        if (r->cfg->output.overwrite == CUPLAS_OVERWRITE_SKIP && !cuplas_job_ply_missing(job) &&
-            cuplas_h5_output_complete(job->output, job->dataset, job->identity)) {
+        /* a complete result without the sorted PLY, preview or eval this
+           run asks for is made again: they are only written with it */
+        if (r->cfg->output.overwrite == CUPLAS_OVERWRITE_SKIP &&
+            cuplas_h5_output_complete(job->output, job->dataset, job->identity) &&
+            !cuplas_job_extra_missing(job, r->cfg)) {
             *skip = 1;
             return 0;
         }

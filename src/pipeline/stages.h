@@ -37,10 +37,6 @@ void cuplas_job_log_failure(cuplas_runner *r, const cuplas_job *job,
 /* Free a worker's grow-only job buffers (when it takes no more jobs). */
 void cuplas_worker_buffers_free(cuplas_worker *w);
 
-/* "dir/x.h5" -> "dir/x" + suffix, malloc'd (NULL: out of memory): the
- * names of a result's preview (".png") and eval images (".eval"). */
-char *cuplas_output_beside(const char *output, const char *suffix);
-
 /* On the HDF5 thread: close the input file the reads kept open. */
 void cuplas_jobs_unpin(cuplas_runner *r);
 

@@ -78,6 +78,16 @@ fail:
     return rc;
 }
 
+int cuplas_file_stamp(const char *path, char *buf, size_t n)
+{
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return -1;
+    int k = snprintf(buf, n, "size=%lld mtime=%lld.%09ld", (long long)st.st_size,
+                     (long long)st.st_mtim.tv_sec, (long)st.st_mtim.tv_nsec);
+    return k > 0 && (size_t)k < n ? 0 : -1;
+}
+
 int cuplas_mkdir_p(const char *dir, cuplas_error *err)
 {
     char *p = strdup(dir);

@@ -6,6 +6,8 @@
 #ifndef CUPLAS_FSUTIL_H
 #define CUPLAS_FSUTIL_H
 
+#include <stddef.h>
+
 #include "util/error.h"
 
 #ifdef __cplusplus
@@ -37,6 +39,12 @@ typedef struct {
  * names the same file as an earlier path (the rename would destroy it) or
  * an existing folder, device or FIFO. Checked before anything is read. */
 int cuplas_paths_check(const cuplas_path_role *p, int n, cuplas_error *err);
+
+/* path's size and modification time as "size=S mtime=SEC.NSEC" into buf:
+ * what a result records of a file published beside it, so that a rerun
+ * can tell that file from one another run left there. 0, or -1 (errno)
+ * when path cannot be stat'ed or buf is too small. */
+int cuplas_file_stamp(const char *path, char *buf, size_t n);
 
 /* mkdir -p dir. Errors (CUPLAS_ERR_OUTPUT) name the folder that failed. */
 int cuplas_mkdir_p(const char *dir, cuplas_error *err);
