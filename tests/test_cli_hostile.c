@@ -338,6 +338,19 @@ static void test_outputs_replace_inputs(void **state)
     assert_int_equal(tu_sh(f, "mkdir g && cp d.h5 g/grid.h5 && " BIN " run b.yaml --force "
                               "--log-format text"), 2);
     expect_in(f, "err.txt", "the output ./g/grid.h5 would replace the input g/grid.h5");
+    /* another job's input: a result, and output.preview's PNG, are outputs */
+    write_text(f, "c.yaml", "inputs:\n  - files: \"h/*.h5\"\noutput:\n  dir: h\n");
+    assert_int_equal(tu_sh(f, "mkdir h && cp d.h5 h/a.h5 && cp d.h5 h/a.grid.h5 && "
+                              BIN " run c.yaml --log-format text"), 2);
+    expect_in(f, "err.txt", "cuplas: error: c.yaml:2: the output h/a.grid.h5 would replace "
+                            "the input h/a.grid.h5");
+    assert_int_equal(tu_sh(f, BIN " check c.yaml"), 2);
+    write_text(f, "p.yaml", "inputs:\n  - files: h/a.h5\n  - files: h/a.grid.png\n"
+                            "output:\n  dir: h\n  preview: true\n");
+    assert_int_equal(tu_sh(f, "cp d.h5 h/a.grid.png && " BIN " run p.yaml --log-format text"),
+                     2);
+    expect_in(f, "err.txt", "the preview h/a.grid.png would replace the input h/a.grid.png");
+    assert_int_equal(tu_sh(f, "cmp h/a.grid.h5 keep.h5 && cmp h/a.grid.png keep.h5"), 0);
 
     /* publishing itself, in every command: a name that became a FIFO */
     assert_int_equal(tu_sh(f, "mkfifo p.h5 && " BIN " gen --size 4x4 p.h5"), 1);

@@ -109,6 +109,7 @@ static void free_job(cuplas_job *j)
     free(j->output);
     free(j->identity);
     free(j->ply_out);
+    free(j->preview_out);
     free(j->use);
     free(j->act);
     free(j->unit);
@@ -199,6 +200,8 @@ static int plan_job(cuplas_jobs *jobs, cuplas_job *j, const cuplas_config *cfg,
     if (rc || j->err.code)
         return rc;   /* a config error stops the plan; j->err fails the job */
     if (j->scene && cfg->output.ply && !output && !(j->ply_out = cuplas_output_ply_path(j->output)))
+        return cuplas_error_set(err, CUPLAS_ERR_NOMEM, "out of memory");
+    if (cfg->output.preview && !(j->preview_out = cuplas_output_beside(j->output, ".png")))
         return cuplas_error_set(err, CUPLAS_ERR_NOMEM, "out of memory");
 
     if (stat(j->file, &st) != 0)
@@ -487,22 +490,78 @@ fail:
 
 /* ------------------------------------------------------------ public API */
 
+/* One path of one job, for the check across every job's paths. */
+typedef struct path_entry {
+    char *key;              /* cuplas_path_key */
+    const cuplas_job *job;
+    int role;               /* 0 input, else an output: see path_role */
+} path_entry;
+
+static const char *const path_role[4] = {"input", "output", "sorted PLY", "preview"};
+
+static const char *entry_path(const path_entry *e)
+{
+    const cuplas_job *j = e->job;
+    return e->role == 0 ? j->file : e->role == 1 ? j->output : e->role == 2 ? j->ply_out
+                                                                            : j->preview_out;
+}
+
+static int cmp_entry(const void *pa, const void *pb)
+{
+    const path_entry *a = pa, *b = pb;
+    int c = strcmp(a->key, b->key);
+    return c ? c : a->role - b->role;
+}
+
 int cuplas_jobs_check_paths(const cuplas_jobs *jobs, cuplas_error *err)
 {
+    path_entry *v = malloc((size_t)jobs->n * 4 * sizeof *v + 1);
     const cuplas_job *j = NULL;
-    int rc = 0;
+    int n = 0, rc = 0;
 
+    if (!v)
+        return cuplas_error_set(err, CUPLAS_ERR_NOMEM, "out of memory");
     for (int i = 0; i < jobs->n; i++) {
-        j = &jobs->v[i];
-        if (!j->output)
+        if (!jobs->v[i].output)
             continue;   /* failed before it had a name: it writes nothing */
-        const cuplas_path_role p[3] = {
-            {"input", j->file, 0}, {"output", j->output, 1}, {"sorted PLY", j->ply_out, 1}};
-        CUPLAS_TRY(cuplas_paths_check(p, 3, err));
+        for (int role = 0; role < 4; role++) {
+            path_entry e = {NULL, &jobs->v[i], role};
+            const char *path = entry_path(&e);
+            if (!path)
+                continue;
+            if (role > 0 && cuplas_path_special(path)) {
+                j = e.job;
+                CUPLAS_FAIL(err, CUPLAS_ERR_USAGE, "the %s %s exists and is not a regular "
+                            "file: a result would be renamed over it; name another %s",
+                            path_role[role], path, path_role[role]);
+            }
+            if (!(e.key = cuplas_path_key(path)))
+                CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
+            v[n++] = e;
+        }
     }
-    return 0;
+    /* an output is renamed onto its name: any other path to that file,
+       of this job or another, an input above all, would be destroyed */
+    qsort(v, (size_t)n, sizeof *v, cmp_entry);
+    for (int a = 0, b; a < n; a = b) {
+        for (b = a + 1; b < n && !strcmp(v[a].key, v[b].key); b++)
+            ;
+        if (b - a < 2 || v[b - 1].role == 0)
+            continue;   /* one path, or inputs only (one file, several datasets) */
+        int o = a;
+        while (v[o].role == 0)
+            o++;
+        const path_entry *kept = &v[a], *out = &v[o > a ? o : a + 1];
+        j = out->job;
+        CUPLAS_FAIL(err, CUPLAS_ERR_USAGE, "the %s %s would replace the %s %s (one file): "
+                    "name another %s", path_role[out->role], entry_path(out),
+                    path_role[kept->role], entry_path(kept), path_role[out->role]);
+    }
 fail:
-    if (j->line && jobs->config_path && jobs->config_path[0])
+    for (int i = 0; i < n; i++)
+        free(v[i].key);
+    free(v);
+    if (rc && j && j->line && jobs->config_path && jobs->config_path[0])
         cuplas_error_where(err, "%s:%d", jobs->config_path, j->line);
     return rc;
 }
@@ -562,7 +621,6 @@ const char *cuplas_job_extra_missing(const cuplas_job *job, const cuplas_config 
 {
     const char *what = NULL;
     char *have = NULL, stamp[80];
-    struct stat st, png_st;
 
     if (job->ply_out) {
         have = cuplas_h5_output_str(job->output, job->dataset, "sorted_ply");
@@ -572,16 +630,8 @@ const char *cuplas_job_extra_missing(const cuplas_job *job, const cuplas_config 
         free(have);
         have = NULL;
     }
-    if (!what && cfg->output.preview) {
-        char *png = cuplas_output_beside(job->output, ".png");
-        if (!png || stat(png, &png_st) != 0 || !S_ISREG(png_st.st_mode) ||
-            stat(job->output, &st) != 0 ||
-            png_st.st_mtim.tv_sec < st.st_mtim.tv_sec ||
-            (png_st.st_mtim.tv_sec == st.st_mtim.tv_sec &&
-             png_st.st_mtim.tv_nsec < st.st_mtim.tv_nsec))
-            what = "its preview";
-        free(png);
-    }
+    if (!what && job->preview_out && !cuplas_file_as_new(job->preview_out, job->output))
+        what = "its preview";
     if (!what && cfg->eval.enabled) {
         if (!(have = cuplas_h5_output_str(job->output, job->dataset, "eval")))
             what = "its eval";

@@ -47,6 +47,7 @@ typedef struct cuplas_job {
     int crop;            /* fitted by crop (else pad)                          */
     int crop_col;        /* crop: the column ranked                            */
     char *ply_out;       /* scene: the sorted PLY to write too, or NULL        */
+    char *preview_out;   /* output.preview: the PNG beside the output, or NULL */
     /* channels resolved by name (NULL: cuplas_job_channels at prep), and the
        transforms per used channel (NULL: none) */
     int *use, nuse;

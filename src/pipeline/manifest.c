@@ -109,14 +109,14 @@ fail:
     return rc;
 }
 
-/* A skipped job's output: its eval attribute and its preview, if any. */
+/* A skipped job's output: its eval attribute and its preview, if any (one
+ * at least as new as the result: an older one is an earlier run's). */
 static int skipped_extras(const cuplas_job *j, cuplas_manifest_entry *e, cuplas_error *err)
 {
     char *js = cuplas_h5_output_str(j->output, j->dataset, "eval");
     char *png = cuplas_output_beside(j->output, ".png");
     cuplas_json *doc = NULL;
     cuplas_error perr;
-    struct stat st;
     int rc = 0;
 
     cuplas_error_clear(&perr);
@@ -128,7 +128,7 @@ static int skipped_extras(const cuplas_job *j, cuplas_manifest_entry *e, cuplas_
         if (cuplas_eval_result_from_json(doc, e->eval) != 0)
             free(e->eval), e->eval = NULL;
     }
-    if (stat(png, &st) == 0 && S_ISREG(st.st_mode))
+    if (cuplas_file_as_new(png, j->output))
         e->preview = png, png = NULL;
 fail:
     cuplas_json_free(doc);

@@ -173,8 +173,8 @@ void cuplas_stage_publish_extras(job_ctx *j)
     cuplas_error e;
     cuplas_error_clear(&e);
 
-    if (j->png.size) {
-        char *path = cuplas_output_beside(j->job->output, ".png");
+    if (j->png.size && j->job->preview_out) {
+        char *path = strdup(j->job->preview_out);
         if (!path)
             cuplas_error_set(&e, CUPLAS_ERR_NOMEM, "out of memory");
         if (path && cuplas_publish_bytes(path, j->png.data, j->png.size, cfg->output.fsync,

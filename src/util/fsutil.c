@@ -37,6 +37,24 @@ static char *resolved_name(const char *path)
     return out;
 }
 
+char *cuplas_path_key(const char *path)
+{
+    struct stat st;
+    char *key = NULL, *name;
+
+    if (stat(path, &st) == 0) {
+        if (asprintf(&key, "i%llx:%llx", (unsigned long long)st.st_dev,
+                     (unsigned long long)st.st_ino) < 0)
+            key = NULL;
+        return key;
+    }
+    name = resolved_name(path);
+    if (asprintf(&key, "p%s", name ? name : path) < 0)
+        key = NULL;
+    free(name);
+    return key;
+}
+
 int cuplas_path_same(const char *a, const char *b)
 {
     struct stat sa, sb;
@@ -86,6 +104,15 @@ int cuplas_file_stamp(const char *path, char *buf, size_t n)
     int k = snprintf(buf, n, "size=%lld mtime=%lld.%09ld", (long long)st.st_size,
                      (long long)st.st_mtim.tv_sec, (long)st.st_mtim.tv_nsec);
     return k > 0 && (size_t)k < n ? 0 : -1;
+}
+
+int cuplas_file_as_new(const char *path, const char *ref)
+{
+    struct stat a, b;
+    if (stat(path, &a) != 0 || !S_ISREG(a.st_mode) || stat(ref, &b) != 0)
+        return 0;
+    return a.st_mtim.tv_sec > b.st_mtim.tv_sec ||
+           (a.st_mtim.tv_sec == b.st_mtim.tv_sec && a.st_mtim.tv_nsec >= b.st_mtim.tv_nsec);
 }
 
 int cuplas_mkdir_p(const char *dir, cuplas_error *err)

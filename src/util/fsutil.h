@@ -23,6 +23,12 @@ char *cuplas_path_dir(const char *path);
  * resolved by realpath ("./o.h5" and "o.h5" are one name); else 0. */
 int cuplas_path_same(const char *a, const char *b);
 
+/* A text that is equal for two paths exactly when cuplas_path_same holds
+ * for them (the device and inode of a file that exists, else its name
+ * with the folder resolved), to find the same file among many paths by
+ * sorting. Malloc'd; NULL when out of memory. */
+char *cuplas_path_key(const char *path);
+
 /* 1 when path exists (symbolic links followed) and is not a regular file:
  * a folder, a device, a FIFO. A result is published by rename, which would
  * replace such a file by a regular one, or fail after all the work. */
@@ -45,6 +51,10 @@ int cuplas_paths_check(const cuplas_path_role *p, int n, cuplas_error *err);
  * can tell that file from one another run left there. 0, or -1 (errno)
  * when path cannot be stat'ed or buf is too small. */
 int cuplas_file_stamp(const char *path, char *buf, size_t n);
+
+/* 1 when path is a regular file modified no earlier than ref (a preview
+ * published after its result, not one an earlier run left); else 0. */
+int cuplas_file_as_new(const char *path, const char *ref);
 
 /* mkdir -p dir. Errors (CUPLAS_ERR_OUTPUT) name the folder that failed. */
 int cuplas_mkdir_p(const char *dir, cuplas_error *err);
