@@ -931,6 +931,11 @@ static void test_config_preset_explicit_key_wins(void **state)
                                set_decay, 1, &cfg, &err), 0);
     assert_false(cfg.sort.small_auto);
     cuplas_config_free(&cfg);
+    /* default's small row sets no decay: naming it keeps the row (0.7.1 dropped it) */
+    assert_int_equal(load_text(state, "default_decay", INPUTS, set_decay, 1, &cfg, &err), 0);
+    assert_true(cfg.sort.small_auto);
+    assert_true(cfg.sort.radius_decay == 0.97);
+    cuplas_config_free(&cfg);
     assert_int_equal(load_text(state, "preset_none", INPUTS, NULL, 0, &cfg, &err), 0);
     assert_true(cfg.sort.wide_auto);
     assert_true(cfg.sort.small_auto);

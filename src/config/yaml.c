@@ -65,11 +65,12 @@ static void apply_preset(const struct loader *ld, cuplas_config *cfg)
                           !seen_node(ld, "sort.improvement_break") &&
                           !seen_node(ld, "sort.max_passes") &&
                           !seen_node(ld, "sort.max_configs");
-    /* and so do the small ones */
+    /* and so do the small ones: the decay only where the row sets one */
     cfg->sort.small_auto = !seen_node(ld, "sort.local_group_size") &&
                            !seen_node(ld, "sort.local_passes") &&
                            !seen_node(ld, "sort.max_configs") &&
-                           !seen_node(ld, "sort.radius_decay");
+                           !(seen_node(ld, "sort.radius_decay") &&
+                             cuplas_preset_small_row_decays(cfg->sort.preset));
 }
 
 /* Rules that involve more than one key, once every key is read. */

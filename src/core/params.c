@@ -157,6 +157,11 @@ void cuplas_sort_params_for_grid(cuplas_sort_params *p, int channels, int64_t ce
     p->small_auto = false;
 }
 
+bool cuplas_preset_small_row_decays(cuplas_preset preset)
+{
+    return (unsigned)preset < sizeof small / sizeof small[0] && small[preset].radius_decay > 0;
+}
+
 int cuplas_sort_params_preset(const char *name, cuplas_sort_params *p)
 {
     for (size_t i = 0; i < sizeof preset_names / sizeof preset_names[0]; i++)

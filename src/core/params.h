@@ -121,6 +121,10 @@ void cuplas_sort_params_for_channels(cuplas_sort_params *p, int channels);
  * pipeline and the benches call per grid. */
 void cuplas_sort_params_for_grid(cuplas_sort_params *p, int channels, int64_t cells);
 
+/* Whether preset's small row sets sort.radius_decay (`best`'s does): only
+ * then does naming that key keep the row's other values from applying. */
+bool cuplas_preset_small_row_decays(cuplas_preset preset);
+
 const char *cuplas_preset_name(cuplas_preset p);
 const char *cuplas_permuter_name(cuplas_permuter p);
 const char *cuplas_border_name(cuplas_border b);
