@@ -377,6 +377,12 @@ static void test_small_findings(void **state)
     write_text(f, "bad.yaml", "inputs:\n  - files: [d.h5, nope.h5]\noutput:\n  dir: o2\n");
     assert_int_equal(tu_sh(f, BIN " run bad.yaml --log-format json"), 1);
     expect_in(f, "err.txt", "\"level\":\"error\",\"event\":\"summary\"");
+    /* a dataset pattern without the leading '/' matches like a literal name */
+    write_text(f, "glob.yaml", "inputs:\n  - files: m.h5\n    datasets: [\"grid_00*\"]\n"
+                               "output:\n  dir: o3\n");
+    assert_int_equal(tu_sh(f, BIN " gen --size 8x8 --count 3 m.h5 && " BIN " check glob.yaml"),
+                     0);
+    expect_in(f, "out.txt", "plan: 3 jobs: 3 to sort, 0 to skip");
 
     /* 20,000 entries naming one file: each probe is done once */
     FILE *fp = fopen(fpath(f, "big.yaml", path), "w");

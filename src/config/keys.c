@@ -271,8 +271,8 @@ const struct key cuplas_cfg_input_keys[] = {
       .doc = "HDF5 files: a path or glob pattern, or a list of them; "
              "relative to the current working directory" },
     { "datasets", K_STRLIST, IN(datasets), IN(ndatasets),
-      .doc = "dataset paths or fnmatch patterns (string or list); [] = every "
-             "numeric dataset of rank 2 or 3" },
+      .doc = "dataset paths or fnmatch patterns (string or list; the leading / may "
+             "be left out); [] = every numeric dataset of rank 2 or 3" },
     { "height", K_I64, IN(height), .min = 0, .flags = F_MIN,
       .doc = "grid height of (N, C) datasets; 0 = from the dataset's height "
              "and width attributes, else a square" },

@@ -285,8 +285,12 @@ static int add_file(cuplas_jobs *jobs, const cuplas_config *cfg, int k, const ch
     }
     for (int i = 0; i < count; i++) {
         int take = in->ndatasets == 0;
+        /* names are absolute; a pattern without the leading '/' is read
+           as one with it, like a literal name */
+        const char *rel = names[i] + (names[i][0] == '/');
         for (int d = 0; d < in->ndatasets && patterns; d++)
-            if (has_magic(in->datasets[d]) && fnmatch(in->datasets[d], names[i], 0) == 0) {
+            if (has_magic(in->datasets[d]) &&
+                fnmatch(in->datasets[d], in->datasets[d][0] == '/' ? names[i] : rel, 0) == 0) {
                 matched[d]++;
                 take = 1;
             }
