@@ -352,6 +352,17 @@ static void test_outputs_replace_inputs(void **state)
     expect_in(f, "err.txt", "the preview h/a.grid.png would replace the input h/a.grid.png");
     assert_int_equal(tu_sh(f, "cmp h/a.grid.h5 keep.h5 && cmp h/a.grid.png keep.h5"), 0);
 
+    /* logging.file is appended to: not the config, nor an input, nor an output */
+    write_text(f, "l.yaml", "inputs:\n  - files: g/grid.h5\noutput:\n  dir: lo\n");
+    assert_int_equal(tu_sh(f, "cp l.yaml keep.yaml && " BIN " run l.yaml --set "
+                              "logging.file=l.yaml"), 2);
+    expect_in(f, "err.txt", "the log file (logging.file) l.yaml would append to the config "
+                            "file l.yaml");
+    assert_int_equal(tu_sh(f, BIN " run l.yaml --set logging.file=g/grid.h5"), 2);
+    expect_in(f, "err.txt", "l.yaml:2: the log file (logging.file) g/grid.h5 would append to "
+                            "the input g/grid.h5");
+    assert_int_equal(tu_sh(f, "cmp l.yaml keep.yaml && ! test -e lo"), 0);
+
     /* publishing itself, in every command: a name that became a FIFO */
     assert_int_equal(tu_sh(f, "mkfifo p.h5 && " BIN " gen --size 4x4 p.h5"), 1);
     expect_in(f, "err.txt", "p.h5: exists and is not a regular file: not replaced");

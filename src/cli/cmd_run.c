@@ -248,6 +248,8 @@ static int cmd_run(int argc, char **argv)
     /* the whole list, failed inputs included: every task must split the same list */
     if (cuplas_jobs_build(&jobs, &cfg, &err) != 0 ||
         cuplas_shard_select(&jobs, &shard, &mine, &err) != 0) {
+        if (jobs.log_clash)
+            cuplas_log_detach(&lg);   /* not one line into an input */
         report(&lg, &err);
         rc = cuplas_cli_exit_for(err.code);
         goto done;

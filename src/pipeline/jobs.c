@@ -494,21 +494,17 @@ fail:
 
 /* ------------------------------------------------------------ public API */
 
-/* One path of one job, for the check across every job's paths. */
+/* One path of the run, for the check across every job's paths. */
 typedef struct path_entry {
     char *key;              /* cuplas_path_key */
-    const cuplas_job *job;
-    int role;               /* 0 input, else an output: see path_role */
+    const char *path;
+    const cuplas_job *job;  /* NULL: the config file or the log */
+    int role;               /* path_role; from ROLE_OUTPUT on, written */
 } path_entry;
 
-static const char *const path_role[4] = {"input", "output", "sorted PLY", "preview"};
-
-static const char *entry_path(const path_entry *e)
-{
-    const cuplas_job *j = e->job;
-    return e->role == 0 ? j->file : e->role == 1 ? j->output : e->role == 2 ? j->ply_out
-                                                                            : j->preview_out;
-}
+enum { ROLE_CONFIG, ROLE_INPUT, ROLE_OUTPUT, ROLE_PLY, ROLE_PREVIEW, ROLE_LOG };
+static const char *const path_role[] = {"config file", "input", "output", "sorted PLY",
+                                        "preview", "log file (logging.file)"};
 
 static int cmp_entry(const void *pa, const void *pb)
 {
@@ -517,49 +513,62 @@ static int cmp_entry(const void *pa, const void *pb)
     return c ? c : a->role - b->role;
 }
 
-int cuplas_jobs_check_paths(const cuplas_jobs *jobs, cuplas_error *err)
+static int add_entry_path(path_entry *v, int *n, const char *path, const cuplas_job *job,
+                          int role, cuplas_error *err)
 {
-    path_entry *v = malloc((size_t)jobs->n * 4 * sizeof *v + 1);
+    if (!path || !path[0])
+        return 0;
+    if (role >= ROLE_OUTPUT && role != ROLE_LOG && cuplas_path_special(path))
+        return cuplas_error_set(err, CUPLAS_ERR_USAGE, "the %s %s exists and is not a regular "
+                                "file: a result would be renamed over it; name another %s",
+                                path_role[role], path, path_role[role]);
+    if (!(v[*n].key = cuplas_path_key(path)))
+        return cuplas_error_set(err, CUPLAS_ERR_NOMEM, "out of memory");
+    v[*n].path = path;
+    v[*n].job = job;
+    v[(*n)++].role = role;
+    return 0;
+}
+
+int cuplas_jobs_check_paths(cuplas_jobs *jobs, cuplas_error *err)
+{
+    path_entry *v = malloc(((size_t)jobs->n * 4 + 2) * sizeof *v);
     const cuplas_job *j = NULL;
     int n = 0, rc = 0;
 
     if (!v)
         return cuplas_error_set(err, CUPLAS_ERR_NOMEM, "out of memory");
+    CUPLAS_TRY(add_entry_path(v, &n, jobs->config_path, NULL, ROLE_CONFIG, err));
+    CUPLAS_TRY(add_entry_path(v, &n, jobs->log_path, NULL, ROLE_LOG, err));
     for (int i = 0; i < jobs->n; i++) {
-        if (!jobs->v[i].output)
+        j = &jobs->v[i];
+        if (!j->output)
             continue;   /* failed before it had a name: it writes nothing */
-        for (int role = 0; role < 4; role++) {
-            path_entry e = {NULL, &jobs->v[i], role};
-            const char *path = entry_path(&e);
-            if (!path)
-                continue;
-            if (role > 0 && cuplas_path_special(path)) {
-                j = e.job;
-                CUPLAS_FAIL(err, CUPLAS_ERR_USAGE, "the %s %s exists and is not a regular "
-                            "file: a result would be renamed over it; name another %s",
-                            path_role[role], path, path_role[role]);
-            }
-            if (!(e.key = cuplas_path_key(path)))
-                CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
-            v[n++] = e;
-        }
+        CUPLAS_TRY(add_entry_path(v, &n, j->file, j, ROLE_INPUT, err));
+        CUPLAS_TRY(add_entry_path(v, &n, j->output, j, ROLE_OUTPUT, err));
+        CUPLAS_TRY(add_entry_path(v, &n, j->ply_out, j, ROLE_PLY, err));
+        CUPLAS_TRY(add_entry_path(v, &n, j->preview_out, j, ROLE_PREVIEW, err));
     }
-    /* an output is renamed onto its name: any other path to that file,
-       of this job or another, an input above all, would be destroyed */
+    j = NULL;
+    /* an output is renamed onto its name (the log appended to): any other
+       path to that file, of this job or another, an input above all,
+       would be destroyed */
     qsort(v, (size_t)n, sizeof *v, cmp_entry);
     for (int a = 0, b; a < n; a = b) {
         for (b = a + 1; b < n && !strcmp(v[a].key, v[b].key); b++)
             ;
-        if (b - a < 2 || v[b - 1].role == 0)
-            continue;   /* one path, or inputs only (one file, several datasets) */
+        if (b - a < 2 || v[b - 1].role < ROLE_OUTPUT)
+            continue;   /* one path, or read only (one file, several datasets) */
         int o = a;
-        while (v[o].role == 0)
+        while (v[o].role < ROLE_OUTPUT)
             o++;
         const path_entry *kept = &v[a], *out = &v[o > a ? o : a + 1];
-        j = out->job;
-        CUPLAS_FAIL(err, CUPLAS_ERR_USAGE, "the %s %s would replace the %s %s (one file): "
-                    "name another %s", path_role[out->role], entry_path(out),
-                    path_role[kept->role], entry_path(kept), path_role[out->role]);
+        j = out->job ? out->job : kept->job;
+        jobs->log_clash = out->role == ROLE_LOG || kept->role == ROLE_LOG;
+        CUPLAS_FAIL(err, CUPLAS_ERR_USAGE, "the %s %s would %s the %s %s (one file): name "
+                    "another %s", path_role[out->role], out->path,
+                    out->role == ROLE_LOG ? "append to" : "replace", path_role[kept->role],
+                    kept->path, out->role == ROLE_LOG ? "logging.file" : path_role[out->role]);
     }
 fail:
     for (int i = 0; i < n; i++)
@@ -577,6 +586,7 @@ int cuplas_jobs_build(cuplas_jobs *jobs, const cuplas_config *cfg, cuplas_error 
 
     memset(jobs, 0, sizeof *jobs);
     jobs->config_path = cfg->path ? cfg->path : "";
+    jobs->log_path = cfg->log.file;
     config_hash(cfg, hash);
     jobs->probes = cuplas_probe_cache_new();   /* NULL: every probe opens the file */
     for (int k = 0; k < cfg->ninputs; k++)
@@ -601,6 +611,7 @@ int cuplas_jobs_add_one(cuplas_jobs *jobs, const cuplas_config *cfg, const char 
 
     if (!jobs->config_path)
         jobs->config_path = "";
+    jobs->log_path = cfg->log.file;
     config_hash(cfg, hash);
     if (!(j = new_job(jobs, file, dataset, -1, 0, err)))
         return CUPLAS_ERR_NOMEM;

@@ -59,6 +59,8 @@ typedef struct cuplas_jobs {
     cuplas_job *v;
     int n, cap;
     const char *config_path; /* for "[cfg.yaml:LINE]" in messages, "" = none */
+    const char *log_path;    /* logging.file (appended to), or NULL          */
+    int log_clash;           /* check_paths: log_path is an input or output  */
     unsigned add_one_flags;  /* read flags of cuplas_jobs_add_one's job         */
     size_t host_limit;       /* host memory a job may have (0: unknown)         */
     const char *host_limit_what;
@@ -90,7 +92,7 @@ int cuplas_jobs_set_ply(cuplas_jobs *jobs, const char *ply_out, cuplas_error *er
  * renames a temp file onto it): else CUPLAS_ERR_USAGE naming the paths,
  * before anything is written. cuplas_jobs_build calls it; `cuplas sort`
  * after cuplas_jobs_set_ply. */
-int cuplas_jobs_check_paths(const cuplas_jobs *jobs, cuplas_error *err);
+int cuplas_jobs_check_paths(cuplas_jobs *jobs, cuplas_error *err);
 
 void cuplas_jobs_free(cuplas_jobs *jobs);
 

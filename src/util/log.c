@@ -105,6 +105,17 @@ int cuplas_log_close(cuplas_log *lg, cuplas_error *err)
     return -1;
 }
 
+void cuplas_log_detach(cuplas_log *lg)
+{
+    if (!lg->out || !lg->owns_out)
+        return;
+    fclose(lg->out);   /* nothing written to it yet: nothing to lose */
+    lg->out = stderr;
+    lg->owns_out = 0;
+    lg->json = !isatty(fileno(stderr)) && lg->json;
+    snprintf(lg->path, sizeof lg->path, "stderr");
+}
+
 /* A text line with control characters made visible: a newline in a file or
  * dataset name must not split one event into two lines. */
 void cuplas_put_visible(FILE *f, const char *s)

@@ -55,6 +55,10 @@ int cuplas_log_open(cuplas_log *lg, const cuplas_log_opts *opts,
  * report success for a run whose log is incomplete. */
 int cuplas_log_close(cuplas_log *lg, cuplas_error *err);
 
+/* Write to stderr from now on, closing logging.file unwritten to: the run
+ * found that file to be one of its inputs or outputs. */
+void cuplas_log_detach(cuplas_log *lg);
+
 /* On a terminal in text mode: redraw the one-line progress display (the
  * next log line replaces it). Elsewhere a no-op: JSON logs have events. */
 void cuplas_log_progress(cuplas_log *lg, const char *text);
