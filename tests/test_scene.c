@@ -448,6 +448,14 @@ static void test_scene_name_errors(void **state)
     assert_non_null(strstr(err, "grid.crop_by"));
     free(err);
     assert_false(exists(f, "c.h5"));
+    /* in a config: the error names the line of the key */
+    cfg = "inputs:\n  - files: s.ply\noutput:\n  dir: out\ngrid:\n  fit: crop\n"
+          "  crop_by: nothing\n";
+    put_file(f, "crop.yaml", cfg, strlen(cfg));
+    assert_int_equal(tu_sh(f, "\"$B\" check crop.yaml"), 2);
+    err = tu_slurp(f, "err.txt", &len);
+    assert_non_null(strstr(err, "crop.yaml:7:12: grid.crop_by: unknown channel 'nothing'"));
+    free(err);
 }
 
 static void test_scene_malformed(void **state)

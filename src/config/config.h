@@ -56,6 +56,8 @@ typedef struct cuplas_grid_opts {
                               else H, W                                    */
     cuplas_fit_mode fit;   /* grid.fit: pad | crop                         */
     char *crop_by;         /* grid.crop_by: the property crop ranks by     */
+    char crop_by_where[160]; /* where it was set ("cfg.yaml:L:C", "--set
+                              grid.crop_by=..."), "" for the default       */
 } cuplas_grid_opts;
 
 typedef struct cuplas_output_opts {

@@ -444,6 +444,11 @@ int cuplas_config_load(cuplas_config *cfg, const char *path,
         CUPLAS_TRY(cuplas_cfg_walk_mapping(&ld, root, "", "", cuplas_cfg_keys, CUPLAS_CFG_NKEYS,
                                            cfg, ld.seen));
     apply_preset(&ld, cfg);
+    /* a name only an input can refuse: where it was written, for that error */
+    const yaml_node_t *crop_by = seen_node(&ld, "grid.crop_by");
+    if (crop_by)
+        cuplas_cfg_node_where(&ld, crop_by, cfg->grid.crop_by_where,
+                              sizeof cfg->grid.crop_by_where);
     CUPLAS_TRY(check_config(&ld, cfg));
     rc = 0;
 fail:

@@ -228,7 +228,7 @@ static int plan_names(cuplas_job *j, const cuplas_config *cfg, const cuplas_h5gr
 crop:
     if (j->crop) {
         const char *sel[1] = {cfg->grid.crop_by};
-        char *where[1] = {cfg->path && cfg->path[0] ? cfg->path : ""};
+        char *where[1] = {(char *)cfg->grid.crop_by_where};
         cuplas_selectors s = {(char **)sel, where, 1};
         int col, k;
         CUPLAS_TRY(resolve(j, "grid.crop_by", &s, 0, 1, names, C, &col, &k, err));
