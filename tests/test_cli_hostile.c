@@ -423,6 +423,18 @@ static void test_small_findings(void **state)
     close(fd);   /* released */
     assert_int_equal(tu_sh(f, BIN " run cfg.yaml --force --log-format text"), 0);
     assert_true(exists(f, "out/cuplas-manifest.json"));
+    /* a run of another split (here: shards of 2 hold byte 3) exits 2; its own split runs */
+    fd = open(fpath(f, "out/.cuplas-split.lock", path), O_RDWR | O_CREAT, 0644);
+    struct flock split = {.l_type = F_RDLCK, .l_whence = SEEK_SET, .l_start = 3, .l_len = 1};
+    assert_true(fd >= 0);
+    assert_int_equal(fcntl(fd, F_SETLK, &split), 0);
+    assert_int_equal(tu_sh(f, BIN " run cfg.yaml --force --log-format text"), 2);
+    expect_in(f, "err.txt", "cuplas: error: output folder out is in use by a run of another "
+                            "split (--shard I/2) (pid ");
+    assert_int_equal(tu_sh(f, BIN " run cfg.yaml --shard 1/3 --log-format text"), 2);
+    assert_int_equal(tu_sh(f, BIN " run cfg.yaml --shard 1/2 --log-format text"), 0);
+    close(fd);
+    assert_int_equal(tu_sh(f, BIN " run cfg.yaml --shard 1/3 --log-format text"), 0);
     /* shards have a lock each: another shard's run is not blocked */
     fd = open(fpath(f, "out/.cuplas-manifest.0-of-2.json.lock", path), O_RDWR | O_CREAT, 0644);
     assert_int_equal(fcntl(fd, F_SETLK, &fl), 0);

@@ -104,27 +104,45 @@ static int pick_shard(const char *opt, int no_env, cuplas_shard *sh, char *sourc
  * One run per manifest at a time: two runs of one shard on one output
  * folder would overwrite each other's manifest and remove each other's
  * temp files as stale. The lock is a hidden file beside the manifest
- * (".cuplas-manifest.json.lock"), held until the process ends. 0, or
- * CUPLAS_ERR_USAGE when another run holds it (nothing has run yet).
+ * (".cuplas-manifest.json.lock"), held until the process ends. Before
+ * it, the folder's split lock (".cuplas-split.lock", cuplas_lock_split):
+ * the shards of one split run together, runs of two splits (unsharded and
+ * --shard I/2) would write the same outputs. 0, or CUPLAS_ERR_USAGE when
+ * another run holds either (nothing has run yet).
  */
 static int lock_folder(const char *dir, const cuplas_shard *shard, cuplas_error *err)
 {
     char *man = cuplas_manifest_path(dir, shard), *lock = NULL, *slash;
     long pid = 0;
-    int fd = -1, rc = 0;
+    int fd = -1, other = -1, rc = 0;
 
-    if (!man || !(lock = malloc(strlen(man) + 8)))
+    if (!man || !(lock = malloc(strlen(man) + 32)))
         CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
     slash = strrchr(man, '/');
+    /* a folder that cannot be made or written fails each job as before,
+       with its own message: the locks are only for two runs at once */
+    if (cuplas_mkdir_p(dir, err) != 0) {
+        cuplas_error_clear(err);
+        goto fail;
+    }
+    /* first the split (runs of two splits write the same outputs), then
+       this shard of it */
+    sprintf(lock, "%s/.cuplas-split.lock", dir);
+    if (cuplas_lock_split(lock, shard->count, &fd, &other, &pid, err) == 1) {
+        char what[64] = "an unsharded run";
+        if (other > 0)
+            snprintf(what, sizeof what, "a run of another split (--shard I/%d)", other);
+        CUPLAS_FAIL(err, CUPLAS_ERR_USAGE, "output folder %s is in use by %s (pid %ld, lock "
+                    "%s): the two would write the same outputs; wait for it, or give this run "
+                    "another output.dir", dir, what, pid, lock);
+    }
     sprintf(lock, "%.*s.%s.lock", slash ? (int)(slash + 1 - man) : 0, man,
             slash ? slash + 1 : man);
-    /* a folder that cannot be made or written fails each job as before,
-       with its own message: the lock is only for two runs at once */
-    if (cuplas_mkdir_p(dir, err) == 0 && cuplas_lock_path(lock, &fd, &pid, err) == 1)
+    if (cuplas_lock_path(lock, &fd, &pid, err) == 1)
         CUPLAS_FAIL(err, CUPLAS_ERR_USAGE, "output folder %s is in use by another cuplas run "
                     "(pid %ld, lock %s): wait for it, or give this run another output.dir",
                     dir, pid, lock);
-    cuplas_error_clear(err);   /* fd stays open: the lock lasts as long as the run */
+    cuplas_error_clear(err);   /* both fds stay open: the locks last as long as the run */
 fail:
     free(lock);
     free(man);

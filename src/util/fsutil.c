@@ -170,6 +170,43 @@ int cuplas_lock_path(const char *path, int *fd, long *pid, cuplas_error *err)
     return 0;
 }
 
+int cuplas_lock_split(const char *path, int count, int *fd, int *other, long *pid,
+                      cuplas_error *err)
+{
+    struct flock gate = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 1};
+    struct flock mine = {.l_type = F_RDLCK, .l_whence = SEEK_SET, .l_start = count + 1,
+                         .l_len = 1};
+    /* a write lock over every other split's byte conflicts with any holder */
+    struct flock probe[2] = {
+        {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 1, .l_len = count},
+        {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = count + 2, .l_len = 0}};
+    int held = 0;
+
+    *other = -1;
+    *pid = 0;
+    if ((*fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644)) < 0)
+        return cuplas_error_set(err, CUPLAS_ERR_OUTPUT, "cannot create the lock file %s: %s",
+                                path, strerror(errno)), -1;
+    if (fcntl(*fd, F_SETLKW, &gate) != 0)
+        return 0;   /* no locks here: go on as before */
+    for (int k = count > 0 ? 0 : 1; k < 2 && !held; k++)
+        if (fcntl(*fd, F_GETLK, &probe[k]) == 0 && probe[k].l_type != F_UNLCK) {
+            *other = (int)probe[k].l_start - 1;
+            *pid = (long)probe[k].l_pid;
+            held = 1;
+        }
+    if (!held)
+        fcntl(*fd, F_SETLK, &mine);   /* no conflict: only the gate is ever exclusive */
+    gate.l_type = F_UNLCK;
+    fcntl(*fd, F_SETLK, &gate);
+    if (held) {
+        close(*fd);   /* and with it this process's locks on the file */
+        *fd = -1;
+        return 1;
+    }
+    return 0;
+}
+
 static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
     (void)st, (void)ftw;

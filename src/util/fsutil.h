@@ -66,6 +66,18 @@ int cuplas_mkdir_p(const char *dir, cuplas_error *err);
  * system without locks (ENOLCK, EOPNOTSUPP) counts as held. */
 int cuplas_lock_path(const char *path, int *fd, long *pid, cuplas_error *err);
 
+/* The split lock of an output folder (`path`, created if missing): the
+ * shards of one split write the folder together, runs of two splits (say
+ * unsharded and --shard i/2) must not, since they write the same outputs.
+ * A run of split `count` (0: unsharded) holds a shared lock on byte
+ * count + 1 until it ends (*fd stays open); it is refused while another
+ * byte is held. Check and lock happen under an exclusive lock on byte 0,
+ * so two runs that start at once see each other. 0 held (or no locks on
+ * this file system); 1 another split holds it (*other: its count, *pid:
+ * its pid where known); -1 the file cannot be made (err). */
+int cuplas_lock_split(const char *path, int count, int *fd, int *other, long *pid,
+                      cuplas_error *err);
+
 /* rm -r path (files, folders, links as links); 0, or -1 with errno. For
  * temporary folders this program made itself. */
 int cuplas_rm_tree(const char *path);
