@@ -444,6 +444,38 @@ static void test_and_undefined(void **state)
     free(text);
 }
 
+/* report --html embeds a manifest's preview only when it is a PNG: a
+ * manifest is a plain JSON file, and one that names any readable file
+ * (here a text file, as "/etc/hostname" was in an audit) must not get it
+ * into the page as image/png. The page says so, and stderr warns. */
+static void test_report_preview_not_png(void **state)
+{
+    fixture *f = *state;
+    char path[PATH_MAX], *text;
+    FILE *fp;
+
+    tu_path(f->dir, "hostname", path);
+    assert_non_null(fp = fopen(path, "w"));
+    fputs("node17\n", fp);
+    fclose(fp);
+    assert_int_equal(tu_sh(f, "mkdir m"), 0);
+    tu_path(f->dir, "m/cuplas-manifest.json", path);
+    assert_non_null(fp = fopen(path, "w"));
+    fprintf(fp, "{\"format\": \"cuplas-manifest\", \"format_version\": 1, \"datasets\": "
+            "[{\"input\": \"a.h5\", \"dataset\": \"/g\", \"status\": \"done\", "
+            "\"preview\": \"%s/hostname\"}]}\n", f->dir);
+    fclose(fp);
+    assert_int_equal(tu_sh(f, "\"$B\" report m --html r.html"), 0);
+    assert_non_null(text = tu_slurp(f, "r.html", NULL));
+    assert_null(strstr(text, "data:image/png"));
+    assert_non_null(strstr(text, "preview is not a PNG file: "));
+    free(text);
+    assert_non_null(text = tu_slurp(f, "err.txt", NULL));
+    assert_non_null(strstr(text, "cuplas report: warning: "));
+    assert_non_null(strstr(text, "/hostname: not a PNG file, not embedded\n"));
+    free(text);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -453,6 +485,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_run_eval_report, setup, teardown),
         cmocka_unit_test_setup_teardown(test_run_eval_fitted_scene, setup, teardown),
         cmocka_unit_test_setup_teardown(test_and_undefined, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_report_preview_not_png, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
