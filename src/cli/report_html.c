@@ -183,6 +183,10 @@ void cuplas_report_html(FILE *f, const char *dir, const cuplas_merged *mg, int n
     if (mg->nmissing)
         fprintf(f, "<p class=\"failed\">%d shard%s without a manifest.</p>\n", mg->nmissing,
                 mg->nmissing == 1 ? "" : "s");
+    if (mg->nunfinished)
+        fprintf(f, "<p class=\"failed\">%d run%s did not finish (killed, or still running): "
+                "their datasets are pending.</p>\n", mg->nunfinished,
+                mg->nunfinished == 1 ? "" : "s");
 
     fputs("<h2>Datasets</h2>\n<table><tr><th class=\"l\">input</th><th class=\"l\">dataset"
           "</th><th class=\"l\">status</th><th>shape</th><th>AND before</th><th>AND after"

@@ -3,8 +3,11 @@
  * folder, and how `cuplas report` merges many of them.
  *
  * One manifest per shard: cuplas-manifest.I-of-N.json (or
- * cuplas-manifest.json unsharded), published atomically at the end of
- * every run that reached the runner, including an interrupted one. The
+ * cuplas-manifest.json unsharded), published atomically twice per run:
+ * at its start as a marker ("finished": false, every job pending), so
+ * that a run killed before its end never leaves the previous run's
+ * manifest standing for outputs it has since replaced; and at the end of
+ * every run that reached the runner, an interrupted one included. The
  * format is documented in README.md ("SLURM") and versioned by
  * "format_version".
  */
@@ -54,6 +57,10 @@ typedef struct cuplas_manifest {
     int pid;
     int exit_code;
     int interrupted;
+    /* 0: the marker of a run under way or killed (no end time, no exit
+       code, every job pending); 1: written at the run's end. Manifests
+       from before the marker read as 1: they were only written at the end */
+    int finished;
     cuplas_manifest_entry *v;
     int n, cap;
 } cuplas_manifest;
@@ -70,7 +77,14 @@ int cuplas_manifest_add_results(cuplas_manifest *m, const cuplas_jobs *jobs,
                                 const cuplas_job_result *results, const cuplas_worker *workers,
                                 cuplas_error *err);
 
-/* Stamp the end time, exit code and interrupted flag. */
+/* Publish the start marker at path (as cuplas_manifest_write): m's run
+ * info, "finished": false and one pending entry per job of jobs. It
+ * replaces the previous run's manifest of this shard, which describes
+ * outputs this run is about to replace. m itself gets no entries. */
+int cuplas_manifest_start(const cuplas_manifest *m, const cuplas_jobs *jobs, const char *path,
+                          cuplas_error *err);
+
+/* Stamp the end time, exit code and interrupted flag; m is finished. */
 void cuplas_manifest_finish(cuplas_manifest *m, int exit_code, int interrupted);
 
 /* "<dir>/cuplas-manifest.I-of-N.json" or "<dir>/cuplas-manifest.json";
@@ -100,6 +114,8 @@ typedef struct cuplas_merged {
     const cuplas_manifest **used;   /* manifests that count, by shard        */
     int nused;
     int nsuperseded;                /* older manifests of a shard, ignored    */
+    int nunfinished;                /* used ones that are start markers: runs
+                                       killed (or still running)              */
     cuplas_merged_entry *v;         /* one per dataset, sorted input, dataset */
     int n;
     cuplas_shard *missing;          /* shards of a seen count with no manifest */
@@ -113,9 +129,10 @@ typedef struct cuplas_merged {
 
 /*
  * Merge ms[0..n): per shard (index, count) the manifest with the latest
- * end time wins; then per dataset (input, dataset) the entry of the
- * latest manifest wins, except that a "skipped" entry never hides an
- * earlier "done" one (skipped means that very output is complete).
+ * end time (a start marker: its start time) wins; then per dataset (input,
+ * dataset) the entry of the latest manifest wins, except that a "skipped"
+ * entry never hides an earlier "done" one (skipped means that very output
+ * is complete).
  */
 int cuplas_manifest_merge(const cuplas_manifest *ms, int n, cuplas_merged *out,
                           cuplas_error *err);

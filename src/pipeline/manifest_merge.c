@@ -11,7 +11,10 @@
  *   output being skipped;
  * - "newest" is a total order (end time, start time, path), so which
  *   manifest or entry wins does not depend on the order the files were
- *   named in.
+ *   named in; a start marker (a run that has not ended) counts from its
+ *   start, which is later than any end of what it replaced;
+ * - a start marker's entries are all pending, so the datasets of a run
+ *   that was killed read as not done, whatever an earlier run did.
  */
 #include "pipeline/manifest.h"
 
@@ -19,11 +22,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* When a manifest's account holds from: its end, or a marker's start. */
+static double as_of(const cuplas_manifest *m)
+{
+    return m->finished ? m->end_unix : m->start_unix;
+}
+
 /* Later first: end time, then start time, then path (a total order). */
 static int newer(const cuplas_manifest *a, const cuplas_manifest *b)
 {
-    if (a->end_unix != b->end_unix)
-        return a->end_unix > b->end_unix;
+    if (as_of(a) != as_of(b))
+        return as_of(a) > as_of(b);
     if (a->start_unix != b->start_unix)
         return a->start_unix > b->start_unix;
     return strcmp(a->path ? a->path : "", b->path ? b->path : "") > 0;
@@ -134,10 +143,11 @@ int cuplas_manifest_merge(const cuplas_manifest *ms, int n, cuplas_merged *out,
     for (int u = 0; u < out->nused; u++) {
         const cuplas_manifest *m = out->used[u];
         total += m->n;
+        out->nunfinished += !m->finished;
         if (u == 0 || m->start_unix < first)
             first = m->start_unix;
-        if (u == 0 || m->end_unix > last)
-            last = m->end_unix;
+        if (u == 0 || as_of(m) > last)
+            last = as_of(m);
     }
     out->span_s = out->nused ? last - first : 0;
     if (!(all = malloc((size_t)total * sizeof *all + 1)) ||
