@@ -290,6 +290,63 @@ static void test_manifest_huge_numbers(void **state)
     }
 }
 
+/* A split with a missing shard, then another split into the same folder
+ * (an audit: one manifest of a 3-way split deleted, then a complete 2-way
+ * split kept report at exit 1 forever). Only a later, complete split of
+ * another count supersedes it. */
+static void test_merge_later_split(void **state)
+{
+    (void)state;
+    cuplas_manifest ms[4];
+    cuplas_merged mg;
+    cuplas_error e;
+
+    make(&ms[0], 0, 3, 100);   /* 3-way: 0/3 and 1/3 only */
+    add(&ms[0], "a.h5", "done", 10, NULL);
+    make(&ms[1], 1, 3, 110);
+    add(&ms[1], "b.h5", "done", 10, NULL);
+    make(&ms[2], 0, 2, 200);   /* 2-way, started at 190 */
+    add(&ms[2], "a.h5", "done", 11, NULL);
+    add(&ms[2], "c.h5", "done", 11, NULL);
+    make(&ms[3], 1, 2, 210);
+    add(&ms[3], "b.h5", "done", 12, NULL);
+
+    /* the 2-way split alone is incomplete: nothing superseded */
+    assert_int_equal(cuplas_manifest_merge(ms, 3, &mg, &e), 0);
+    assert_int_equal(mg.nold_splits, 0);
+    assert_int_equal(mg.nmissing, 2);   /* 2/3 and 1/2 */
+    cuplas_merged_free(&mg);
+
+    /* complete and later: the 3-way split's missing shard is not counted */
+    assert_int_equal(cuplas_manifest_merge(ms, 4, &mg, &e), 0);
+    assert_int_equal(mg.nmissing, 0);
+    assert_int_equal(mg.nold_splits, 1);
+    assert_int_equal(mg.old_splits[0], 3);
+    assert_int_equal(mg.done, 3);
+    assert_int_equal(mg.pending + mg.failed + mg.cancelled, 0);
+    assert_true(mg.v[0].from == &ms[2]);   /* a.h5: the 2-way run's record */
+    cuplas_merged_free(&mg);
+
+    /* a 3-way manifest that ended after the 2-way split began (a shard
+       requeued late): the 3-way split is not older, its gap stands */
+    ms[1].end_unix = 195;
+    assert_int_equal(cuplas_manifest_merge(ms, 4, &mg, &e), 0);
+    assert_int_equal(mg.nold_splits, 0);
+    assert_int_equal(mg.nmissing, 1);
+    cuplas_merged_free(&mg);
+
+    /* a 2-way start marker is not complete: it supersedes nothing */
+    ms[1].end_unix = 110;
+    ms[3].finished = 0;
+    assert_int_equal(cuplas_manifest_merge(ms, 4, &mg, &e), 0);
+    assert_int_equal(mg.nold_splits, 0);
+    assert_int_equal(mg.nmissing, 1);
+    assert_int_equal(mg.nunfinished, 1);
+    cuplas_merged_free(&mg);
+    for (int i = 0; i < 4; i++)
+        cuplas_manifest_free(&ms[i]);
+}
+
 /* The start marker: run info, "finished": false, every job pending, no
  * end; it reads back as unfinished, counts from its start in the merge
  * (so its pending records hide what an earlier run of another split did)
@@ -411,7 +468,11 @@ static void test_merge(void **state)
     assert_int_equal(mg.failed, 0);
     assert_int_equal(mg.done, 3);      /* b, d: done kept under the skip; c: newest */
     assert_int_equal(mg.skipped, 1);
-    assert_int_equal(mg.nmissing, 1);   /* 2/3 still has none */
+    /* 2/3 still has none, but the complete 1-way split began (290) after
+       the 3-way split's last end (200): it supersedes that split */
+    assert_int_equal(mg.nmissing, 0);
+    assert_int_equal(mg.nold_splits, 1);
+    assert_int_equal(mg.old_splits[0], 3);
     assert_true(mg.span_s == 300 - 140);
     cuplas_merged_free(&mg);
     for (int i = 0; i < 4; i++)
@@ -491,6 +552,7 @@ int main(void)
         cmocka_unit_test(test_manifest_huge_numbers),
         cmocka_unit_test(test_merge),
         cmocka_unit_test(test_manifest_start_marker),
+        cmocka_unit_test(test_merge_later_split),
         cmocka_unit_test(test_stale),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -34,10 +34,12 @@ static const char report_help[] =
     "Of several manifests of one shard the one that ended last counts; per\n"
     "dataset the newest record counts, except that `skipped` keeps an\n"
     "earlier `done` record (it is that output). Shards of an N-way split\n"
-    "with no manifest are reported as missing. A run writes its manifest\n"
-    "at its start too, as a marker (\"finished\": false, every dataset\n"
-    "pending): a run that was killed, or is still running, is reported as\n"
-    "not finished, never as the run before it.\n"
+    "with no manifest are reported as missing, unless that split ended\n"
+    "before a complete split of another count (every shard's manifest\n"
+    "there, each finished) began: the later split supersedes it.\n"
+    "A run writes its manifest at its start too, as a marker (\"finished\":\n"
+    "false, every dataset pending): a run that was killed, or is still\n"
+    "running, is reported as not finished, never as the run before it.\n"
     "\n"
     "Options:\n"
     "  --json FILE  also write the merged summary and every dataset as JSON\n"
@@ -141,7 +143,7 @@ static void print_table(FILE *f, const char *dir, const cuplas_merged *mg, int n
                 n[0], n[1], n[2], n[3], m->interrupted ? "yes" : "no", sort_s, m->end_time);
     }
     for (int u = 0; u < mg->nused; u++)
-        if (!mg->used[u]->finished)
+        if (!mg->used[u]->finished && !cuplas_merged_superseded(mg, mg->used[u]->shard.count))
             fprintf(f, "%-8s (run did not finish: started %s on %s, pid %d; killed, or still "
                     "running)\n", shard_text(&mg->used[u]->shard, sh, sizeof sh),
                     mg->used[u]->start_time, mg->used[u]->host ? mg->used[u]->host : "?",
@@ -149,6 +151,14 @@ static void print_table(FILE *f, const char *dir, const cuplas_merged *mg, int n
     for (int i = 0; i < mg->nmissing; i++)
         fprintf(f, "%-8s (no manifest: the task never finished or never ran)\n",
                 shard_text(&mg->missing[i], sh, sizeof sh));
+    for (int i = 0; i < mg->nold_splits; i++) {
+        if (mg->old_splits[i] > 0)
+            fprintf(f, "(the %d-way split", mg->old_splits[i]);
+        else
+            fprintf(f, "(the unsharded run");
+        fprintf(f, " ended before a complete split of another count began: superseded, its "
+                "missing shards and unfinished runs are not counted)\n");
+    }
     fprintf(f, "\ndatasets: %d done, %d skipped, %d failed, %d cancelled, %d pending\n",
             mg->done, mg->skipped, mg->failed, mg->cancelled, mg->pending);
     if (mg->and_count)
@@ -285,6 +295,9 @@ static void write_json(FILE *f, const char *dir, const cuplas_merged *mg, int nb
         fputs(i ? ", " : "", f);
         json_shard(f, &mg->missing[i]);
     }
+    fputs("],\n  \"superseded_splits\": [", f);
+    for (int i = 0; i < mg->nold_splits; i++)
+        fprintf(f, "%s%d", i ? ", " : "", mg->old_splits[i]);
     fputs("],\n  \"datasets\": [", f);
     for (int i = 0; i < mg->n; i++) {
         const cuplas_manifest_entry *e = mg->v[i].e;

@@ -183,6 +183,10 @@ void cuplas_report_html(FILE *f, const char *dir, const cuplas_merged *mg, int n
     if (mg->nmissing)
         fprintf(f, "<p class=\"failed\">%d shard%s without a manifest.</p>\n", mg->nmissing,
                 mg->nmissing == 1 ? "" : "s");
+    for (int i = 0; i < mg->nold_splits; i++)
+        fprintf(f, "<p class=\"note\">The %d-way split ended before a complete split of "
+                "another count began: superseded, its missing shards are not counted.</p>\n",
+                mg->old_splits[i] > 0 ? mg->old_splits[i] : 1);
     if (mg->nunfinished)
         fprintf(f, "<p class=\"failed\">%d run%s did not finish (killed, or still running): "
                 "their datasets are pending.</p>\n", mg->nunfinished,

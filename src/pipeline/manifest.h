@@ -118,8 +118,12 @@ typedef struct cuplas_merged {
                                        killed (or still running)              */
     cuplas_merged_entry *v;         /* one per dataset, sorted input, dataset */
     int n;
-    cuplas_shard *missing;          /* shards of a seen count with no manifest */
+    cuplas_shard *missing;          /* shards of a seen count with no manifest,
+                                       superseded splits left out             */
     int nmissing;
+    int *old_splits;                /* shard counts (0: unsharded) of splits
+                                       superseded by a later complete split   */
+    int nold_splits;
     int done, skipped, failed, cancelled, pending;
     double and_before_mean, and_after_mean;  /* over done+skipped with values */
     int and_count;
@@ -132,10 +136,15 @@ typedef struct cuplas_merged {
  * end time (a start marker: its start time) wins; then per dataset (input,
  * dataset) the entry of the latest manifest wins, except that a "skipped"
  * entry never hides an earlier "done" one (skipped means that very output
- * is complete).
+ * is complete). A split (all manifests of one shard count) that ended
+ * before a complete split of another count (every shard's manifest there
+ * and finished) began is superseded: its missing shards and unfinished
+ * runs are not counted.
  */
 int cuplas_manifest_merge(const cuplas_manifest *ms, int n, cuplas_merged *out,
                           cuplas_error *err);
+/* Whether mg's split of this shard count (0: unsharded) is superseded. */
+int cuplas_merged_superseded(const cuplas_merged *mg, int count);
 void cuplas_merged_free(cuplas_merged *mg);
 
 #ifdef __cplusplus
