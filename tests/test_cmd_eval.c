@@ -266,6 +266,32 @@ static void test_run_eval_report(void **state)
     assert_non_null(text = tu_slurp(f, "r2.html", NULL));
     assert_non_null(strstr(text, "data:image/png;base64,"));
     free(text);
+
+    /* previews are recorded relative to the manifest's folder, so a report
+       from another working folder still finds them (an audit: every preview
+       was "not readable" there) */
+    assert_non_null(text = tu_slurp(f, "out/cuplas-manifest.json", NULL));
+    assert_non_null(strstr(text, "\"preview_base\": \"manifest\""));
+    assert_non_null(strstr(text, "\"preview\": \"in.grid_000.png\""));
+    free(text);
+    assert_int_equal(tu_sh(f, "mkdir elsewhere && cd elsewhere && \"$B\" report ../out "
+                              "--html r3.html"), 0);
+    assert_non_null(text = tu_slurp(f, "elsewhere/r3.html", NULL));
+    assert_null(strstr(text, "not readable"));
+    assert_non_null(strstr(text, "../out/in.grid_001.png"));
+    assert_non_null(strstr(text, "<img class=\"preview\" alt=\"/grid_001\" src=\"data:image/png"));
+    free(text);
+
+    /* a manifest of 0.7.1 (no preview_base: paths from the run's folder,
+       unknown to report) still finds a preview lying in its folder */
+    assert_int_equal(tu_sh(f, "mkdir old && cp out/in.grid_000.png old/ && "
+                              "sed -e '/preview_base/d' -e 's#\"preview\": \"#\"preview\": "
+                              "\"run/out/#' out/cuplas-manifest.json >old/cuplas-manifest.json && "
+                              "cd elsewhere && \"$B\" report ../old --html r4.html"), 0);
+    assert_non_null(text = tu_slurp(f, "elsewhere/r4.html", NULL));
+    assert_non_null(strstr(text, "<img class=\"preview\" alt=\"/grid_000\""));
+    assert_non_null(strstr(text, "preview not readable: run/out/in.grid_001.png"));
+    free(text);
 }
 
 /* output.preview and eval.enabled on a rerun: a complete result without

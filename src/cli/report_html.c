@@ -6,7 +6,8 @@
  * preview PNG embedded as a base64 data: URI, bars drawn with CSS widths,
  * no script; it opens offline and in a mail attachment alike. What it
  * shows comes from the manifests (the eval step's numbers and the
- * preview's path), never from the HDF5 outputs, like the rest of report.
+ * preview's path, resolved against the manifest's folder), never from
+ * the HDF5 outputs, like the rest of report.
  */
 #include "cli/cli.h"
 
@@ -245,19 +246,23 @@ void cuplas_report_html(FILE *f, const char *dir, const cuplas_merged *mg, int n
         esc(f, e->dataset);
         fputs("</h3>\n", f);
         if (e->preview) {
+            /* manifest paths are not relative to where report runs */
+            char *png = cuplas_manifest_preview_path(mg->v[i].from, e);
+            const char *shown = png ? png : e->preview;
             fputs("<p class=\"note\">input order (left) and sorted (right): ", f);
-            esc(f, e->preview);
+            esc(f, shown);
             fputs("</p>\n", f);
-            int r = embed_png(f, e->preview, e->dataset ? e->dataset : "preview");
+            int r = png ? embed_png(f, png, e->dataset ? e->dataset : "preview") : -1;
             if (r == -2)   /* said on stderr too: the page may never be opened */
                 fprintf(stderr, "cuplas report: warning: %s: not a PNG file, not embedded\n",
-                        e->preview);
+                        shown);
             if (r != 0) {
                 fprintf(f, "<p class=\"failed\">preview %s: ",
                         r == -2 ? "is not a PNG file" : "not readable");
-                esc(f, e->preview);
+                esc(f, shown);
                 fputs("</p>\n", f);
             }
+            free(png);
         }
         if (e->eval)
             eval_table(f, e->eval);

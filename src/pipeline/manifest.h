@@ -42,7 +42,10 @@ typedef struct cuplas_manifest_entry {
     int64_t shape[3];         /* H, W, C; all 0 = unknown                     */
     char dtype[16];
     cuplas_eval_result *eval; /* run's eval step ("eval"), or NULL            */
-    char *preview;            /* the preview PNG (output.preview), or NULL    */
+    char *preview;            /* the preview PNG (output.preview), or NULL:
+                                 relative to the manifest's folder (or
+                                 absolute) where preview_rel, else (0.7.1
+                                 and earlier) to the run's working folder */
 } cuplas_manifest_entry;
 
 typedef struct cuplas_manifest {
@@ -61,6 +64,10 @@ typedef struct cuplas_manifest {
        code, every job pending); 1: written at the run's end. Manifests
        from before the marker read as 1: they were only written at the end */
     int finished;
+    /* 1: the entries' preview paths are relative to the manifest's folder
+       ("preview_base": "manifest"), so a report from any folder finds
+       them; cuplas_manifest_write makes them so */
+    int preview_rel;
     cuplas_manifest_entry *v;
     int n, cap;
 } cuplas_manifest;
@@ -95,11 +102,21 @@ char *cuplas_manifest_path(const char *dir, const cuplas_shard *shard);
 void cuplas_manifest_print(FILE *f, const cuplas_manifest *m);
 
 /* Publish m at path atomically (temp file + fsync + rename), creating
- * the folder if needed. */
+ * the folder if needed. Preview paths (relative to this process's
+ * working folder) are written relative to path's folder, or absolute
+ * where the PNG lies outside it. */
 int cuplas_manifest_write(const cuplas_manifest *m, const char *path, cuplas_error *err);
 
 /* Read a manifest file written by cuplas_manifest_write. */
 int cuplas_manifest_read(const char *path, cuplas_manifest *m, cuplas_error *err);
+
+/* Where report finds e's preview (e one of m's entries, m read from a
+ * file): a path from this process's working folder, malloc'd; NULL when
+ * there is none or out of memory. For a manifest without preview_rel the
+ * run's working folder is unknown: the path as written if it names a
+ * file from here, else the file of that name in the manifest's folder
+ * (where previews lie beside their results), else the path as written. */
+char *cuplas_manifest_preview_path(const cuplas_manifest *m, const cuplas_manifest_entry *e);
 
 void cuplas_manifest_free(cuplas_manifest *m);
 
