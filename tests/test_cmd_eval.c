@@ -261,6 +261,27 @@ static void test_run_eval_report(void **state)
     assert_null(strstr(text, "http://"));   /* nothing to fetch */
     assert_null(strstr(text, "https://"));
     free(text);
+    /* --json carries what the CSV and the page do: eval, preview, shape,
+       dtype and the stage times */
+    assert_non_null(text = tu_slurp(f, "r.json", NULL));
+    cuplas_json *rep = NULL;
+    assert_int_equal(cuplas_json_parse(text, strlen(text), &rep, &e), 0);
+    const cuplas_json *ds = cuplas_json_get(rep, "datasets");
+    assert_true(ds && ds->type == CUPLAS_JSON_ARRAY && ds->n == 2);
+    const cuplas_json *d0 = &ds->items[0], *sh = cuplas_json_get(d0, "shape");
+    assert_string_equal(cuplas_json_get_str(d0, "dataset", ""), "/grid_000");
+    assert_string_equal(cuplas_json_get_str(d0, "preview", ""), "out/in.grid_000.png");
+    assert_string_equal(cuplas_json_get_str(d0, "dtype", ""), "uint8");
+    assert_true(sh && sh->type == CUPLAS_JSON_ARRAY && sh->n == 3 &&
+                cuplas_json_int(&sh->items[0], 0, 1 << 20, -1) == 16);
+    assert_true(cuplas_json_get_num(d0, "read_s", -1) >= 0);
+    assert_true(cuplas_json_get_num(d0, "prep_s", -1) >= 0);
+    assert_true(cuplas_json_get_num(d0, "write_s", -1) > 0);
+    cuplas_eval_result rer;
+    assert_int_equal(cuplas_eval_result_from_json(cuplas_json_get(d0, "eval"), &rer), 0);
+    assert_int_equal(rer.N, 256);
+    cuplas_json_free(rep);
+    free(text);
     /* a rerun skips, and report keeps the done record's figures */
     assert_int_equal(tu_sh(f, "\"$B\" run c.yaml && \"$B\" report out --html r2.html"), 0);
     assert_non_null(text = tu_slurp(f, "r2.html", NULL));

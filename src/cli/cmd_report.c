@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "util/json.h"
+#include "eval/evaluate.h"
 #include "pipeline/manifest.h"
 
 static const char report_help[] =
@@ -43,6 +44,8 @@ static const char report_help[] =
     "\n"
     "Options:\n"
     "  --json FILE  also write the merged summary and every dataset as JSON\n"
+    "               (status, AND, stage times, shape, dtype, device, the\n"
+    "               preview's path as found from here, the eval object)\n"
     "  --csv FILE   also write one CSV row per dataset\n"
     "  --html FILE  also write one self-contained HTML page (works offline):\n"
     "               the table, and per dataset its preview and compressed\n"
@@ -309,12 +312,31 @@ static void write_json(FILE *f, const char *dir, const cuplas_merged *mg, int nb
         fputs(", \"error\": ", f), cuplas_json_write_str(f, e->error);
         fputs(", \"and_before\": ", f), cuplas_json_write_num(f, e->and_before);
         fputs(", \"and_after\": ", f), cuplas_json_write_num(f, e->and_after);
+        fputs(", \"read_s\": ", f), cuplas_json_write_num(f, e->read_s);
+        fputs(", \"prep_s\": ", f), cuplas_json_write_num(f, e->prep_s);
         fputs(", \"sort_s\": ", f), cuplas_json_write_num(f, e->sort_s);
+        fputs(", \"write_s\": ", f), cuplas_json_write_num(f, e->write_s);
         fputs(", \"total_s\": ", f), cuplas_json_write_num(f, e->total_s);
         fputs(", \"backend\": ", f), cuplas_json_write_str(f, e->backend[0] ? e->backend : NULL);
         fputs(", \"device\": ", f), cuplas_json_write_str(f, e->device);
+        fputs(", \"shape\": ", f);
+        if (e->shape[0] > 0)
+            fprintf(f, "[%lld, %lld, %lld]", (long long)e->shape[0], (long long)e->shape[1],
+                    (long long)e->shape[2]);
+        else
+            fputs("null", f);
+        fputs(", \"dtype\": ", f), cuplas_json_write_str(f, e->dtype[0] ? e->dtype : NULL);
         fputs(", \"shard\": ", f), json_shard(f, &mg->v[i].from->shard);
         fputs(", \"manifest\": ", f), cuplas_json_write_str(f, mg->v[i].from->path);
+        /* the preview as found from here, like --html; null = none */
+        char *png = cuplas_manifest_preview_path(mg->v[i].from, e);
+        fputs(", \"preview\": ", f), cuplas_json_write_str(f, png ? png : e->preview);
+        free(png);
+        fputs(", \"eval\": ", f);
+        if (e->eval)
+            cuplas_eval_result_json(f, e->eval);
+        else
+            fputs("null", f);
         fputs("}", f);
     }
     fputs(mg->n ? "\n  ]\n}\n" : "]\n}\n", f);
