@@ -917,6 +917,41 @@ static void test_cli_interrupt(void **state)
     assert_int_equal(temp_files(f, "out"), 0);
 }
 
+/* A rerun killed with -9 cannot write its manifest's end: the marker it
+ * wrote at its start must stand in the folder instead of the previous
+ * run's manifest (which would read "all done" for outputs the rerun has
+ * begun to replace), and report must say the run did not finish, exit 1.
+ * The rerun is killed once its marker is there (5 s at most: without a
+ * marker the kill comes then, and report still has to exit 1). */
+static void test_cli_report_killed_rerun(void **state)
+{
+    const fixture *f = *state;
+    char *text;
+
+    assert_int_equal(tu_sh(f, "mkdir -p data && " BIN " gen --size 256x256 data/big.h5 && "
+                           BIN " gen --size 16x16 --count 3 data/small.h5"), 0);
+    write_text(f, "k.yaml", "inputs:\n  - files: data/*.h5\noutput:\n  dir: kx\n"
+                            "backend:\n  device: cpu\n");
+    assert_int_equal(tu_sh(f, BIN " run k.yaml"), 0);
+    assert_int_equal(tu_sh(f, BIN " report kx"), 0);
+    assert_int_equal(tu_sh(f, BIN " run k.yaml --set sort.seed=9 & pid=$!; i=0; "
+                           "while [ $i -lt 100 ] && ! grep -q '\"finished\": false' "
+                           "kx/cuplas-manifest.json 2>/dev/null; do sleep 0.05; i=$((i+1)); "
+                           "done; kill -9 $pid; wait $pid"), 128 + 9);
+    assert_int_equal(tu_sh(f, BIN " report kx --json r.json"), 1);
+    text = tu_slurp(f, "out.txt", NULL);
+    assert_true(has_line(text, "run did not finish", "killed, or still running", NULL));
+    assert_true(has_line(text, "datasets: 0 done, 0 skipped, 0 failed, 0 cancelled, 4 pending",
+                         NULL));
+    free(text);
+    text = tu_slurp(f, "r.json", NULL);
+    assert_non_null(strstr(text, "\"unfinished_runs\": 1"));
+    assert_non_null(strstr(text, "\"finished\": false, \"exit_code\": null"));
+    free(text);
+    /* the rerun that ends puts the account right */
+    assert_int_equal(tu_sh(f, BIN " run k.yaml --set sort.seed=9 && " BIN " report kx"), 0);
+}
+
 /* The queue keeps going: a corrupt file and a grid over the memory limit
  * fail alone, in the summary and the exit code; everything else is done. */
 static void test_cli_fault_isolation(void **state)
@@ -987,6 +1022,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_cli_no_gpu, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cli_gpu_parity, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cli_interrupt, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_cli_report_killed_rerun, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cli_fault_isolation, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cli_gen, setup, teardown),
     };

@@ -261,10 +261,57 @@ static void test_run_eval_report(void **state)
     assert_null(strstr(text, "http://"));   /* nothing to fetch */
     assert_null(strstr(text, "https://"));
     free(text);
+    /* --json carries what the CSV and the page do: eval, preview, shape,
+       dtype and the stage times */
+    assert_non_null(text = tu_slurp(f, "r.json", NULL));
+    cuplas_json *rep = NULL;
+    assert_int_equal(cuplas_json_parse(text, strlen(text), &rep, &e), 0);
+    const cuplas_json *ds = cuplas_json_get(rep, "datasets");
+    assert_true(ds && ds->type == CUPLAS_JSON_ARRAY && ds->n == 2);
+    const cuplas_json *d0 = &ds->items[0], *sh = cuplas_json_get(d0, "shape");
+    assert_string_equal(cuplas_json_get_str(d0, "dataset", ""), "/grid_000");
+    assert_string_equal(cuplas_json_get_str(d0, "preview", ""), "out/in.grid_000.png");
+    assert_string_equal(cuplas_json_get_str(d0, "dtype", ""), "uint8");
+    assert_true(sh && sh->type == CUPLAS_JSON_ARRAY && sh->n == 3 &&
+                cuplas_json_int(&sh->items[0], 0, 1 << 20, -1) == 16);
+    assert_true(cuplas_json_get_num(d0, "read_s", -1) >= 0);
+    assert_true(cuplas_json_get_num(d0, "prep_s", -1) >= 0);
+    assert_true(cuplas_json_get_num(d0, "write_s", -1) > 0);
+    cuplas_eval_result rer;
+    assert_int_equal(cuplas_eval_result_from_json(cuplas_json_get(d0, "eval"), &rer), 0);
+    assert_int_equal(rer.N, 256);
+    cuplas_json_free(rep);
+    free(text);
     /* a rerun skips, and report keeps the done record's figures */
     assert_int_equal(tu_sh(f, "\"$B\" run c.yaml && \"$B\" report out --html r2.html"), 0);
     assert_non_null(text = tu_slurp(f, "r2.html", NULL));
     assert_non_null(strstr(text, "data:image/png;base64,"));
+    free(text);
+
+    /* previews are recorded relative to the manifest's folder, so a report
+       from another working folder still finds them (an audit: every preview
+       was "not readable" there) */
+    assert_non_null(text = tu_slurp(f, "out/cuplas-manifest.json", NULL));
+    assert_non_null(strstr(text, "\"preview_base\": \"manifest\""));
+    assert_non_null(strstr(text, "\"preview\": \"in.grid_000.png\""));
+    free(text);
+    assert_int_equal(tu_sh(f, "mkdir elsewhere && cd elsewhere && \"$B\" report ../out "
+                              "--html r3.html"), 0);
+    assert_non_null(text = tu_slurp(f, "elsewhere/r3.html", NULL));
+    assert_null(strstr(text, "not readable"));
+    assert_non_null(strstr(text, "../out/in.grid_001.png"));
+    assert_non_null(strstr(text, "<img class=\"preview\" alt=\"/grid_001\" src=\"data:image/png"));
+    free(text);
+
+    /* a manifest of 0.7.1 (no preview_base: paths from the run's folder,
+       unknown to report) still finds a preview lying in its folder */
+    assert_int_equal(tu_sh(f, "mkdir old && cp out/in.grid_000.png old/ && "
+                              "sed -e '/preview_base/d' -e 's#\"preview\": \"#\"preview\": "
+                              "\"run/out/#' out/cuplas-manifest.json >old/cuplas-manifest.json && "
+                              "cd elsewhere && \"$B\" report ../old --html r4.html"), 0);
+    assert_non_null(text = tu_slurp(f, "elsewhere/r4.html", NULL));
+    assert_non_null(strstr(text, "<img class=\"preview\" alt=\"/grid_000\""));
+    assert_non_null(strstr(text, "preview not readable: run/out/in.grid_001.png"));
     free(text);
 }
 
@@ -444,6 +491,38 @@ static void test_and_undefined(void **state)
     free(text);
 }
 
+/* report --html embeds a manifest's preview only when it is a PNG: a
+ * manifest is a plain JSON file, and one that names any readable file
+ * (here a text file, as "/etc/hostname" was in an audit) must not get it
+ * into the page as image/png. The page says so, and stderr warns. */
+static void test_report_preview_not_png(void **state)
+{
+    fixture *f = *state;
+    char path[PATH_MAX], *text;
+    FILE *fp;
+
+    tu_path(f->dir, "hostname", path);
+    assert_non_null(fp = fopen(path, "w"));
+    fputs("node17\n", fp);
+    fclose(fp);
+    assert_int_equal(tu_sh(f, "mkdir m"), 0);
+    tu_path(f->dir, "m/cuplas-manifest.json", path);
+    assert_non_null(fp = fopen(path, "w"));
+    fprintf(fp, "{\"format\": \"cuplas-manifest\", \"format_version\": 1, \"datasets\": "
+            "[{\"input\": \"a.h5\", \"dataset\": \"/g\", \"status\": \"done\", "
+            "\"preview\": \"%s/hostname\"}]}\n", f->dir);
+    fclose(fp);
+    assert_int_equal(tu_sh(f, "\"$B\" report m --html r.html"), 0);
+    assert_non_null(text = tu_slurp(f, "r.html", NULL));
+    assert_null(strstr(text, "data:image/png"));
+    assert_non_null(strstr(text, "preview is not a PNG file: "));
+    free(text);
+    assert_non_null(text = tu_slurp(f, "err.txt", NULL));
+    assert_non_null(strstr(text, "cuplas report: warning: "));
+    assert_non_null(strstr(text, "/hostname: not a PNG file, not embedded\n"));
+    free(text);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -453,6 +532,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_run_eval_report, setup, teardown),
         cmocka_unit_test_setup_teardown(test_run_eval_fitted_scene, setup, teardown),
         cmocka_unit_test_setup_teardown(test_and_undefined, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_report_preview_not_png, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

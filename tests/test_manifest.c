@@ -275,6 +275,7 @@ static void test_manifest_huge_numbers(void **state)
             continue;
         }
         assert_int_equal(rc, 0);
+        assert_int_equal(m.finished, 1);   /* no "finished": written at its end */
         assert_int_equal(m.pid, 0);
         assert_int_equal(m.exit_code, -1);
         assert_int_equal(m.n, 1);
@@ -287,6 +288,136 @@ static void test_manifest_huge_numbers(void **state)
         assert_true(ev->order[CUPLAS_ORDER_SORTED].bytes[CUPLAS_CODEC_WEBP] == 1234);
         cuplas_manifest_free(&m);
     }
+}
+
+/* A split with a missing shard, then another split into the same folder
+ * (an audit: one manifest of a 3-way split deleted, then a complete 2-way
+ * split kept report at exit 1 forever). Only a later, complete split of
+ * another count supersedes it. */
+static void test_merge_later_split(void **state)
+{
+    (void)state;
+    cuplas_manifest ms[4];
+    cuplas_merged mg;
+    cuplas_error e;
+
+    make(&ms[0], 0, 3, 100);   /* 3-way: 0/3 and 1/3 only */
+    add(&ms[0], "a.h5", "done", 10, NULL);
+    make(&ms[1], 1, 3, 110);
+    add(&ms[1], "b.h5", "done", 10, NULL);
+    make(&ms[2], 0, 2, 200);   /* 2-way, started at 190 */
+    add(&ms[2], "a.h5", "done", 11, NULL);
+    add(&ms[2], "c.h5", "done", 11, NULL);
+    make(&ms[3], 1, 2, 210);
+    add(&ms[3], "b.h5", "done", 12, NULL);
+
+    /* the 2-way split alone is incomplete: nothing superseded */
+    assert_int_equal(cuplas_manifest_merge(ms, 3, &mg, &e), 0);
+    assert_int_equal(mg.nold_splits, 0);
+    assert_int_equal(mg.nmissing, 2);   /* 2/3 and 1/2 */
+    cuplas_merged_free(&mg);
+
+    /* complete and later: the 3-way split's missing shard is not counted */
+    assert_int_equal(cuplas_manifest_merge(ms, 4, &mg, &e), 0);
+    assert_int_equal(mg.nmissing, 0);
+    assert_int_equal(mg.nold_splits, 1);
+    assert_int_equal(mg.old_splits[0], 3);
+    assert_int_equal(mg.done, 3);
+    assert_int_equal(mg.pending + mg.failed + mg.cancelled, 0);
+    assert_true(mg.v[0].from == &ms[2]);   /* a.h5: the 2-way run's record */
+    cuplas_merged_free(&mg);
+
+    /* a 3-way manifest that ended after the 2-way split began (a shard
+       requeued late): the 3-way split is not older, its gap stands */
+    ms[1].end_unix = 195;
+    assert_int_equal(cuplas_manifest_merge(ms, 4, &mg, &e), 0);
+    assert_int_equal(mg.nold_splits, 0);
+    assert_int_equal(mg.nmissing, 1);
+    cuplas_merged_free(&mg);
+
+    /* a 2-way start marker is not complete: it supersedes nothing */
+    ms[1].end_unix = 110;
+    ms[3].finished = 0;
+    assert_int_equal(cuplas_manifest_merge(ms, 4, &mg, &e), 0);
+    assert_int_equal(mg.nold_splits, 0);
+    assert_int_equal(mg.nmissing, 1);
+    assert_int_equal(mg.nunfinished, 1);
+    cuplas_merged_free(&mg);
+    for (int i = 0; i < 4; i++)
+        cuplas_manifest_free(&ms[i]);
+}
+
+/* The start marker: run info, "finished": false, every job pending, no
+ * end; it reads back as unfinished, counts from its start in the merge
+ * (so its pending records hide what an earlier run of another split did)
+ * and is counted in nunfinished. */
+static void test_manifest_start_marker(void **state)
+{
+    (void)state;
+    cuplas_manifest m, r, old;
+    cuplas_manifest ms[2];
+    cuplas_merged mg;
+    cuplas_shard s = {0, 0};
+    cuplas_error e;
+    cuplas_job v[2];
+    cuplas_jobs jobs;
+    char *path = cuplas_manifest_path(tmpdir, &s);
+
+    memset(v, 0, sizeof v);
+    memset(&jobs, 0, sizeof jobs);
+    v[0].file = "a.h5", v[0].dataset = "/grid", v[0].output = "out/a.h5";
+    v[0].H = 32, v[0].W = 32, v[0].C = 3;
+    snprintf(v[0].dtype, sizeof v[0].dtype, "uint8");
+    v[1].file = "bad.h5", v[1].dataset = "/", v[1].err.code = CUPLAS_ERR_INPUT;
+    jobs.v = v, jobs.n = 2;
+    assert_int_equal(cuplas_manifest_begin(&m, "cfg.yaml", &s, &e), 0);
+    assert_int_equal(m.finished, 0);
+    assert_int_equal(cuplas_manifest_start(&m, &jobs, path, &e), 0);
+    assert_int_equal(m.n, 0);   /* the entries were only the marker's */
+    char *text = NULL;
+    FILE *fp = fopen(path, "r");
+    assert_non_null(fp);
+    text = calloc(1, 8192);
+    assert_true(fread(text, 1, 8191, fp) > 0);
+    fclose(fp);
+    assert_non_null(strstr(text, "\"end_time\": null"));
+    assert_non_null(strstr(text, "\"finished\": false, \"exit_code\": null"));
+    free(text);
+    assert_int_equal(cuplas_manifest_read(path, &r, &e), 0);
+    assert_int_equal(r.finished, 0);
+    assert_int_equal(r.n, 2);
+    assert_string_equal(r.v[0].status, "pending");
+    assert_string_equal(r.v[1].status, "pending");
+    assert_int_equal((int)r.v[0].shape[1], 32);
+    assert_int_equal((int)r.v[1].shape[0], 0);
+
+    /* an earlier 2-way split that did a.h5: the marker's record wins */
+    make(&old, 0, 2, r.start_unix - 5);
+    add(&old, "a.h5", "done", 10, NULL);
+    ms[0] = old;
+    ms[1] = r;
+    assert_int_equal(cuplas_manifest_merge(ms, 2, &mg, &e), 0);
+    assert_int_equal(mg.nunfinished, 1);
+    assert_int_equal(mg.done, 0);
+    assert_int_equal(mg.pending, 2);
+    cuplas_merged_free(&mg);
+
+    /* the run's end replaces it: finished, counted as usual */
+    cuplas_manifest_finish(&m, 0, 0);
+    add(&m, "a.h5", "done", 12, NULL);
+    assert_int_equal(cuplas_manifest_write(&m, path, &e), 0);
+    cuplas_manifest_free(&r);
+    assert_int_equal(cuplas_manifest_read(path, &r, &e), 0);
+    assert_int_equal(r.finished, 1);
+    ms[1] = r;
+    assert_int_equal(cuplas_manifest_merge(ms, 2, &mg, &e), 0);
+    assert_int_equal(mg.nunfinished, 0);
+    assert_int_equal(mg.done, 1);
+    cuplas_merged_free(&mg);
+    cuplas_manifest_free(&r);
+    cuplas_manifest_free(&old);
+    cuplas_manifest_free(&m);
+    free(path);
 }
 
 static void test_merge(void **state)
@@ -337,7 +468,11 @@ static void test_merge(void **state)
     assert_int_equal(mg.failed, 0);
     assert_int_equal(mg.done, 3);      /* b, d: done kept under the skip; c: newest */
     assert_int_equal(mg.skipped, 1);
-    assert_int_equal(mg.nmissing, 1);   /* 2/3 still has none */
+    /* 2/3 still has none, but the complete 1-way split began (290) after
+       the 3-way split's last end (200): it supersedes that split */
+    assert_int_equal(mg.nmissing, 0);
+    assert_int_equal(mg.nold_splits, 1);
+    assert_int_equal(mg.old_splits[0], 3);
     assert_true(mg.span_s == 300 - 140);
     cuplas_merged_free(&mg);
     for (int i = 0; i < 4; i++)
@@ -416,6 +551,8 @@ int main(void)
         cmocka_unit_test(test_manifest_roundtrip),
         cmocka_unit_test(test_manifest_huge_numbers),
         cmocka_unit_test(test_merge),
+        cmocka_unit_test(test_manifest_start_marker),
+        cmocka_unit_test(test_merge_later_split),
         cmocka_unit_test(test_stale),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

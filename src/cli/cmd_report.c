@@ -5,7 +5,9 @@
  * Design fact: report only reads manifests, never outputs, so it is cheap
  * on a login node; what makes the exit code nonzero is anything that
  * means "not finished": a failed, cancelled or pending dataset, a shard
- * with no manifest, or a manifest it cannot read.
+ * with no manifest, a run's start marker (killed, or still running: a
+ * report cannot tell, and either way the folder is not what a finished
+ * run left), or a manifest it cannot read.
  */
 #define _GNU_SOURCE /* asprintf */
 #include "cli/cli.h"
@@ -18,6 +20,7 @@
 #include <string.h>
 
 #include "util/json.h"
+#include "eval/evaluate.h"
 #include "pipeline/manifest.h"
 
 static const char report_help[] =
@@ -32,10 +35,17 @@ static const char report_help[] =
     "Of several manifests of one shard the one that ended last counts; per\n"
     "dataset the newest record counts, except that `skipped` keeps an\n"
     "earlier `done` record (it is that output). Shards of an N-way split\n"
-    "with no manifest are reported as missing.\n"
+    "with no manifest are reported as missing, unless that split ended\n"
+    "before a complete split of another count (every shard's manifest\n"
+    "there, each finished) began: the later split supersedes it.\n"
+    "A run writes its manifest at its start too, as a marker (\"finished\":\n"
+    "false, every dataset pending): a run that was killed, or is still\n"
+    "running, is reported as not finished, never as the run before it.\n"
     "\n"
     "Options:\n"
     "  --json FILE  also write the merged summary and every dataset as JSON\n"
+    "               (status, AND, stage times, shape, dtype, device, the\n"
+    "               preview's path as found from here, the eval object)\n"
     "  --csv FILE   also write one CSV row per dataset\n"
     "  --html FILE  also write one self-contained HTML page (works offline):\n"
     "               the table, and per dataset its preview and compressed\n"
@@ -45,8 +55,9 @@ static const char report_help[] =
     "\n"
     "Exit codes (report):\n"
     "  0   every dataset done or skipped, no shard missing\n"
-    "  1   failures, cancelled or pending datasets, missing shards, unreadable\n"
-    "      manifests, or no manifest at all\n"
+    "  1   failures, cancelled or pending datasets, missing shards, a run that\n"
+    "      did not finish (killed or still running), unreadable manifests, or\n"
+    "      no manifest at all\n"
     "  2   usage error (DIR cannot be read, bad option), or an output file\n"
     "      cannot be written\n";
 
@@ -124,13 +135,33 @@ static void print_table(FILE *f, const char *dir, const cuplas_merged *mg, int n
             if (!strcmp(st, "done"))
                 sort_s += m->v[i].sort_s;
         }
+        if (!m->finished) {   /* a start marker: no exit code, no end */
+            fprintf(f, "%-8s %-16.16s %4s %5d %5d %5d %6d %7s %9s  (started %s)\n",
+                    shard_text(&m->shard, sh, sizeof sh), m->host ? m->host : "?", "-", n[0],
+                    n[1], n[2], n[3], "-", "-", m->start_time);
+            continue;
+        }
         fprintf(f, "%-8s %-16.16s %4d %5d %5d %5d %6d %7s %9.3f  %s\n",
                 shard_text(&m->shard, sh, sizeof sh), m->host ? m->host : "?", m->exit_code,
                 n[0], n[1], n[2], n[3], m->interrupted ? "yes" : "no", sort_s, m->end_time);
     }
+    for (int u = 0; u < mg->nused; u++)
+        if (!mg->used[u]->finished && !cuplas_merged_superseded(mg, mg->used[u]->shard.count))
+            fprintf(f, "%-8s (run did not finish: started %s on %s, pid %d; killed, or still "
+                    "running)\n", shard_text(&mg->used[u]->shard, sh, sizeof sh),
+                    mg->used[u]->start_time, mg->used[u]->host ? mg->used[u]->host : "?",
+                    mg->used[u]->pid);
     for (int i = 0; i < mg->nmissing; i++)
         fprintf(f, "%-8s (no manifest: the task never finished or never ran)\n",
                 shard_text(&mg->missing[i], sh, sizeof sh));
+    for (int i = 0; i < mg->nold_splits; i++) {
+        if (mg->old_splits[i] > 0)
+            fprintf(f, "(the %d-way split", mg->old_splits[i]);
+        else
+            fprintf(f, "(the unsharded run");
+        fprintf(f, " ended before a complete split of another count began: superseded, its "
+                "missing shards and unfinished runs are not counted)\n");
+    }
     fprintf(f, "\ndatasets: %d done, %d skipped, %d failed, %d cancelled, %d pending\n",
             mg->done, mg->skipped, mg->failed, mg->cancelled, mg->pending);
     if (mg->and_count)
@@ -239,8 +270,8 @@ static void write_json(FILE *f, const char *dir, const cuplas_merged *mg, int nb
     cuplas_json_write_num(f, mg->span_s);
     fputs(", \"grids_per_s\": ", f);
     cuplas_json_write_num(f, mg->span_s > 0 ? mg->done / mg->span_s : 0.0);
-    fprintf(f, ", \"unreadable_manifests\": %d, \"superseded_manifests\": %d},\n", nbad,
-            mg->nsuperseded);
+    fprintf(f, ", \"unreadable_manifests\": %d, \"superseded_manifests\": %d, "
+            "\"unfinished_runs\": %d},\n", nbad, mg->nsuperseded, mg->nunfinished);
     fputs("  \"manifests\": [", f);
     for (int u = 0; u < mg->nused; u++) {
         const cuplas_manifest *m = mg->used[u];
@@ -250,9 +281,16 @@ static void write_json(FILE *f, const char *dir, const cuplas_merged *mg, int nb
         json_shard(f, &m->shard);
         fputs(", \"host\": ", f);
         cuplas_json_write_str(f, m->host);
-        fprintf(f, ", \"exit_code\": %d, \"interrupted\": %s, \"end_time\": ", m->exit_code,
+        fprintf(f, ", \"finished\": %s, \"exit_code\": ", m->finished ? "true" : "false");
+        if (m->finished)
+            fprintf(f, "%d", m->exit_code);
+        else
+            fputs("null", f);
+        fprintf(f, ", \"interrupted\": %s, \"start_time\": ",
                 m->interrupted ? "true" : "false");
-        cuplas_json_write_str(f, m->end_time);
+        cuplas_json_write_str(f, m->start_time);
+        fputs(", \"end_time\": ", f);
+        cuplas_json_write_str(f, m->finished ? m->end_time : NULL);
         fputs("}", f);
     }
     fputs("],\n  \"missing_shards\": [", f);
@@ -260,6 +298,9 @@ static void write_json(FILE *f, const char *dir, const cuplas_merged *mg, int nb
         fputs(i ? ", " : "", f);
         json_shard(f, &mg->missing[i]);
     }
+    fputs("],\n  \"superseded_splits\": [", f);
+    for (int i = 0; i < mg->nold_splits; i++)
+        fprintf(f, "%s%d", i ? ", " : "", mg->old_splits[i]);
     fputs("],\n  \"datasets\": [", f);
     for (int i = 0; i < mg->n; i++) {
         const cuplas_manifest_entry *e = mg->v[i].e;
@@ -271,12 +312,31 @@ static void write_json(FILE *f, const char *dir, const cuplas_merged *mg, int nb
         fputs(", \"error\": ", f), cuplas_json_write_str(f, e->error);
         fputs(", \"and_before\": ", f), cuplas_json_write_num(f, e->and_before);
         fputs(", \"and_after\": ", f), cuplas_json_write_num(f, e->and_after);
+        fputs(", \"read_s\": ", f), cuplas_json_write_num(f, e->read_s);
+        fputs(", \"prep_s\": ", f), cuplas_json_write_num(f, e->prep_s);
         fputs(", \"sort_s\": ", f), cuplas_json_write_num(f, e->sort_s);
+        fputs(", \"write_s\": ", f), cuplas_json_write_num(f, e->write_s);
         fputs(", \"total_s\": ", f), cuplas_json_write_num(f, e->total_s);
         fputs(", \"backend\": ", f), cuplas_json_write_str(f, e->backend[0] ? e->backend : NULL);
         fputs(", \"device\": ", f), cuplas_json_write_str(f, e->device);
+        fputs(", \"shape\": ", f);
+        if (e->shape[0] > 0)
+            fprintf(f, "[%lld, %lld, %lld]", (long long)e->shape[0], (long long)e->shape[1],
+                    (long long)e->shape[2]);
+        else
+            fputs("null", f);
+        fputs(", \"dtype\": ", f), cuplas_json_write_str(f, e->dtype[0] ? e->dtype : NULL);
         fputs(", \"shard\": ", f), json_shard(f, &mg->v[i].from->shard);
         fputs(", \"manifest\": ", f), cuplas_json_write_str(f, mg->v[i].from->path);
+        /* the preview as found from here, like --html; null = none */
+        char *png = cuplas_manifest_preview_path(mg->v[i].from, e);
+        fputs(", \"preview\": ", f), cuplas_json_write_str(f, png ? png : e->preview);
+        free(png);
+        fputs(", \"eval\": ", f);
+        if (e->eval)
+            cuplas_eval_result_json(f, e->eval);
+        else
+            fputs("null", f);
         fputs("}", f);
     }
     fputs(mg->n ? "\n  ]\n}\n" : "]\n}\n", f);
@@ -371,7 +431,8 @@ static int cmd_report(int argc, char **argv)
         rc = CUPLAS_EXIT_FATAL;
         goto done;
     }
-    if (mg.failed || mg.cancelled || mg.pending || mg.nmissing || nbad || nms == 0)
+    if (mg.failed || mg.cancelled || mg.pending || mg.nmissing || mg.nunfinished || nbad ||
+        nms == 0)
         rc = CUPLAS_EXIT_JOBS_FAILED;
     if (nms == 0 && !nbad)
         fprintf(stderr, "cuplas report: no cuplas-manifest*.json in %s\n", dir);

@@ -7,12 +7,18 @@
  * here first, so exit codes 2 and 3 always mean that no output was
  * written. The manifest is written on every path that reached the runner,
  * the interrupted one (75) included: it is what `cuplas report` reads.
+ * It is also written just before the runner starts, as a marker
+ * ("finished": false): a run killed with -9 cannot write its end, and the
+ * previous run's manifest must not go on describing outputs this run
+ * has replaced.
  */
 #include "cli/cli.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "util/fsutil.h"
@@ -39,7 +45,9 @@ static const char run_help[] =
     "Every run that starts its jobs writes a manifest into output.dir:\n"
     "cuplas-manifest.I-of-N.json (sharded) or cuplas-manifest.json: run info\n"
     "and one record per dataset (status, error, AND, timings, device).\n"
-    "`cuplas report DIR` merges them.\n"
+    "It is written at the start too, as a marker (\"finished\": false, every\n"
+    "dataset pending) that replaces the previous run's: a run killed before\n"
+    "its end is reported as not finished. `cuplas report DIR` merges them.\n"
     "\n"
     "Options:\n"
     "  --set KEY=VALUE      override a config key (repeatable; YAML value,\n"
@@ -161,6 +169,34 @@ static void clean_stale(const cuplas_jobs *mine, const char *manifest, time_t si
     paths[mine->n] = manifest;
     cuplas_stale_clean(paths, mine->n + 1, since, lg);
     free(paths);
+}
+
+/*
+ * The start marker in place of the previous manifest of this shard. A
+ * folder it cannot be written to is not fatal by itself (each job then
+ * fails with its own message, and the manifest at the end says so once
+ * more), as long as no earlier manifest is left there to look complete:
+ * one that can be neither replaced nor seen to be absent stops the run
+ * before any job (CUPLAS_ERR_OUTPUT; the caller exits 3, as for a
+ * manifest that cannot be written at the end).
+ */
+static int mark_started(const cuplas_manifest *man, const cuplas_jobs *mine, const char *path,
+                        cuplas_error *err)
+{
+    struct stat st;
+    cuplas_error werr;
+    int rc = 0;
+
+    cuplas_error_clear(&werr);
+    if (cuplas_manifest_start(man, mine, path, &werr) == 0)
+        return 0;
+    if (stat(path, &st) != 0 && (errno == ENOENT || errno == ENOTDIR))
+        return 0;
+    CUPLAS_FAIL(err, CUPLAS_ERR_OUTPUT, "%s (the previous run's manifest there would "
+                "outlive this run: nothing was run)", werr.msg);
+fail:
+    cuplas_error_where(err, "%s", path);
+    return rc;
 }
 
 static int cmd_run(int argc, char **argv)
@@ -316,6 +352,11 @@ static int cmd_run(int argc, char **argv)
         goto done;
     }
     clean_stale(&mine, man_path, (time_t)man.start_unix, &lg);
+    if (mark_started(&man, &mine, man_path, &err) != 0) {
+        report(&lg, &err);
+        rc = CUPLAS_EXIT_FATAL;
+        goto done;
+    }
     /* after a signal while planning, keep that handler (reset: a second
        signal kills) and just pass the request on */
     if (!early_stop)

@@ -6,7 +6,8 @@
  * preview PNG embedded as a base64 data: URI, bars drawn with CSS widths,
  * no script; it opens offline and in a mail attachment alike. What it
  * shows comes from the manifests (the eval step's numbers and the
- * preview's path), never from the HDF5 outputs, like the rest of report.
+ * preview's path, resolved against the manifest's folder), never from
+ * the HDF5 outputs, like the rest of report.
  */
 #include "cli/cli.h"
 
@@ -49,29 +50,40 @@ static void base64(FILE *f, const unsigned char *p, size_t n)
     }
 }
 
-/* The file at path embedded as a data: URI image; 0, or -1 when it
- * cannot be read (or is too big). */
+/* The first bytes of every PNG file (PNG spec, 5.2). */
+static const unsigned char png_sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+
+/* The file at path embedded as a data: URI image: 0; -1 when it cannot be
+ * read (or is too big), -2 when it is not a PNG. The signature is checked
+ * because a manifest is only a JSON file: one that names /etc/hostname
+ * must not get that file into a page as image/png. */
 static int embed_png(FILE *f, const char *path, const char *alt)
 {
     struct stat st;
-    FILE *in;
-    unsigned char *buf;
+    FILE *in = NULL;
+    unsigned char *buf = NULL;
     int rc = -1;
 
     if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
         (size_t)st.st_size > MAX_EMBED_BYTES || !(in = fopen(path, "rb")))
-        return -1;
-    if ((buf = malloc((size_t)st.st_size)) &&
-        fread(buf, 1, (size_t)st.st_size, in) == (size_t)st.st_size) {
-        fputs("<img class=\"preview\" alt=\"", f);
-        esc(f, alt);
-        fputs("\" src=\"data:image/png;base64,", f);
-        base64(f, buf, (size_t)st.st_size);
-        fputs("\">", f);
-        rc = 0;
+        goto done;
+    if (!(buf = malloc((size_t)st.st_size)) ||
+        fread(buf, 1, (size_t)st.st_size, in) != (size_t)st.st_size)
+        goto done;
+    if ((size_t)st.st_size < sizeof png_sig || memcmp(buf, png_sig, sizeof png_sig)) {
+        rc = -2;
+        goto done;
     }
+    fputs("<img class=\"preview\" alt=\"", f);
+    esc(f, alt);
+    fputs("\" src=\"data:image/png;base64,", f);
+    base64(f, buf, (size_t)st.st_size);
+    fputs("\">", f);
+    rc = 0;
+done:
     free(buf);
-    fclose(in);
+    if (in)
+        fclose(in);
     return rc;
 }
 
@@ -172,6 +184,14 @@ void cuplas_report_html(FILE *f, const char *dir, const cuplas_merged *mg, int n
     if (mg->nmissing)
         fprintf(f, "<p class=\"failed\">%d shard%s without a manifest.</p>\n", mg->nmissing,
                 mg->nmissing == 1 ? "" : "s");
+    for (int i = 0; i < mg->nold_splits; i++)
+        fprintf(f, "<p class=\"note\">The %d-way split ended before a complete split of "
+                "another count began: superseded, its missing shards are not counted.</p>\n",
+                mg->old_splits[i] > 0 ? mg->old_splits[i] : 1);
+    if (mg->nunfinished)
+        fprintf(f, "<p class=\"failed\">%d run%s did not finish (killed, or still running): "
+                "their datasets are pending.</p>\n", mg->nunfinished,
+                mg->nunfinished == 1 ? "" : "s");
 
     fputs("<h2>Datasets</h2>\n<table><tr><th class=\"l\">input</th><th class=\"l\">dataset"
           "</th><th class=\"l\">status</th><th>shape</th><th>AND before</th><th>AND after"
@@ -226,14 +246,23 @@ void cuplas_report_html(FILE *f, const char *dir, const cuplas_merged *mg, int n
         esc(f, e->dataset);
         fputs("</h3>\n", f);
         if (e->preview) {
+            /* manifest paths are not relative to where report runs */
+            char *png = cuplas_manifest_preview_path(mg->v[i].from, e);
+            const char *shown = png ? png : e->preview;
             fputs("<p class=\"note\">input order (left) and sorted (right): ", f);
-            esc(f, e->preview);
+            esc(f, shown);
             fputs("</p>\n", f);
-            if (embed_png(f, e->preview, e->dataset ? e->dataset : "preview") != 0) {
-                fputs("<p class=\"failed\">preview not readable: ", f);
-                esc(f, e->preview);
+            int r = png ? embed_png(f, png, e->dataset ? e->dataset : "preview") : -1;
+            if (r == -2)   /* said on stderr too: the page may never be opened */
+                fprintf(stderr, "cuplas report: warning: %s: not a PNG file, not embedded\n",
+                        shown);
+            if (r != 0) {
+                fprintf(f, "<p class=\"failed\">preview %s: ",
+                        r == -2 ? "is not a PNG file" : "not readable");
+                esc(f, shown);
                 fputs("</p>\n", f);
             }
+            free(png);
         }
         if (e->eval)
             eval_table(f, e->eval);

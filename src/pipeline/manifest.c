@@ -198,8 +198,42 @@ fail:
     return rc;
 }
 
+int cuplas_manifest_start(const cuplas_manifest *m, const cuplas_jobs *jobs, const char *path,
+                          cuplas_error *err)
+{
+    /* a shallow copy whose entries borrow the jobs' strings: printed, then
+       only the array is freed */
+    cuplas_manifest marker = *m;
+    int rc = 0;
+
+    marker.finished = 0;
+    marker.n = marker.cap = 0;
+    if (!(marker.v = calloc((size_t)jobs->n + 1, sizeof *marker.v)))
+        CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
+    for (int i = 0; i < jobs->n; i++) {
+        const cuplas_job *j = &jobs->v[i];
+        cuplas_manifest_entry *e = &marker.v[marker.n++];
+        e->input = j->file;
+        e->dataset = j->dataset;
+        e->output = j->output;
+        snprintf(e->status, sizeof e->status, "pending");
+        e->and_before = e->and_after = NAN;
+        if (!j->err.code) {
+            e->shape[0] = j->H;
+            e->shape[1] = j->W;
+            e->shape[2] = j->C;
+            snprintf(e->dtype, sizeof e->dtype, "%s", j->dtype);
+        }
+    }
+    rc = cuplas_manifest_write(&marker, path, err);
+fail:
+    free(marker.v);
+    return rc;
+}
+
 void cuplas_manifest_finish(cuplas_manifest *m, int exit_code, int interrupted)
 {
+    m->finished = 1;
     m->end_unix = wall_now(m->end_time);
     m->exit_code = exit_code;
     m->interrupted = interrupted != 0;
@@ -279,13 +313,16 @@ void cuplas_manifest_print(FILE *f, const cuplas_manifest *m)
     }
     fprintf(f, "{\n  \"format\": \"cuplas-manifest\", \"format_version\": %d,\n",
             CUPLAS_MANIFEST_FORMAT_VERSION);
+    if (m->preview_rel)
+        fputs("  \"preview_base\": \"manifest\",\n", f);
     fputs("  \"cuplas_version\": ", f), cuplas_json_write_str(f, m->version);
     fputs(", \"host\": ", f), cuplas_json_write_str(f, m->host);
     fprintf(f, ", \"pid\": %d,\n  \"config\": ", m->pid), cuplas_json_write_str(f, m->config);
+    /* a start marker has no end, no exit code and no wall time: null */
     fputs(",\n  \"start_time\": ", f), cuplas_json_write_str(f, m->start_time);
-    fputs(", \"end_time\": ", f), cuplas_json_write_str(f, m->end_time);
+    fputs(", \"end_time\": ", f), cuplas_json_write_str(f, m->finished ? m->end_time : NULL);
     fputs(",\n  \"start_unix\": ", f), cuplas_json_write_num(f, m->start_unix);
-    fputs(", \"end_unix\": ", f), cuplas_json_write_num(f, m->end_unix);
+    fputs(", \"end_unix\": ", f), cuplas_json_write_num(f, m->finished ? m->end_unix : NAN);
     if (m->shard.count > 0)
         fprintf(f, ",\n  \"shard\": {\"index\": %d, \"count\": %d}", m->shard.index,
                 m->shard.count);
@@ -294,14 +331,19 @@ void cuplas_manifest_print(FILE *f, const cuplas_manifest *m)
     fputs(",\n  \"slurm\": {", f);
     for (int k = 0; k < 5; k++)
         key(f, slurm_keys[k], k == 0), cuplas_json_write_str(f, m->slurm[k]);
-    fprintf(f, "},\n  \"exit_code\": %d, \"interrupted\": %s,\n", m->exit_code,
-            m->interrupted ? "true" : "false");
+    fputs("},\n  \"finished\": ", f);
+    fputs(m->finished ? "true" : "false", f);
+    if (m->finished)
+        fprintf(f, ", \"exit_code\": %d", m->exit_code);
+    else
+        fputs(", \"exit_code\": null", f);
+    fprintf(f, ", \"interrupted\": %s,\n", m->interrupted ? "true" : "false");
     fprintf(f, "  \"totals\": {\"jobs\": %d, \"done\": %d, \"skipped\": %d, \"failed\": %d, "
             "\"cancelled\": %d, \"pending\": %d, \"sort_s\": ", m->n, n[1], n[2], n[3], n[4],
             n[0]);
     cuplas_json_write_num(f, sort_s);
     fputs(", \"wall_s\": ", f);
-    cuplas_json_write_num(f, m->end_unix - m->start_unix);
+    cuplas_json_write_num(f, m->finished ? m->end_unix - m->start_unix : NAN);
     fputs("},\n  \"datasets\": [", f);
     for (int i = 0; i < m->n; i++) {
         fputs(i ? ",\n" : "\n", f);
@@ -310,17 +352,78 @@ void cuplas_manifest_print(FILE *f, const cuplas_manifest *m)
     fputs(m->n ? "\n  ]\n}\n" : "]\n}\n", f);
 }
 
+/*
+ * file as a path from folder dir: relative where it lies in or below dir,
+ * else absolute; malloc'd, NULL when out of memory. Both are resolved
+ * (realpath) so that "out", "./out/" and a link to it agree; a file that
+ * cannot be resolved (gone since) is made absolute from the working folder.
+ */
+static char *path_from_dir(const char *dir, const char *file)
+{
+    char *d = realpath(dir, NULL), *p = realpath(file, NULL), *out = NULL;
+    size_t n = d ? strlen(d) : 0;
+
+    if (!p) {
+        char cwd[PATH_MAX];
+        if (file[0] == '/' || !getcwd(cwd, sizeof cwd))
+            out = strdup(file);
+        else if (asprintf(&out, "%s/%s", cwd, file) < 0)
+            out = NULL;
+    } else if (d && !strncmp(p, d, n) && p[n] == '/') {
+        out = strdup(p + n + (n == 1 ? 0 : 1));   /* dir "/": p is "/x" */
+    } else {
+        out = p, p = NULL;
+    }
+    free(d);
+    free(p);
+    return out;
+}
+
+/* m's previews rewritten relative to dir into a shallow copy (entries
+ * borrowed, previews malloc'd: free with free_previews). */
+static int rebase_previews(const cuplas_manifest *m, const char *dir, cuplas_manifest *copy,
+                           cuplas_error *err)
+{
+    int rc = 0;
+
+    *copy = *m;
+    copy->preview_rel = 1;
+    if (!(copy->v = calloc((size_t)m->n + 1, sizeof *copy->v)))
+        CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
+    for (int i = 0; i < m->n; i++) {
+        copy->v[i] = m->v[i];
+        if (m->v[i].preview && !(copy->v[i].preview = path_from_dir(dir, m->v[i].preview)))
+            CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
+    }
+fail:
+    return rc;
+}
+
+static void free_previews(cuplas_manifest *copy)
+{
+    for (int i = 0; copy->v && i < copy->n; i++)
+        free(copy->v[i].preview);
+    free(copy->v);
+}
+
 int cuplas_manifest_write(const cuplas_manifest *m, const char *path, cuplas_error *err)
 {
     char *tmp = NULL, *dir = NULL;
     const char *slash = strrchr(path, '/');
     FILE *f = NULL;
+    cuplas_manifest rebased;
     int rc = 0;
 
+    memset(&rebased, 0, sizeof rebased);
     if (slash && slash != path) {
         if (!(dir = strndup(path, (size_t)(slash - path))))
             CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
         CUPLAS_TRY(cuplas_mkdir_p(dir, err));
+    }
+    /* after mkdir: realpath needs the folder */
+    if (!m->preview_rel) {
+        CUPLAS_TRY(rebase_previews(m, dir ? dir : slash ? "/" : ".", &rebased, err));
+        m = &rebased;
     }
     if (!(tmp = cuplas_tmp_create(path, err))) {
         rc = err->code ? (int)err->code : CUPLAS_ERR_OUTPUT;
@@ -346,6 +449,7 @@ fail:
         free(tmp);
     }
     free(dir);
+    free_previews(&rebased);
     if (rc)
         cuplas_error_where(err, "%s", path);
     return rc;
@@ -474,6 +578,13 @@ int cuplas_manifest_read(const char *path, cuplas_manifest *m, cuplas_error *err
     m->exit_code = (int)cuplas_json_get_int(doc, "exit_code", INT_MIN, INT_MAX, -1);
     const cuplas_json *intr = cuplas_json_get(doc, "interrupted");
     m->interrupted = intr && intr->type == CUPLAS_JSON_BOOL && intr->boolean;
+    m->preview_rel = !strcmp(cuplas_json_get_str(doc, "preview_base", ""), "manifest");
+    /* absent in manifests from before the start marker: those were
+       written only when their run ended */
+    const cuplas_json *fin = cuplas_json_get(doc, "finished");
+    m->finished = !fin || fin->type != CUPLAS_JSON_BOOL || fin->boolean;
+    if (!m->finished)   /* a marker has none, whatever the file says */
+        m->exit_code = -1;
     if ((shard = cuplas_json_get(doc, "shard")) && shard->type == CUPLAS_JSON_OBJECT) {
         m->shard.index = (int)cuplas_json_get_int(shard, "index", 0, INT_MAX, -1);
         m->shard.count = (int)cuplas_json_get_int(shard, "count", 1, INT_MAX, 0);
@@ -508,6 +619,29 @@ fail:
     cuplas_manifest_free(m);
     cuplas_error_where(err, "%s", path);
     return rc;
+}
+
+char *cuplas_manifest_preview_path(const cuplas_manifest *m, const cuplas_manifest_entry *e)
+{
+    const char *slash = m->path ? strrchr(m->path, '/') : NULL;
+    const char *base;
+    char *p = NULL;
+    int dlen = slash ? (int)(slash - m->path) : 0;
+
+    if (!e->preview)
+        return NULL;
+    if (e->preview[0] == '/' || (!m->preview_rel && access(e->preview, F_OK) == 0))
+        return strdup(e->preview);
+    base = m->preview_rel ? e->preview
+                          : (strrchr(e->preview, '/') ? strrchr(e->preview, '/') + 1 : e->preview);
+    if (slash ? asprintf(&p, "%.*s/%s", dlen, dlen ? m->path : "", base) < 0
+              : !(p = strdup(base)))
+        return NULL;
+    if (!m->preview_rel && access(p, F_OK) != 0) {   /* not there either: as written */
+        free(p);
+        return strdup(e->preview);
+    }
+    return p;
 }
 
 void cuplas_manifest_free(cuplas_manifest *m)

@@ -11,7 +11,18 @@
  *   output being skipped;
  * - "newest" is a total order (end time, start time, path), so which
  *   manifest or entry wins does not depend on the order the files were
- *   named in.
+ *   named in; a start marker (a run that has not ended) counts from its
+ *   start, which is later than any end of what it replaced;
+ * - a start marker's entries are all pending, so the datasets of a run
+ *   that was killed read as not done, whatever an earlier run did;
+ * - a split (the manifests of one shard count; unsharded is a split of
+ *   one) is complete when each of its shards has a finished manifest. A
+ *   split whose last manifest ended before a complete split of another
+ *   count began is superseded: the later split ran the whole job list
+ *   since, so the older one's missing shards and unfinished runs are not
+ *   reported (a shard count changed between array jobs must not keep
+ *   report at 1 forever). Its records still merge by dataset as usual:
+ *   older, they lose wherever the later split has the dataset.
  */
 #include "pipeline/manifest.h"
 
@@ -19,11 +30,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* When a manifest's account holds from: its end, or a marker's start. */
+static double as_of(const cuplas_manifest *m)
+{
+    return m->finished ? m->end_unix : m->start_unix;
+}
+
 /* Later first: end time, then start time, then path (a total order). */
 static int newer(const cuplas_manifest *a, const cuplas_manifest *b)
 {
-    if (a->end_unix != b->end_unix)
-        return a->end_unix > b->end_unix;
+    if (as_of(a) != as_of(b))
+        return as_of(a) > as_of(b);
     if (a->start_unix != b->start_unix)
         return a->start_unix > b->start_unix;
     return strcmp(a->path ? a->path : "", b->path ? b->path : "") > 0;
@@ -65,11 +82,81 @@ static void pick_shards(const cuplas_manifest *ms, int n, cuplas_merged *out)
     }
 }
 
-/* Shards of a count that left no manifest (a task died before writing). */
+/* The span of split count's used manifests: first start, last as_of. */
+static void split_span(const cuplas_merged *out, int count, double *began, double *ended)
+{
+    int any = 0;
+    for (int u = 0; u < out->nused; u++) {
+        const cuplas_manifest *m = out->used[u];
+        if (m->shard.count != count)
+            continue;
+        if (!any || m->start_unix < *began)
+            *began = m->start_unix;
+        if (!any || as_of(m) > *ended)
+            *ended = as_of(m);
+        any = 1;
+    }
+}
+
+/* Every shard of split count has a used manifest, and each finished. */
+static int split_complete(const cuplas_merged *out, int count)
+{
+    int shards = count > 0 ? count : 1, have = 0;
+    for (int u = 0; u < out->nused; u++) {
+        const cuplas_manifest *m = out->used[u];
+        if (m->shard.count != count)
+            continue;
+        if (!m->finished)
+            return 0;
+        have++;   /* one used manifest per shard (pick_shards) */
+    }
+    return have == shards;
+}
+
+int cuplas_merged_superseded(const cuplas_merged *mg, int count)
+{
+    for (int i = 0; i < mg->nold_splits; i++)
+        if (mg->old_splits[i] == count)
+            return 1;
+    return 0;
+}
+
+/* The splits that a later complete split supersedes, into out->old_splits. */
+static int find_superseded(cuplas_merged *out, cuplas_error *err)
+{
+    for (int u = 0; u < out->nused; u++) {
+        int count = out->used[u]->shard.count, seen = 0, later = 0;
+        double began = 0, ended = 0;
+        for (int v = 0; v < u; v++)
+            seen |= out->used[v]->shard.count == count;
+        if (seen)
+            continue;
+        split_span(out, count, &began, &ended);
+        for (int v = 0; v < out->nused && !later; v++) {
+            int other = out->used[v]->shard.count;
+            double b2 = 0, e2 = 0;
+            if (other == count || !split_complete(out, other))
+                continue;
+            split_span(out, other, &b2, &e2);
+            later = b2 > ended;
+        }
+        if (!later)
+            continue;
+        int *p = realloc(out->old_splits, (size_t)(out->nold_splits + 1) * sizeof *p);
+        if (!p)
+            return cuplas_error_set(err, CUPLAS_ERR_NOMEM, "out of memory");
+        out->old_splits = p;
+        out->old_splits[out->nold_splits++] = count;
+    }
+    return 0;
+}
+
+/* Shards of a count that left no manifest (a task died before writing),
+ * except in superseded splits. */
 static int find_missing(cuplas_merged *out, cuplas_error *err)
 {
     for (int u = 0; u < out->nused; u++) {
-        int count = out->used[u]->shard.count, seen = 0;
+        int count = out->used[u]->shard.count, seen = cuplas_merged_superseded(out, count);
         for (int v = 0; v < u; v++)
             seen |= out->used[v]->shard.count == count;
         for (int s = 0; s < count && !seen; s++) {
@@ -130,14 +217,16 @@ int cuplas_manifest_merge(const cuplas_manifest *ms, int n, cuplas_merged *out,
     if (!(out->used = malloc((size_t)n * sizeof *out->used + 1)))
         CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
     pick_shards(ms, n, out);
+    CUPLAS_TRY(find_superseded(out, err));
     CUPLAS_TRY(find_missing(out, err));
     for (int u = 0; u < out->nused; u++) {
         const cuplas_manifest *m = out->used[u];
         total += m->n;
+        out->nunfinished += !m->finished && !cuplas_merged_superseded(out, m->shard.count);
         if (u == 0 || m->start_unix < first)
             first = m->start_unix;
-        if (u == 0 || m->end_unix > last)
-            last = m->end_unix;
+        if (u == 0 || as_of(m) > last)
+            last = as_of(m);
     }
     out->span_s = out->nused ? last - first : 0;
     if (!(all = malloc((size_t)total * sizeof *all + 1)) ||
@@ -176,5 +265,6 @@ void cuplas_merged_free(cuplas_merged *mg)
     free(mg->used);
     free(mg->v);
     free(mg->missing);
+    free(mg->old_splits);
     memset(mg, 0, sizeof *mg);
 }
