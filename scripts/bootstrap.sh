@@ -14,7 +14,9 @@ case "$mode" in demo|test) ;; *) echo "usage: $0 demo|test" >&2; exit 2 ;; esac
 install_packages() {
     local pkgs="autoconf automake libtool make gcc pkg-config libyaml-dev zlib1g-dev libdeflate-dev
                 libhdf5-dev hdf5-tools libcmocka-dev libpng-dev libwebp-dev libjxl-dev"
-    [ "$mode" = test ] && pkgs="$pkgs slurmctld slurmd slurm-client munge procps clang"
+    # test: a one-node SLURM cluster (tests/test_slurm.sh), clang for the
+    # fuzzers, chromium for tests/test_report_html (a real headless browser)
+    [ "$mode" = test ] && pkgs="$pkgs slurmctld slurmd slurm-client munge procps clang chromium"
     local missing=""
     for p in $pkgs; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done
     if [ -n "$missing" ]; then
