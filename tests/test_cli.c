@@ -917,6 +917,26 @@ static void test_cli_interrupt(void **state)
     assert_int_equal(temp_files(f, "out"), 0);
 }
 
+/* SIGTERM during `gen`: the write stops at the next 32 MiB slab, the temp
+ * file is removed and the exit code is 75. Before, the default action
+ * killed gen and left its hidden temp file (200 MB here) behind. The
+ * signal comes once the temp file exists; a 1.2 GB grid takes far longer
+ * to write than that. */
+static void test_cli_gen_interrupt(void **state)
+{
+    const fixture *f = *state;
+    char *text;
+
+    assert_int_equal(tu_sh(f, "mkdir -p g && { " BIN " gen --size 20000x20000 g/o.h5 & pid=$!; i=0; "
+                           "while [ $i -lt 200 ] && [ -z \"$(ls -A g)\" ]; do sleep 0.05; "
+                           "i=$((i+1)); done; sleep 0.2; kill -TERM $pid; wait $pid; }"), 75);
+    text = tu_slurp(f, "err.txt", NULL);
+    assert_true(has_line(text, "g/o.h5: interrupted by a signal: no file written", NULL));
+    free(text);
+    assert_false(exists(f, "g/o.h5"));
+    assert_int_equal(temp_files(f, "g"), 0);
+}
+
 /* A rerun killed with -9 cannot write its manifest's end: the marker it
  * wrote at its start must stand in the folder instead of the previous
  * run's manifest (which would read "all done" for outputs the rerun has
@@ -1022,6 +1042,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_cli_no_gpu, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cli_gpu_parity, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cli_interrupt, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_cli_gen_interrupt, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cli_report_killed_rerun, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cli_fault_isolation, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cli_gen, setup, teardown),

@@ -43,7 +43,8 @@ static const char gen_help[] =
     "                     128x128 (flat)\n"
     "  -h, --help         this text\n"
     "\n"
-    "Exit codes: 0 written, 1 cannot write, 2 usage error.\n";
+    "Exit codes: 0 written, 1 cannot write, 2 usage error, 75 interrupted by\n"
+    "SIGINT, SIGTERM or SIGUSR1 (no file written; files --demo finished stay).\n";
 
 /* "HxW" or "N" -> H, W. */
 static int parse_size(const char *s, int64_t *H, int64_t *W)
@@ -76,7 +77,9 @@ static int write_one(const cuplas_gen_opts *o)
     free(dir);
     if (rc != 0 || cuplas_gen_write(o, &err) != 0) {
         cuplas_cli_error(&err);
-        return err.code == CUPLAS_ERR_USAGE ? CUPLAS_EXIT_USAGE : CUPLAS_EXIT_JOBS_FAILED;
+        return err.code == CUPLAS_ERR_USAGE         ? CUPLAS_EXIT_USAGE
+               : err.code == CUPLAS_ERR_INTERRUPTED ? CUPLAS_EXIT_INTERRUPTED
+                                                    : CUPLAS_EXIT_JOBS_FAILED;
     }
     /* the names h5_gen.c gives: the base alone, or base_000 .. base_K-1 */
     const char *base = o->dataset && o->dataset[0] ? o->dataset : "/grid";
@@ -94,7 +97,7 @@ static int write_one(const cuplas_gen_opts *o)
 }
 
 /* The README demo: four files, fixed seeds. */
-static int write_demo(const char *dir)
+static int write_demo(const char *dir, const volatile int *cancel)
 {
     static const struct {
         const char *name;
@@ -135,6 +138,7 @@ static int write_demo(const char *dir)
         o.W = demo[i].W;
         o.C = demo[i].C;
         o.seed = demo[i].seed;
+        o.cancel = cancel;
         int rc = write_one(&o);
         if (rc)
             return rc;
@@ -224,12 +228,24 @@ static int cmd_gen(int argc, char **argv)
             return cuplas_cli_usage("gen", "--demo DIR takes no OUT.h5");
         if (other)   /* the demo's files are fixed: a size or seed would be lost */
             return cuplas_cli_usage("gen", "--demo DIR takes no other option (got %s)", other);
-        return write_demo(demo);
-    }
-    if (optind != argc - 1)
+    } else if (optind != argc - 1) {
         return cuplas_cli_usage("gen", "expected one OUT.h5");
-    o.path = argv[optind];
-    return write_one(&o);
+    }
+    /* SIGINT, SIGTERM and SIGUSR1 stop the write at the next slab and
+     * remove the temp file (exit 75), as `run` does: a killed gen of a large
+     * grid left hundreds of MB of hidden temp files behind */
+    volatile int stop = 0;
+    cuplas_cli_catch_signals(&stop);
+    int rc;
+    if (demo) {
+        rc = write_demo(demo, &stop);
+    } else {
+        o.path = argv[optind];
+        o.cancel = &stop;
+        rc = write_one(&o);
+    }
+    cuplas_cli_catch_signals(NULL);
+    return rc;
 }
 
 const cuplas_cmd cuplas_cmd_gen_def = {

@@ -159,6 +159,9 @@ static int write_dataset(hid_t fid, const cuplas_gen_opts *o, int item, const ch
         CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
     for (int64_t r0 = 0; r0 < o->H; r0 += slab_rows) {
         int64_t nr = o->H - r0 < slab_rows ? o->H - r0 : slab_rows;
+        /* a slab is 32 MiB: a stop request waits for at most one */
+        if (o->cancel && *o->cancel)
+            CUPLAS_FAIL(err, CUPLAS_ERR_INTERRUPTED, "interrupted by a signal: no file written");
         hsize_t start[3] = {(hsize_t)r0, 0, 0}, count[3] = {(hsize_t)nr, dims[1], dims[2]};
         if (flat)
             start[0] = (hsize_t)(r0 * o->W), count[0] = (hsize_t)(nr * o->W);

@@ -50,6 +50,9 @@ typedef struct cuplas_gen_opts {
     bool shuffle;
     bool corrupt;        /* truncate the finished file to half its size: a
                             deliberately unreadable input for pipeline tests */
+    const volatile int *cancel; /* set (by a signal handler) = stop before the
+                            next slab: CUPLAS_ERR_INTERRUPTED, no file left;
+                            NULL = never                                      */
 } cuplas_gen_opts;
 
 /* Defaults: colors 256 x 256, seed 0, "/grid", one dataset, chunked +
