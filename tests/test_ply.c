@@ -398,6 +398,38 @@ static void test_bad_index(void **state)
     cuplas_ply_close(&p);
 }
 
+/* A cancel flag that is set (a signal came: export-ply's SIGTERM) stops the
+ * write with CUPLAS_ERR_INTERRUPTED and leaves no file, in every format; a
+ * flag that stays 0 changes nothing. */
+static void test_export_cancelled(void **state)
+{
+    fixture *f = *state;
+    int64_t order[NV] = {4, 3, 2, 1, 0};
+    for (int k = 0; k < 3; k++) {
+        char in[PATH_MAX], out[PATH_MAX], name[64];
+        cuplas_ply p;
+        cuplas_error e;
+        void *rows;
+        volatile int stop = 1;
+        snprintf(name, sizeof name, "%s.ply", fmts[k]);
+        make_ply(tu_path(f->dir, name, in), fmts[k]);
+        open_ok(in, &p, &rows);
+        cuplas_error_clear(&e);
+        cuplas_ply_write_opts wo = {.cancel = &stop};
+        assert_int_equal(cuplas_ply_write(&p, rows, order, NV, tu_path(f->dir, "o.ply", out), &wo,
+                                          &e), CUPLAS_ERR_INTERRUPTED);
+        FILE *g = fopen(out, "rb");
+        assert_null(g);   /* no output */
+        stop = 0;
+        assert_int_equal(cuplas_ply_write(&p, NULL, order, NV, out, &wo, &e), 0);
+        assert_non_null(g = fopen(out, "rb"));
+        fclose(g);
+        remove(out);
+        free(rows);
+        cuplas_ply_close(&p);
+    }
+}
+
 /* Other elements: one before vertex (skipped) and faces after it (ignored);
  * an export drops both with their header lines. */
 static void test_other_elements(void **state)
@@ -760,6 +792,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_permuted_export, setup, teardown),
         cmocka_unit_test_setup_teardown(test_export_many_blocks, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bad_index, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_export_cancelled, setup, teardown),
         cmocka_unit_test_setup_teardown(test_other_elements, setup, teardown),
         cmocka_unit_test_setup_teardown(test_malformed, setup, teardown),
         cmocka_unit_test_setup_teardown(test_mutations, setup, teardown),

@@ -38,7 +38,8 @@ static const char export_help[] =
     "\n"
     "Exit codes: 0 written; 1 a bad input (IN is not the scene OUT.h5 was\n"
     "sorted from, an index that does not fit IN, a malformed PLY); 2 usage\n"
-    "(also: SORTED.ply is OUT.h5 or IN, or exists and is not a regular file).\n";
+    "(also: SORTED.ply is OUT.h5 or IN, or exists and is not a regular file);\n"
+    "75 interrupted by SIGINT, SIGTERM or SIGUSR1 (no file written).\n";
 
 /* The result's index as int64 (cells), from group/index. */
 static int read_index(const char *file, const char *group, int64_t **order, int64_t *cells,
@@ -131,6 +132,11 @@ static int cmd_export(int argc, char **argv)
     cuplas_h5_quiet();
     if (!(file = strdup(argv[1])))
         return CUPLAS_EXIT_FATAL;
+    /* SIGINT, SIGTERM and SIGUSR1 from here on stop the write at its next
+       block, or before it, and remove the temp file (exit 75), as `run` and
+       `gen` do */
+    volatile int stop = 0;
+    cuplas_cli_catch_signals(&stop);
     char *sep = strstr(file, ":/");
     if (sep) {
         *sep = '\0';
@@ -148,13 +154,19 @@ static int cmd_export(int argc, char **argv)
         goto done;
     }
     /* published with fsync: each block's writeback starts as it is written */
-    if (cuplas_ply_write(&p, NULL, order, cells, tmp, &(cuplas_ply_write_opts){.writeback = 1},
-                         &err) != 0 ||
-        cuplas_tmp_publish(tmp, argv[3], 1, &err) != 0) {
+    int wrc = cuplas_ply_write(&p, NULL, order, cells, tmp,
+                               &(cuplas_ply_write_opts){.writeback = 1, .cancel = &stop}, &err);
+    if (wrc == 0 && stop)   /* the signal came after the last block */
+        wrc = cuplas_error_set(&err, CUPLAS_ERR_INTERRUPTED,
+                               "interrupted by a signal: no file written");
+    if (wrc == CUPLAS_ERR_INTERRUPTED)   /* named by its own path, not the temp's */
+        cuplas_error_where(&err, "%s", argv[3]);
+    if (wrc != 0 || cuplas_tmp_publish(tmp, argv[3], 1, &err) != 0) {
         unlink(tmp);
         rc = cuplas_cli_fail(&err);
     }
 done:
+    cuplas_cli_catch_signals(NULL);
     cuplas_ply_close(&p);
     free(order);
     free(tmp);

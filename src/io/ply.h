@@ -159,6 +159,9 @@ typedef struct cuplas_ply_write_opts {
     int writeback;       /* start each block's writeback as it is written: for a
                             file that is fsync'd next (output.fsync), the fsync
                             then waits for the last blocks, not the whole file  */
+    const volatile int *cancel; /* set (by a signal handler) = stop at the next
+                            4 MiB block (ascii: 64Ki rows): CUPLAS_ERR_INTERRUPTED
+                            and no file; NULL = never                          */
 } cuplas_ply_write_opts;
 
 /* Write a PLY of the rows order[0..m) (entries -1 are skipped: empty grid

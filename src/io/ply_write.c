@@ -89,11 +89,14 @@ short_body:
 
 /* The ascii rows order[0..m) (-1: skipped) as the input's own text, each
  * with its line ending; a last row without one gets "\n". Errors show in
- * ferror(f). */
-static void ascii_rows(const char *map, size_t msize, const size_t *starts,
-                       const int64_t *order, int64_t m, FILE *f)
+ * ferror(f). Returns 0, or -1 when *cancel was set (looked at every 64Ki
+ * rows). */
+static int ascii_rows(const char *map, size_t msize, const size_t *starts,
+                      const int64_t *order, int64_t m, const volatile int *cancel, FILE *f)
 {
     for (int64_t i = 0; i < m; i++) {
+        if (cancel && !(i & 0xffff) && *cancel)
+            return -1;
         int64_t r = order[i];
         if (r < 0)
             continue;
@@ -106,6 +109,7 @@ static void ascii_rows(const char *map, size_t msize, const size_t *starts,
             fputc('\n', f);
         }
     }
+    return 0;
 }
 
 #define BLOCK_BYTES ((size_t)4 << 20)
@@ -118,6 +122,7 @@ typedef struct body_job {
     size_t row_size;
     int fd, swap4, writeback;
     off_t at;              /* where the body starts in the file */
+    const volatile int *cancel;
 } body_job;
 
 /* One block of rows: gathered (byte-swapped for a .splat on a big-endian
@@ -128,9 +133,11 @@ static int body_block(void *ctx, int64_t b)
     const body_job *x = ctx;
     int64_t r0 = b * x->per_block, r1 = r0 + x->per_block < x->n ? r0 + x->per_block : x->n;
     size_t rs = x->row_size, len = (size_t)(r1 - r0) * rs, done = 0;
-    unsigned char *buf = malloc(len ? len : 1);
+    unsigned char *buf;
 
-    if (!buf)
+    if (x->cancel && *x->cancel)
+        return ECANCELED;
+    if (!(buf = malloc(len ? len : 1)))
         return ENOMEM;
     for (int64_t k = r0; k < r1; k++) {
         unsigned char *d = buf + (size_t)(k - r0) * rs;
@@ -175,7 +182,7 @@ static int write_body(int fd, off_t at, const unsigned char *src, size_t row_siz
         if (order[i] >= 0)
             rows[k++] = order[i];
     body_job x = {.src = src, .rows = rows, .n = kept, .row_size = row_size, .fd = fd,
-                  .swap4 = swap4, .writeback = o->writeback, .at = at};
+                  .swap4 = swap4, .writeback = o->writeback, .at = at, .cancel = o->cancel};
     x.per_block = (int64_t)(BLOCK_BYTES / (row_size ? row_size : 1));
     if (x.per_block < 1)
         x.per_block = 1;
@@ -238,13 +245,17 @@ int cuplas_ply_write(const cuplas_ply *p, const void *rows, const int64_t *order
         setvbuf(f, obuf, _IOFBF, 1 << 20);
     put_header(p, kept, f);
     if (p->format == CUPLAS_PLY_ASCII) {
-        ascii_rows(map, msize, starts, order, m, f);
+        if (ascii_rows(map, msize, starts, order, m, o->cancel, f) != 0)
+            CUPLAS_FAIL(err, CUPLAS_ERR_INTERRUPTED, "interrupted by a signal: no file written");
     } else {   /* the header is out; the body by pwrite after it */
         off_t at;
         int code;
         if (fflush(f) != 0 || (at = ftello(f)) < 0)
             WFAIL(CUPLAS_ERR_OUTPUT, "cannot write: %s", strerror(errno));
-        if ((code = write_body(fileno(f), at, src, p->row_size, order, m, kept, swap4, o)))
+        if ((code = write_body(fileno(f), at, src, p->row_size, order, m, kept, swap4, o)) ==
+            ECANCELED)
+            CUPLAS_FAIL(err, CUPLAS_ERR_INTERRUPTED, "interrupted by a signal: no file written");
+        if (code)
             WFAIL(code == ENOMEM ? CUPLAS_ERR_NOMEM : CUPLAS_ERR_OUTPUT, "cannot write: %s",
                   strerror(code));
     }
