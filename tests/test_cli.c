@@ -771,6 +771,24 @@ static void test_cli_output_errors(void **state)
                          "[cfg.yaml:3]", NULL));
     free(text);
 
+    /* a file name that fits but whose temp name (20 bytes longer) does not:
+       refused while planning, by check and run alike, before any sort */
+    char name[300];
+    snprintf(name, sizeof name, "{stem}.{dataset}.%0230d.h5", 0);
+    assert_int_equal(tu_sh(f, BIN " check cfg.yaml --set 'output.name=\"%s\"'", name), 1);
+    text = tu_slurp(f, "out.txt", NULL);
+    assert_true(has_line(text, "error", "data/gauss.h5:/splats", "file name is",
+                         "over the 255", "[cfg.yaml:3]", NULL));
+    free(text);
+    assert_int_equal(tu_sh(f, BIN " run cfg.yaml --log-format text --set 'output.name=\"%s\"'",
+                           name), 1);
+    text = tu_slurp(f, "err.txt", NULL);
+    assert_true(has_line(text, "cuplas: error: data/colors.h5:/grid", "file name is",
+                         "over the 255", "[cfg.yaml:3]", NULL));
+    assert_int_equal(count_str(text, "cuplas: done"), 0);
+    free(text);
+    assert_int_equal(temp_files(f, "out"), 0);
+
     assert_int_equal(tu_sh(f, BIN " run cfg.yaml"), 0);
     assert_int_equal(tu_sh(f, BIN " run cfg.yaml --log-format text "
                            "--set output.overwrite=error"), 1);
