@@ -788,6 +788,15 @@ static void test_cli_output_errors(void **state)
     assert_int_equal(count_str(text, "cuplas: done"), 0);
     free(text);
     assert_int_equal(temp_files(f, "out"), 0);
+    /* an output.dir no file can be in holds no earlier manifest either: each
+       job fails (exit 1), the run is not stopped as if one were there (3) */
+    assert_int_equal(tu_sh(f, BIN " run cfg.yaml --log-format text --set output.dir=out/%0300d",
+                           0), 1);
+    text = tu_slurp(f, "err.txt", NULL);
+    assert_true(has_line(text, "cuplas: error: data/normal.h5:/feat", "folder name",
+                         "[cfg.yaml:3]", NULL));
+    assert_int_equal(count_str(text, "outlive"), 0);
+    free(text);
 
     assert_int_equal(tu_sh(f, BIN " run cfg.yaml"), 0);
     assert_int_equal(tu_sh(f, BIN " run cfg.yaml --log-format text "
