@@ -26,6 +26,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "cuplas_build.h"
 #include "testutil.h"
@@ -811,6 +812,40 @@ static void test_cli_output_errors(void **state)
     verify_collection(f, "out");
 }
 
+/* check predicts run in a folder that cannot be written: a complete output
+ * there is skipped (the runner never looks at the folder for it), a job
+ * that would write fails. Root writes anywhere: as root, check runs as
+ * nobody (setpriv); without setpriv that part is skipped. */
+static void test_cli_check_unwritable(void **state)
+{
+    const fixture *f = *state;
+    const char *as = "";
+    char *text;
+
+    make_collection(f);
+    assert_int_equal(tu_sh(f, BIN " run cfg.yaml"), 0);
+    if (geteuid() == 0) {
+        if (tu_sh(f, "command -v setpriv") != 0)
+            return;
+        as = "setpriv --reuid=65534 --regid=65534 --clear-groups ";
+        assert_int_equal(tu_sh(f, "chmod 755 . && chmod a+r data/* out/*"), 0);
+    } else {
+        assert_int_equal(tu_sh(f, "chmod 555 out"), 0);
+    }
+    assert_int_equal(tu_sh(f, "%s" BIN " check cfg.yaml", as), 0);
+    text = tu_slurp(f, "out.txt", NULL);
+    assert_int_equal(count_str(text, "skip "), 3);
+    assert_int_equal(count_str(text, "not writable"), 0);
+    free(text);
+    /* another seed: every job would write there */
+    assert_int_equal(tu_sh(f, "%s" BIN " check cfg.yaml --set sort.seed=8", as), 1);
+    text = tu_slurp(f, "out.txt", NULL);
+    assert_true(has_line(text, "error", "data/colors.h5:/grid", "output folder out is not "
+                         "writable", "[cfg.yaml:3]", NULL));
+    free(text);
+    assert_int_equal(tu_sh(f, "chmod 755 out"), 0);
+}
+
 /* Config errors: exit 2 with file:line:col, nothing run. */
 static void test_cli_bad_config(void **state)
 {
@@ -1045,6 +1080,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_cli_output_names, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cli_bad_inputs, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cli_output_errors, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_cli_check_unwritable, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cli_bad_config, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cli_no_gpu, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cli_gpu_parity, setup, teardown),
