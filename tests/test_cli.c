@@ -26,6 +26,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "cuplas_build.h"
 #include "testutil.h"
@@ -771,6 +772,33 @@ static void test_cli_output_errors(void **state)
                          "[cfg.yaml:3]", NULL));
     free(text);
 
+    /* a file name that fits but whose temp name (20 bytes longer) does not:
+       refused while planning, by check and run alike, before any sort */
+    char name[300];
+    snprintf(name, sizeof name, "{stem}.{dataset}.%0230d.h5", 0);
+    assert_int_equal(tu_sh(f, BIN " check cfg.yaml --set 'output.name=\"%s\"'", name), 1);
+    text = tu_slurp(f, "out.txt", NULL);
+    assert_true(has_line(text, "error", "data/gauss.h5:/splats", "file name is",
+                         "over the 255", "[cfg.yaml:3]", NULL));
+    free(text);
+    assert_int_equal(tu_sh(f, BIN " run cfg.yaml --log-format text --set 'output.name=\"%s\"'",
+                           name), 1);
+    text = tu_slurp(f, "err.txt", NULL);
+    assert_true(has_line(text, "cuplas: error: data/colors.h5:/grid", "file name is",
+                         "over the 255", "[cfg.yaml:3]", NULL));
+    assert_int_equal(count_str(text, "cuplas: done"), 0);
+    free(text);
+    assert_int_equal(temp_files(f, "out"), 0);
+    /* an output.dir no file can be in holds no earlier manifest either: each
+       job fails (exit 1), the run is not stopped as if one were there (3) */
+    assert_int_equal(tu_sh(f, BIN " run cfg.yaml --log-format text --set output.dir=out/%0300d",
+                           0), 1);
+    text = tu_slurp(f, "err.txt", NULL);
+    assert_true(has_line(text, "cuplas: error: data/normal.h5:/feat", "folder name",
+                         "[cfg.yaml:3]", NULL));
+    assert_int_equal(count_str(text, "outlive"), 0);
+    free(text);
+
     assert_int_equal(tu_sh(f, BIN " run cfg.yaml"), 0);
     assert_int_equal(tu_sh(f, BIN " run cfg.yaml --log-format text "
                            "--set output.overwrite=error"), 1);
@@ -782,6 +810,40 @@ static void test_cli_output_errors(void **state)
     verify_collection(f, "out");   /* untouched */
     assert_int_equal(tu_sh(f, BIN " run cfg.yaml --set output.overwrite=overwrite"), 0);
     verify_collection(f, "out");
+}
+
+/* check predicts run in a folder that cannot be written: a complete output
+ * there is skipped (the runner never looks at the folder for it), a job
+ * that would write fails. Root writes anywhere: as root, check runs as
+ * nobody (setpriv); without setpriv that part is skipped. */
+static void test_cli_check_unwritable(void **state)
+{
+    const fixture *f = *state;
+    const char *as = "";
+    char *text;
+
+    make_collection(f);
+    assert_int_equal(tu_sh(f, BIN " run cfg.yaml"), 0);
+    if (geteuid() == 0) {
+        if (tu_sh(f, "command -v setpriv") != 0)
+            return;
+        as = "setpriv --reuid=65534 --regid=65534 --clear-groups ";
+        assert_int_equal(tu_sh(f, "chmod 755 . && chmod a+r data/* out/*"), 0);
+    } else {
+        assert_int_equal(tu_sh(f, "chmod 555 out"), 0);
+    }
+    assert_int_equal(tu_sh(f, "%s" BIN " check cfg.yaml", as), 0);
+    text = tu_slurp(f, "out.txt", NULL);
+    assert_int_equal(count_str(text, "skip "), 3);
+    assert_int_equal(count_str(text, "not writable"), 0);
+    free(text);
+    /* another seed: every job would write there */
+    assert_int_equal(tu_sh(f, "%s" BIN " check cfg.yaml --set sort.seed=8", as), 1);
+    text = tu_slurp(f, "out.txt", NULL);
+    assert_true(has_line(text, "error", "data/colors.h5:/grid", "output folder out is not "
+                         "writable", "[cfg.yaml:3]", NULL));
+    free(text);
+    assert_int_equal(tu_sh(f, "chmod 755 out"), 0);
 }
 
 /* Config errors: exit 2 with file:line:col, nothing run. */
@@ -1038,6 +1100,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_cli_output_names, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cli_bad_inputs, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cli_output_errors, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_cli_check_unwritable, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cli_bad_config, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cli_no_gpu, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cli_gpu_parity, setup, teardown),

@@ -632,6 +632,12 @@ static void test_config_error_syntax(void **state)
                  "5:5", "YAML syntax error", NULL);
     expect_error(state, "two_docs", INPUTS "---\nsort: {}\n", NULL, 0,
                  "4:1", "second YAML document", NULL);
+    /* a reader error (not UTF-8, a control character) has only a byte
+       offset from libyaml: the location is still line:column (characters) */
+    expect_error(state, "not_utf8", INPUTS "output:\n  dir: \"\xc3\xa9\xff\"\n", NULL, 0,
+                 "4:10", "invalid leading UTF-8 octet", NULL);
+    expect_error(state, "control", INPUTS "output:\n  dir: o\x01\n", NULL, 0,
+                 "4:9", "control characters", NULL);
 }
 
 static void test_config_error_missing_file(void **state)

@@ -103,13 +103,7 @@ int cuplas_cli_print_plan(FILE *out, const cuplas_config *cfg, const cuplas_jobs
             e = j->err;
         } else if (j->use /* resolved by name while planning, weights checked there */ ||
                    cuplas_job_channels(cfg, j->C, &use, &nuse, &e) == 0) {
-            char *slash = strrchr(j->output, '/');
-            char *dir = slash ? strndup(j->output, (size_t)(slash - j->output)) : strdup(".");
-            const char *p = dir ? dir_problem(dir[0] ? dir : "/", why, sizeof why) : NULL;
-            free(dir);
-            if (p) {
-                cuplas_error_set(&e, CUPLAS_ERR_OUTPUT, "%s", p);
-            } else if (stat(j->output, &st) == 0) {
+            if (stat(j->output, &st) == 0) {
                 if (cfg->output.overwrite == CUPLAS_OVERWRITE_ERROR) {
                     cuplas_error_where(&e, "%s", j->output);
                     cuplas_error_set(&e, CUPLAS_ERR_EXISTS, "output exists (overwrite: error)");
@@ -124,6 +118,19 @@ int cuplas_cli_print_plan(FILE *out, const cuplas_config *cfg, const cuplas_jobs
                 } else {
                     action = "skip";
                     note = " (complete)";
+                }
+            }
+            /* as in the runner: a job that skips, or fails on an existing
+               output, never looks at the folder; one that writes does */
+            if (!e.code && strcmp(action, "skip") != 0) {
+                char *slash = strrchr(j->output, '/');
+                char *dir = slash ? strndup(j->output, (size_t)(slash - j->output))
+                                  : strdup(".");
+                const char *p = dir ? dir_problem(dir[0] ? dir : "/", why, sizeof why) : NULL;
+                free(dir);
+                if (p) {
+                    cuplas_error_clear(&e);
+                    cuplas_error_set(&e, CUPLAS_ERR_OUTPUT, "%s", p);
                 }
             }
         }

@@ -190,7 +190,10 @@ static int mark_started(const cuplas_manifest *man, const cuplas_jobs *mine, con
     cuplas_error_clear(&werr);
     if (cuplas_manifest_start(man, mine, path, &werr) == 0)
         return 0;
-    if (stat(path, &st) != 0 && (errno == ENOENT || errno == ENOTDIR))
+    /* no earlier manifest can be there: none by that name, a folder on the
+       way that is not one, or a name too long to exist at all */
+    if (stat(path, &st) != 0 && (errno == ENOENT || errno == ENOTDIR ||
+                                 errno == ENAMETOOLONG || errno == ELOOP))
         return 0;
     CUPLAS_FAIL(err, CUPLAS_ERR_OUTPUT, "%s (the previous run's manifest there would "
                 "outlive this run: nothing was run)", werr.msg);

@@ -127,6 +127,34 @@ static int check_config(struct loader *ld, const cuplas_config *cfg)
  * Reading the file and grafting the overrides
  * ------------------------------------------------------------------------ */
 
+/* Line and column (1-based, columns in characters, as libyaml counts
+ * them) of byte `offset` of the file at path: a reader error (bad UTF-8, a
+ * control character) has only the offset. 0 when the file cannot be read
+ * again (a FIFO) or is shorter. */
+static int offset_mark(const char *path, size_t offset, size_t *line, size_t *col)
+{
+    FILE *f = fopen(path, "rb");
+    struct stat st;
+    size_t at = 0;
+    int c, rc = 0;
+
+    if (!f)
+        return 0;
+    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode))
+        goto done;
+    *line = *col = 1;
+    for (; at < offset && (c = getc(f)) != EOF; at++) {
+        if (c == '\n')
+            *line += 1, *col = 1;
+        else if ((c & 0xC0) != 0x80)   /* not a UTF-8 continuation byte */
+            *col += 1;
+    }
+    rc = at == offset;
+done:
+    fclose(f);
+    return rc;
+}
+
 /* A libyaml failure; `text` and `key` are set for an override's value. */
 static int fail_parse(const struct loader *ld, const yaml_parser_t *parser,
                       const char *text, const char *key)
@@ -140,9 +168,13 @@ static int fail_parse(const struct loader *ld, const yaml_parser_t *parser,
                                 "YAML: %s (accepted: a YAML scalar or flow list, e.g. "
                                 "[0, 1])", key, problem);
     }
-    if (parser->error == YAML_READER_ERROR)
-        cuplas_error_where(ld->err, "%s", ld->path);
-    else
+    size_t line, col;
+    if (parser->error == YAML_READER_ERROR) {
+        if (offset_mark(ld->path, parser->problem_offset, &line, &col))
+            cuplas_error_where(ld->err, "%s:%zu:%zu", ld->path, line, col);
+        else
+            cuplas_error_where(ld->err, "%s", ld->path);
+    } else
         cuplas_error_where(ld->err, "%s:%zu:%zu", ld->path,
                            parser->problem_mark.line + 1, parser->problem_mark.column + 1);
     if (parser->error == YAML_READER_ERROR)

@@ -13,6 +13,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,6 +93,40 @@ char *cuplas_tmp_create(const char *out_path, cuplas_error *err)
     fchmod(fd, 0666 & ~process_umask());
     close(fd);
     return tmp;
+}
+
+/* ".tmp." + pid + "." + XXXXXX and the leading dot around a temp file's
+ * base name, for the longest pid Linux gives (PID_MAX_LIMIT, 2^22: 7
+ * digits): cuplas_tmp_create's form. */
+#define TMP_NAME_EXTRA (1 + 5 + 7 + 1 + 6)
+
+int cuplas_tmp_name_check(const char *out_path, cuplas_error *err)
+{
+    size_t total = strlen(out_path) + TMP_NAME_EXTRA;
+    const char *p = out_path;
+
+    for (;;) {
+        const char *slash = strchr(p, '/');
+        size_t len = slash ? (size_t)(slash - p) : strlen(p);
+        if (!slash) {   /* the file's own name: its temp name is longer */
+            if (len + TMP_NAME_EXTRA > NAME_MAX)
+                return cuplas_error_set(err, CUPLAS_ERR_OUTPUT, "the output's file name is "
+                                        "%zu bytes: with its temp name's %d more it is over "
+                                        "the %d a file name can have",
+                                        len, TMP_NAME_EXTRA, NAME_MAX);
+            break;
+        }
+        if (len > NAME_MAX)
+            return cuplas_error_set(err, CUPLAS_ERR_OUTPUT, "a folder name of the output's "
+                                    "path is %zu bytes, over the %d a file name can have",
+                                    len, NAME_MAX);
+        p = slash + 1;
+    }
+    if (total >= PATH_MAX)
+        return cuplas_error_set(err, CUPLAS_ERR_OUTPUT, "the output's path is %zu bytes: with "
+                                "its temp name's %d more it is over the %d a path can have",
+                                strlen(out_path), TMP_NAME_EXTRA, PATH_MAX - 1);
+    return 0;
 }
 
 /* rename replaces whatever has the name: a device, a FIFO or a socket

@@ -24,6 +24,15 @@ extern "C" {
  * a new file. Shared with `gen` and the manifest. */
 char *cuplas_tmp_create(const char *out_path, cuplas_error *err);
 
+/* Whether out_path and its temp name fit the system's limits: every
+ * component, and the temp name's, at most NAME_MAX bytes, the temp path
+ * under PATH_MAX. 0, or CUPLAS_ERR_OUTPUT saying which is too long (the
+ * path itself is not repeated: it may be longer than a message). The temp
+ * name is taken with the longest pid (7 digits), so that the answer does
+ * not depend on the process: `check` and `run` give the same one. Run at
+ * planning, before a grid is read and sorted that could not be written. */
+int cuplas_tmp_name_check(const char *out_path, cuplas_error *err);
+
 /* Start writing tmp's dirty pages to disk without waiting (Linux:
  * sync_file_range), so that the fsync before the rename finds little left:
  * a large result written in batches calls it after each one. It changes

@@ -26,6 +26,7 @@
 #include "io/h5_list.h"
 #include "io/h5_read.h"
 #include "io/h5_result.h"
+#include "io/publish.h"
 #include "io/ply.h"
 #include "io/scene.h"
 #include "pipeline/fit_plan.h"
@@ -203,6 +204,14 @@ static int plan_job(cuplas_jobs *jobs, cuplas_job *j, const cuplas_config *cfg,
         return cuplas_error_set(err, CUPLAS_ERR_NOMEM, "out of memory");
     if (cfg->output.preview && !(j->preview_out = cuplas_output_beside(j->output, ".png")))
         return cuplas_error_set(err, CUPLAS_ERR_NOMEM, "out of memory");
+    /* a name its folder cannot hold fails the job now, not after its sort
+       (the temp name, 20 bytes longer, is what is created first) */
+    if (cuplas_tmp_name_check(j->output, &j->err) != 0 ||
+        (j->ply_out && cuplas_tmp_name_check(j->ply_out, &j->err) != 0) ||
+        (j->preview_out && cuplas_tmp_name_check(j->preview_out, &j->err) != 0)) {
+        cuplas_error_where(&j->err, "%s:%s", j->file, j->dataset);
+        return 0;
+    }
 
     if (stat(j->file, &st) != 0)
         memset(&st, 0, sizeof st);
