@@ -31,6 +31,7 @@
 #include "cuplas_build.h"
 #include "testutil.h"
 #include "h5util.h"
+#include "util/json.h"
 #include "tmpdir.h"
 #include "clitest.h"
 #ifdef HAVE_CUDA
@@ -375,6 +376,33 @@ static void test_cli_usage_lines(void **state)
     out = tu_slurp(f, "err.txt", NULL);
     assert_true(has_line(out, "\"event\":\"device_summary\"", "\"jobs\":1,", "\"sorted\":0,",
                          "\"grids_per_s\":0,", NULL));
+    free(out);
+    /* a config that does not load, with --log-format json: one JSON line
+       (before: the text line only); without it, the text line */
+    static const char *const unloadable[] = {
+        " run bad.yaml --set sort.seed=abc --log-format json",
+        " run bad.yaml --log-format json --set logging.file=nodir/x.log",
+        " sort c.h5 s.h5 --log-format json --set sort.polish=-1",
+    };
+    for (size_t i = 0; i < sizeof unloadable / sizeof unloadable[0]; i++) {
+        size_t n = 0;
+        cuplas_json *j = NULL;
+        cuplas_error e;
+        assert_int_equal(tu_sh(f, BIN "%s", unloadable[i]), 2);
+        out = tu_slurp(f, "err.txt", &n);
+        assert_non_null(memchr(out, '\n', n));
+        assert_ptr_equal(strchr(out, '\n'), out + n - 1);   /* one line */
+        if (cuplas_json_parse(out, n, &j, &e) != 0)
+            fail_msg("not JSON: %s", out);
+        assert_string_equal(cuplas_json_get_str(j, "event", ""), "config_error");
+        assert_string_equal(cuplas_json_get_str(j, "code", ""), "usage");
+        assert_non_null(strstr(cuplas_json_get_str(j, "msg", ""), "cuplas: error: "));
+        cuplas_json_free(j);
+        free(out);
+    }
+    assert_int_equal(tu_sh(f, BIN " run bad.yaml --set sort.seed=abc"), 2);
+    out = tu_slurp(f, "err.txt", NULL);
+    assert_true(has_line(out, "cuplas: error: --set sort.seed=abc: sort.seed:", NULL));
     free(out);
 }
 

@@ -19,6 +19,7 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static volatile int *signal_flag;
@@ -54,17 +55,45 @@ void cuplas_cli_overrides_free(cuplas_overrides *o)
     memset(o, 0, sizeof *o);
 }
 
+/* e as one JSON line on stderr, in the log's JSON form (event
+ * "config_error"): with --log-format json a script reads every line of a
+ * run as JSON, the failure to load its config included. */
+static void cli_error_json(const cuplas_error *e)
+{
+    char buf[1100], msg[1200];
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    cuplas_error_format(e, buf, sizeof buf);
+    snprintf(msg, sizeof msg, "cuplas: error: %s", buf);
+    fprintf(stderr, "{\"time\":%.3f,\"level\":\"error\",\"event\":\"config_error\",\"code\":",
+            (double)ts.tv_sec + ts.tv_nsec * 1e-9);
+    cuplas_json_string(stderr, cuplas_status_name(e->code));
+    fputs(",\"error\":", stderr);
+    cuplas_json_string(stderr, buf);
+    fputs(",\"msg\":", stderr);
+    cuplas_json_string(stderr, msg);
+    fputs("}\n", stderr);
+}
+
 int cuplas_cli_load_config(const char *path, const cuplas_overrides *ov, const char *log_format,
                            cuplas_config *cfg, cuplas_log *lg, cuplas_error *err)
 {
+    /* asked for by name only: `auto` means JSON for a log that is not a
+       terminal, but which log that is depends on the config not read */
+    int json = log_format && strcmp(log_format, "json") == 0;
     cuplas_h5_quiet();
     if (cuplas_config_load(cfg, path, (const char *const *)ov->v, ov->n, err) != 0)
-        return cuplas_cli_fail(err);   /* the load freed cfg */
+        goto fail;   /* the load freed cfg */
     if (cuplas_log_open(lg, &cfg->log, log_format, err) != 0) {
         cuplas_config_free(cfg);
-        return cuplas_cli_fail(err);
+        goto fail;
     }
     return 0;
+fail:
+    if (!json)
+        return cuplas_cli_fail(err);
+    cli_error_json(err);
+    return cuplas_cli_exit_for(err->code);
 }
 
 int cuplas_cli_usage(const char *cmd, const char *fmt, ...)
