@@ -79,6 +79,25 @@ static void test_bad_files(void **state)
     read_expect_error(missing, "/grid", 0, 0, CUPLAS_ERR_INPUT, "cannot open: no such file");
     read_expect_error(junk, "/grid", 0, 0, CUPLAS_ERR_INPUT, "not an HDF5 file or corrupt");
     read_expect_error(trunc, "/grid", 0, 0, CUPLAS_ERR_INPUT, "not an HDF5 file or corrupt");
+
+    /* a FIFO (a careless glob over a folder holding one): HDF5's open
+       would wait for a writer forever; the alarm turns that into a
+       failure instead of a hung test */
+    char fifo[PATH_MAX];
+    char **names = NULL;
+    int count = 0;
+    cuplas_error err;
+    fpath(f, "fifo.h5", fifo);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    alarm(20);
+    read_expect_error(fifo, "/grid", 0, 0, CUPLAS_ERR_INPUT, "cannot open: is a FIFO");
+    cuplas_error_clear(&err);
+    assert_int_equal(cuplas_h5_list_datasets(fifo, &names, &count, &err), CUPLAS_ERR_INPUT);
+    assert_non_null(strstr(err.msg, "is a FIFO, not a regular file"));
+    assert_int_equal(cuplas_h5_pin(fifo), -1);
+    read_expect_error("/dev/null", "/grid", 0, 0, CUPLAS_ERR_INPUT,
+                      "is a character device, not a regular file");
+    alarm(0);
 }
 
 /* A deflated chunk overwritten with garbage: the file opens, H5Dread fails. */
@@ -245,7 +264,7 @@ static void test_list_datasets(void **state)
 static void test_result_bad_files(void **state)
 {
     const fixture *f = *state;
-    char missing[PATH_MAX], junk[PATH_MAX], plain[PATH_MAX], two[PATH_MAX];
+    char missing[PATH_MAX], junk[PATH_MAX], plain[PATH_MAX], two[PATH_MAX], fifo[PATH_MAX];
     const hsize_t d2[2] = {4, 4}, d3[3] = {4, 4, 3};
     const unsigned char bytes[64] = {'n', 'o', 't', ' ', 'h', 'd', 'f', '5'};
     int64_t perm[16];
@@ -256,6 +275,9 @@ static void test_result_bad_files(void **state)
     fpath(f, "junk.h5", junk);
     fpath(f, "plain.h5", plain);
     fpath(f, "two.h5", two);
+    fpath(f, "fifo.h5", fifo);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    alarm(20);   /* eval and preview of a FIFO must not wait for a writer */
     write_bytes(junk, bytes, sizeof bytes);
     put_f32(plain, "/grid", 3, d3, NULL);
     put_dataset(two, 1, "/a/index", H5T_STD_I64LE, 2, d2, perm, NULL);
@@ -269,6 +291,7 @@ static void test_result_bad_files(void **state)
     } cases[] = {
         {missing, NULL, CUPLAS_ERR_INPUT, "cannot open: no such file"},
         {f->dir, NULL, CUPLAS_ERR_INPUT, "cannot open: is a directory"},
+        {fifo, NULL, CUPLAS_ERR_INPUT, "cannot open: is a FIFO"},
         {junk, NULL, CUPLAS_ERR_INPUT, "not an HDF5 file or corrupt"},
         {plain, NULL, CUPLAS_ERR_INPUT, "not a cuplas result"},
         {plain, "/nope", CUPLAS_ERR_INPUT, "no such group"},
@@ -289,6 +312,7 @@ static void test_result_bad_files(void **state)
         assert_null(r.group);
         assert_null(r.index);
     }
+    alarm(0);
     /* the same file, one of its results named: it reads */
     cuplas_h5_result r;
     cuplas_error err;
