@@ -663,6 +663,74 @@ static void test_filter_params(void **state)
                       "checksum it has 100)");
 }
 
+/* A filter that does nothing: 32001 (blosc's id) while registered. */
+static size_t identity_filter(unsigned flags, size_t ncd, const unsigned cd[], size_t nbytes,
+                              size_t *buf_size, void **buf)
+{
+    (void)flags, (void)ncd, (void)cd, (void)buf_size, (void)buf;
+    return nbytes;
+}
+
+/* Data written with a filter plugin that the reader lacks (a blosc file
+ * on a machine without hdf5-blosc): the probe (`check`) refuses a
+ * mandatory one, naming it; an optional one that was applied fails the
+ * read, naming it; an optional one HDF5 skipped at write time reads.
+ * Before, `check` passed the first and the read said "can't open
+ * directory: /usr/lib/.../plugins". */
+static void test_missing_filter(void **state)
+{
+    const H5Z_class2_t cls = {H5Z_CLASS_T_VERS, 32001, 1, 1, "blosc", NULL, NULL,
+                              identity_filter};
+    const hsize_t dims[3] = {8, 8, 3}, chunk[3] = {4, 8, 3};
+    const struct {
+        unsigned flags;
+        int registered;      /* at write time */
+        int probe_rc, read_rc;
+        const char *needle;  /* in the first failure's message */
+    } cases[] = {
+        {H5Z_FLAG_MANDATORY, 1, CUPLAS_ERR_INPUT, CUPLAS_ERR_INPUT,
+         "the data needs HDF5 filter 32001 (blosc), which this HDF5 does not have"},
+        {H5Z_FLAG_OPTIONAL, 1, 0, CUPLAS_ERR_INPUT,
+         "read failed at row 0: the data needs HDF5 filter 32001 (blosc)"},
+        {H5Z_FLAG_OPTIONAL, 0, 0, 0, NULL},
+    };
+    uint8_t v[8 * 8 * 3];
+    char file[PATH_MAX];
+    for (size_t i = 0; i < sizeof v; i++)
+        v[i] = (uint8_t)(i * 5);
+    fpath(*state, "blosc.h5", file);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        if (cases[i].registered)
+            assert_true(H5Zregister(&cls) >= 0);
+        hid_t fid = H5Fcreate(file, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+        hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE), sid = H5Screate_simple(3, dims, NULL);
+        assert_true(H5Pset_chunk(dcpl, 3, chunk) >= 0);
+        assert_true(H5Pset_filter(dcpl, 32001, cases[i].flags, 0, NULL) >= 0);
+        assert_true(H5Pset_deflate(dcpl, 4) >= 0);
+        hid_t did = H5Dcreate2(fid, "/grid", H5T_STD_U8LE, sid, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+        assert_true(did >= 0);
+        assert_true(H5Dwrite(did, H5T_NATIVE_UINT8, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0);
+        H5Dclose(did);
+        H5Sclose(sid);
+        H5Pclose(dcpl);
+        assert_true(H5Fclose(fid) >= 0);
+        if (cases[i].registered)
+            assert_true(H5Zunregister(32001) >= 0);
+
+        cuplas_h5grid g;
+        cuplas_error err;
+        cuplas_error_clear(&err);
+        int rc = cuplas_h5_probe_grid(file, "/grid", 0, 0, 0, &g, &err);
+        cuplas_h5grid_free(&g);
+        if (rc != cases[i].probe_rc || (rc && !strstr(err.msg, cases[i].needle)))
+            fail_msg("case %zu: probe %d \"%s\"", i, rc, err.msg);
+        if (cases[i].read_rc)
+            read_expect_error(file, "/grid", 0, 0, CUPLAS_ERR_INPUT, cases[i].needle);
+        else
+            expect_like_hdf5(file, "/grid", "filters");
+    }
+}
+
 /* ------------------------------------------------ data in other files */
 
 /* read_begin with flags: 0 and the bytes, or the error code. */
@@ -841,6 +909,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_divergent_chunk_index, setup, teardown),
         cmocka_unit_test_setup_teardown(test_index_claims_gigabytes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_filter_params, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_missing_filter, setup, teardown),
         cmocka_unit_test_setup_teardown(test_external_data, setup, teardown),
         cmocka_unit_test_setup_teardown(test_shape_attributes, setup, teardown),
     };
