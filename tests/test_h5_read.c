@@ -284,6 +284,28 @@ static void test_result_bad_files(void **state)
     put_dataset(two, 0, "/a/sorted", H5T_IEEE_F32LE, 3, d3, NULL, NULL);
     put_dataset(two, 0, "/b/index", H5T_STD_I64LE, 2, d2, perm, NULL);
     put_dataset(two, 0, "/b/sorted", H5T_IEEE_F32LE, 3, d3, NULL, NULL);
+    /* /c records an input of 4 x 4 rows but places row 16, which it has
+       not; /d records a (20, 3) input and keeps 16 of its rows (a crop) */
+    int64_t past[16];
+    memcpy(past, perm, sizeof past);
+    past[3] = 16;
+    put_dataset(two, 0, "/c/index", H5T_STD_I64LE, 2, d2, past, NULL);
+    put_dataset(two, 0, "/c/sorted", H5T_IEEE_F32LE, 3, d3, NULL, NULL);
+    put_dataset(two, 0, "/d/index", H5T_STD_I64LE, 2, d2, past, NULL);
+    put_dataset(two, 0, "/d/sorted", H5T_IEEE_F32LE, 3, d3, NULL, NULL);
+    for (int k = 0; k < 2; k++) {
+        const int64_t shape[2][3] = {{4, 4, 3}, {20, 3, 0}};
+        hsize_t n = k ? 2 : 3;
+        hid_t fid = H5Fopen(two, H5F_ACC_RDWR, H5P_DEFAULT);
+        hid_t gid = H5Gopen2(fid, k ? "/d" : "/c", H5P_DEFAULT);
+        hid_t sid = H5Screate_simple(1, &n, NULL);
+        hid_t aid = H5Acreate2(gid, "input_shape", H5T_STD_I64LE, sid, H5P_DEFAULT, H5P_DEFAULT);
+        assert_true(aid >= 0 && H5Awrite(aid, H5T_NATIVE_INT64, shape[k]) >= 0);
+        H5Aclose(aid);
+        H5Sclose(sid);
+        H5Gclose(gid);
+        H5Fclose(fid);
+    }
     const struct {
         const char *file, *group;
         cuplas_status code;
@@ -296,6 +318,8 @@ static void test_result_bad_files(void **state)
         {plain, NULL, CUPLAS_ERR_INPUT, "not a cuplas result"},
         {plain, "/nope", CUPLAS_ERR_INPUT, "no such group"},
         {two, NULL, CUPLAS_ERR_USAGE, "holds several results"},
+        {two, "/c", CUPLAS_ERR_INPUT, "index is not a permutation: cell 3 holds 16, past the 16 "
+                                      "input rows of input_shape"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         cuplas_h5_result r;
@@ -322,6 +346,10 @@ static void test_result_bad_files(void **state)
     assert_int_equal(r.sorted.H, 4);
     assert_int_equal(r.sorted.C, 3);
     assert_int_equal(r.index[0], 15);
+    cuplas_h5_result_free(&r);
+    cuplas_error_clear(&err);
+    assert_int_equal(cuplas_h5_result_read(two, "/d", &r, &err), 0);   /* a crop reads */
+    assert_int_equal(r.index[3], 16);
     cuplas_h5_result_free(&r);
 }
 
