@@ -55,6 +55,47 @@ static void test_metrics_hand(void **state)
     assert_true(isnan(r.order[CUPLAS_ORDER_SORTED].dpq));
 }
 
+/* The printed reason for a missing DPQ: the item limit only when it was
+ * passed; one item, or items all alike, have no DPQ (before, every case
+ * printed "not computed (over 4096 items)", for 256 equal items too). */
+static void test_dpq_reason(void **state)
+{
+    (void)state;
+    const double same[4] = {2, 2, 2, 2}, ramp[4] = {0, 1, 2, 3};
+    const int64_t ident[4] = {0, 1, 2, 3}, one[1] = {0};
+    const struct {
+        const double *items;
+        int64_t N, H, W, max_n;
+        const char *want;
+    } cases[] = {
+        {same, 4, 2, 2, 0, "DPQ_16: undefined (no two items differ)."},
+        {ramp, 1, 1, 1, 0, "DPQ_16: undefined (fewer than 2 items)."},
+        {ramp, 4, 2, 2, 3, "DPQ_16: not computed (over 3 items)."},
+        {ramp, 4, 2, 2, 0, "DPQ_16: exact."},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        cuplas_eval_opts o;
+        cuplas_eval_result r;
+        cuplas_error e;
+        char *text = NULL;
+        size_t len = 0;
+        cuplas_error_clear(&e);
+        cuplas_eval_opts_default(&o);
+        o.codecs = 1u << CUPLAS_CODEC_PNG;
+        o.dpq_max_n = cases[i].max_n;
+        assert_int_equal(cuplas_evaluate(cases[i].items, cases[i].N, 1, NULL,
+                                         cases[i].N == 1 ? one : ident, cases[i].H, cases[i].W,
+                                         &o, &r, &e), 0);
+        FILE *f = open_memstream(&text, &len);
+        assert_non_null(f);
+        cuplas_eval_result_print(f, &r);
+        fclose(f);
+        if (!strstr(text, cases[i].want))
+            fail_msg("case %zu: no \"%s\" in:\n%s", i, cases[i].want, text);
+        free(text);
+    }
+}
+
 /* Padding: 3 items on 2x2, the empty cell is left out of AND. */
 static void test_padded(void **state)
 {
@@ -260,6 +301,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_metrics_hand), cmocka_unit_test(test_padded),
+        cmocka_unit_test(test_dpq_reason),
         cmocka_unit_test(test_bad_maps),     cmocka_unit_test(test_unsort),
         cmocka_unit_test(test_bytes_are_files), cmocka_unit_test(test_preview),
     };

@@ -141,6 +141,7 @@ int cuplas_evaluate(const double *items, int64_t N, int C, const char *const *na
     memset(res, 0, sizeof *res);
     res->N = N, res->H = H, res->W = W, res->C = C;
     res->scheme = o->scheme, res->codecs = o->codecs, res->dpq_p = o->dpq_p, res->seed = o->seed;
+    res->dpq_max_n = o->dpq_max_n == 0 ? CUPLAS_DPQ_MAX_N : o->dpq_max_n;
     res->codec = o->codec;
     for (int k = 0; k < CUPLAS_ORDER_COUNT; k++)
         for (int c = 0; c < CUPLAS_CODEC_COUNT; c++)
@@ -460,9 +461,18 @@ void cuplas_eval_result_print(FILE *f, const cuplas_eval_result *r)
         }
         fputc('\n', f);
     }
+    /* a NaN DPQ at or under the item limit is not a skipped computation:
+       one item, or items all alike (every distance 0), have none */
+    char why[64];
+    if (r->dpq_max_n <= 0)
+        snprintf(why, sizeof why, "not computed");
+    else if (r->N > r->dpq_max_n)
+        snprintf(why, sizeof why, "not computed (over %lld items)", (long long)r->dpq_max_n);
+    else
+        snprintf(why, sizeof why, "undefined (%s)",
+                 r->N < 2 ? "fewer than 2 items" : "no two items differ");
     fprintf(f, "\nDPQ_%g: %s. sorted/x: the sorted grid's bytes over that order's (below 1: "
-            "sorting wins).\n", r->dpq_p, isfinite(r->order[0].dpq) ? "exact" :
-            "not computed (over 4096 items)");
+            "sorting wins).\n", r->dpq_p, isfinite(r->order[0].dpq) ? "exact" : why);
     if (!r->per_image)
         return;
     /* where the bytes are: each image, sorted and Morton side by side */
