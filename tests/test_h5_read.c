@@ -7,6 +7,8 @@
  */
 #define _GNU_SOURCE  /* nftw */
 #include <zlib.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -98,6 +100,24 @@ static void test_bad_files(void **state)
     read_expect_error("/dev/null", "/grid", 0, 0, CUPLAS_ERR_INPUT,
                       "is a character device, not a regular file");
     alarm(0);
+
+    /* a good file another program has open for writing (HDF5's exclusive
+       flock; here this process's own, on another open file): locked, not
+       "not an HDF5 file or corrupt" as before */
+    char held[PATH_MAX];
+    fpath(f, "held.h5", held);
+    put_f32(held, "/grid", 3, dims, NULL);
+    int fd = open(held, O_RDONLY);
+    assert_true(fd >= 0);
+    assert_int_equal(flock(fd, LOCK_EX | LOCK_NB), 0);
+    read_expect_error(held, "/grid", 0, 0, CUPLAS_ERR_INPUT,
+                      "cannot open: another program has it open for writing");
+    flock(fd, LOCK_UN);
+    close(fd);
+    cuplas_h5grid g;
+    cuplas_error_clear(&err);
+    assert_int_equal(cuplas_h5_read_grid(held, "/grid", 0, 0, &g, &err), 0);
+    cuplas_h5grid_free(&g);
 }
 
 /* A deflated chunk overwritten with garbage: the file opens, H5Dread fails. */

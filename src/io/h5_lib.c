@@ -7,10 +7,16 @@
  * writer comes (a glob that matches one would stall the whole run, deaf
  * to SIGTERM), and a socket or device is no HDF5 file cuplas could read
  * twice. Both opens here (the input's and the pin) check it first.
+ *
+ * A file another program has open for writing carries HDF5's exclusive
+ * flock, and H5Fopen fails with "unable to lock file": that is told
+ * apart (after the failure, so a good open costs nothing) from a damaged
+ * file, which the message said before.
  */
 #include "io/h5_lib.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <hdf5.h>
 #ifdef __GLIBC__
 #include <malloc.h>
@@ -18,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -165,6 +172,21 @@ int cuplas_h5_type_classify(int64_t tid_, cuplas_dtype *t)
     return same ? 0 : -1;
 }
 
+/* Does another open file hold an exclusive flock on `file` (HDF5's lock
+ * of a file open for writing)? */
+static int locked_for_writing(const char *file)
+{
+    int fd = open(file, O_RDONLY | O_NONBLOCK | O_CLOEXEC), locked = 0;
+    if (fd < 0)
+        return 0;
+    if (flock(fd, LOCK_SH | LOCK_NB) != 0)
+        locked = errno == EWOULDBLOCK;
+    else
+        flock(fd, LOCK_UN);
+    close(fd);
+    return locked;
+}
+
 int cuplas_h5_open_input(const char *file, int64_t *fid, cuplas_error *err)
 {
     struct stat st;
@@ -179,10 +201,14 @@ int cuplas_h5_open_input(const char *file, int64_t *fid, cuplas_error *err)
     if (access(file, R_OK) != 0)
         return cuplas_error_set(err, CUPLAS_ERR_INPUT, "cannot open: %s", strerror(errno));
     *fid = (int64_t)H5Fopen(file, H5F_ACC_RDONLY, H5P_DEFAULT);
-    if (*fid < 0)
-        return cuplas_error_set(err, CUPLAS_ERR_INPUT, "not an HDF5 file or corrupt (%s)",
-                                cuplas_h5_cause(cause));
-    return 0;
+    if (*fid >= 0)
+        return 0;
+    cuplas_h5_cause(cause);
+    if (locked_for_writing(file))
+        return cuplas_error_set(err, CUPLAS_ERR_INPUT, "cannot open: another program has it open "
+                                "for writing (HDF5's file lock); run again once it is closed "
+                                "(HDF5_USE_FILE_LOCKING=FALSE reads it regardless)");
+    return cuplas_error_set(err, CUPLAS_ERR_INPUT, "not an HDF5 file or corrupt (%s)", cause);
 }
 
 char *cuplas_h5_dataset_path(const char *dataset)
