@@ -922,6 +922,10 @@ static void test_shape_attributes(void **state)
     put_dataset(file, 0, "/s", H5T_IEEE_F32LE, 2, d, NULL, NULL);
     put_dataset(file, 0, "/x", H5T_IEEE_F32LE, 2, d, NULL, NULL);
     put_dataset(file, 0, "/a", H5T_IEEE_F32LE, 2, d, NULL, NULL);
+    put_dataset(file, 0, "/u", H5T_IEEE_F32LE, 2, d, NULL, NULL);
+    put_dataset(file, 0, "/u4", H5T_IEEE_F32LE, 2, d, NULL, NULL);
+    put_attr(file, "/u", "height", H5T_STD_U64LE, 1, &(uint64_t){UINT64_MAX});
+    put_attr(file, "/u4", "width", H5T_STD_U32LE, 1, &(uint32_t){4});
     put_attr(file, "/f", "height", H5T_IEEE_F64LE, 1, &three);
     put_attr(file, "/f", "width", H5T_IEEE_F64LE, 1, &(double){4.0});
     put_attr(file, "/h", "height", H5T_IEEE_F32LE, 1, &two);
@@ -940,6 +944,10 @@ static void test_shape_attributes(void **state)
                       "the height attribute is 2.5, not a whole number");
     read_expect_error(file, "/a", 0, 0, CUPLAS_ERR_INPUT,
                       "the width attribute holds 2 values; store one");
+    /* unsigned: quoted as stored (before: clipped to 9223372036854775807) */
+    read_expect_error(file, "/u", 0, 0, CUPLAS_ERR_INPUT,
+                      "the height attribute is 18446744073709551615, larger than any grid");
+    probe_hw(file, "/u4", 0, 0, 3, 4);
 }
 
 int main(void)

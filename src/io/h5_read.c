@@ -91,7 +91,17 @@ static int shape_attr(hid_t did, const char *name, int64_t *v, cuplas_error *err
     if (H5Sget_simple_extent_npoints(sid) != 1)
         CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "the %s attribute holds %lld values; store one",
                     name, (long long)H5Sget_simple_extent_npoints(sid));
-    if (cls == H5T_INTEGER) {
+    if (cls == H5T_INTEGER && H5Tget_sign(tid) == H5T_SGN_NONE) {
+        /* read as int64, HDF5 would clip 2^64 - 1 to 2^63 - 1 and the
+           error would quote a number the file does not hold */
+        uint64_t u = 0;
+        if (H5Aread(aid, H5T_NATIVE_UINT64, &u) < 0)
+            CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "cannot read the %s attribute", name);
+        if (u > (uint64_t)INT64_MAX)
+            CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "the %s attribute is %llu, larger than any grid",
+                        name, (unsigned long long)u);
+        *v = (int64_t)u;
+    } else if (cls == H5T_INTEGER) {
         if (H5Aread(aid, H5T_NATIVE_INT64, v) < 0)
             CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "cannot read the %s attribute", name);
     } else {
