@@ -55,6 +55,77 @@ static void test_metrics_hand(void **state)
     assert_true(isnan(r.order[CUPLAS_ORDER_SORTED].dpq));
 }
 
+/* The printed reason for a missing DPQ: the item limit only when it was
+ * passed; one item, or items all alike, have no DPQ (before, every case
+ * printed "not computed (over 4096 items)", for 256 equal items too). */
+static void test_dpq_reason(void **state)
+{
+    (void)state;
+    const double same[4] = {2, 2, 2, 2}, ramp[4] = {0, 1, 2, 3};
+    const int64_t ident[4] = {0, 1, 2, 3}, one[1] = {0};
+    const struct {
+        const double *items;
+        int64_t N, H, W, max_n;
+        const char *want;
+    } cases[] = {
+        {same, 4, 2, 2, 0, "DPQ_16: undefined (no two items differ)."},
+        {ramp, 1, 1, 1, 0, "DPQ_16: undefined (fewer than 2 items)."},
+        {ramp, 4, 2, 2, 3, "DPQ_16: not computed (over 3 items)."},
+        {ramp, 4, 2, 2, 0, "DPQ_16: exact."},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        cuplas_eval_opts o;
+        cuplas_eval_result r;
+        cuplas_error e;
+        char *text = NULL;
+        size_t len = 0;
+        cuplas_error_clear(&e);
+        cuplas_eval_opts_default(&o);
+        o.codecs = 1u << CUPLAS_CODEC_PNG;
+        o.dpq_max_n = cases[i].max_n;
+        assert_int_equal(cuplas_evaluate(cases[i].items, cases[i].N, 1, NULL,
+                                         cases[i].N == 1 ? one : ident, cases[i].H, cases[i].W,
+                                         &o, &r, &e), 0);
+        FILE *f = open_memstream(&text, &len);
+        assert_non_null(f);
+        cuplas_eval_result_print(f, &r);
+        fclose(f);
+        if (!strstr(text, cases[i].want))
+            fail_msg("case %zu: no \"%s\" in:\n%s", i, cases[i].want, text);
+        free(text);
+    }
+}
+
+/* Results sorted from extreme finite values: the metrics are the true
+ * ones, not inf or 0 from squares that over- or underflow (before: AND
+ * and VAD printed "-", DPQ "undefined"). 2x2 of k * s: right edges s,
+ * down edges 2s, AND 1.5 s, VAD 0, DPQ as for 0, 1, 2, 3. */
+static void test_extreme_values(void **state)
+{
+    (void)state;
+    const double scale[] = {1, 1e307, 3e-311, 1e-200};
+    const int64_t ident[4] = {0, 1, 2, 3};
+    double dpq1 = NAN;
+    for (size_t i = 0; i < sizeof scale / sizeof scale[0]; i++) {
+        const double s = scale[i];
+        const double items[4] = {10 * s, 11 * s, 12 * s, 13 * s};
+        cuplas_eval_opts o;
+        cuplas_eval_result r;
+        cuplas_error e;
+        cuplas_error_clear(&e);
+        cuplas_eval_opts_default(&o);
+        o.codecs = 1u << CUPLAS_CODEC_PNG;
+        assert_int_equal(cuplas_evaluate(items, 4, 1, NULL, ident, 2, 2, &o, &r, &e), 0);
+        const cuplas_eval_order_stats *st = &r.order[CUPLAS_ORDER_SORTED];
+        if (!(fabs(st->and_ / (1.5 * s) - 1) < 1e-9) || !(st->vad >= 0 && st->vad <= 1e-9 * s))
+            fail_msg("scale %g: AND %g (want %g), VAD %g", s, st->and_, 1.5 * s, st->vad);
+        if (i == 0)
+            dpq1 = st->dpq;
+        if (!(fabs(st->dpq - dpq1) < 1e-12))
+            fail_msg("scale %g: DPQ %g, at scale 1 %g", s, st->dpq, dpq1);
+    }
+}
+
 /* Padding: 3 items on 2x2, the empty cell is left out of AND. */
 static void test_padded(void **state)
 {
@@ -260,6 +331,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_metrics_hand), cmocka_unit_test(test_padded),
+        cmocka_unit_test(test_dpq_reason),   cmocka_unit_test(test_extreme_values),
         cmocka_unit_test(test_bad_maps),     cmocka_unit_test(test_unsort),
         cmocka_unit_test(test_bytes_are_files), cmocka_unit_test(test_preview),
     };

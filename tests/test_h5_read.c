@@ -7,6 +7,8 @@
  */
 #define _GNU_SOURCE  /* nftw */
 #include <zlib.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -79,6 +81,43 @@ static void test_bad_files(void **state)
     read_expect_error(missing, "/grid", 0, 0, CUPLAS_ERR_INPUT, "cannot open: no such file");
     read_expect_error(junk, "/grid", 0, 0, CUPLAS_ERR_INPUT, "not an HDF5 file or corrupt");
     read_expect_error(trunc, "/grid", 0, 0, CUPLAS_ERR_INPUT, "not an HDF5 file or corrupt");
+
+    /* a FIFO (a careless glob over a folder holding one): HDF5's open
+       would wait for a writer forever; the alarm turns that into a
+       failure instead of a hung test */
+    char fifo[PATH_MAX];
+    char **names = NULL;
+    int count = 0;
+    cuplas_error err;
+    fpath(f, "fifo.h5", fifo);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    alarm(20);
+    read_expect_error(fifo, "/grid", 0, 0, CUPLAS_ERR_INPUT, "cannot open: is a FIFO");
+    cuplas_error_clear(&err);
+    assert_int_equal(cuplas_h5_list_datasets(fifo, &names, &count, &err), CUPLAS_ERR_INPUT);
+    assert_non_null(strstr(err.msg, "is a FIFO, not a regular file"));
+    assert_int_equal(cuplas_h5_pin(fifo), -1);
+    read_expect_error("/dev/null", "/grid", 0, 0, CUPLAS_ERR_INPUT,
+                      "is a character device, not a regular file");
+    alarm(0);
+
+    /* a good file another program has open for writing (HDF5's exclusive
+       flock; here this process's own, on another open file): locked, not
+       "not an HDF5 file or corrupt" as before */
+    char held[PATH_MAX];
+    fpath(f, "held.h5", held);
+    put_f32(held, "/grid", 3, dims, NULL);
+    int fd = open(held, O_RDONLY);
+    assert_true(fd >= 0);
+    assert_int_equal(flock(fd, LOCK_EX | LOCK_NB), 0);
+    read_expect_error(held, "/grid", 0, 0, CUPLAS_ERR_INPUT,
+                      "cannot open: another program has it open for writing");
+    flock(fd, LOCK_UN);
+    close(fd);
+    cuplas_h5grid g;
+    cuplas_error_clear(&err);
+    assert_int_equal(cuplas_h5_read_grid(held, "/grid", 0, 0, &g, &err), 0);
+    cuplas_h5grid_free(&g);
 }
 
 /* A deflated chunk overwritten with garbage: the file opens, H5Dread fails. */
@@ -245,7 +284,7 @@ static void test_list_datasets(void **state)
 static void test_result_bad_files(void **state)
 {
     const fixture *f = *state;
-    char missing[PATH_MAX], junk[PATH_MAX], plain[PATH_MAX], two[PATH_MAX];
+    char missing[PATH_MAX], junk[PATH_MAX], plain[PATH_MAX], two[PATH_MAX], fifo[PATH_MAX];
     const hsize_t d2[2] = {4, 4}, d3[3] = {4, 4, 3};
     const unsigned char bytes[64] = {'n', 'o', 't', ' ', 'h', 'd', 'f', '5'};
     int64_t perm[16];
@@ -256,12 +295,37 @@ static void test_result_bad_files(void **state)
     fpath(f, "junk.h5", junk);
     fpath(f, "plain.h5", plain);
     fpath(f, "two.h5", two);
+    fpath(f, "fifo.h5", fifo);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    alarm(20);   /* eval and preview of a FIFO must not wait for a writer */
     write_bytes(junk, bytes, sizeof bytes);
     put_f32(plain, "/grid", 3, d3, NULL);
     put_dataset(two, 1, "/a/index", H5T_STD_I64LE, 2, d2, perm, NULL);
     put_dataset(two, 0, "/a/sorted", H5T_IEEE_F32LE, 3, d3, NULL, NULL);
     put_dataset(two, 0, "/b/index", H5T_STD_I64LE, 2, d2, perm, NULL);
     put_dataset(two, 0, "/b/sorted", H5T_IEEE_F32LE, 3, d3, NULL, NULL);
+    /* /c records an input of 4 x 4 rows but places row 16, which it has
+       not; /d records a (20, 3) input and keeps 16 of its rows (a crop) */
+    int64_t past[16];
+    memcpy(past, perm, sizeof past);
+    past[3] = 16;
+    put_dataset(two, 0, "/c/index", H5T_STD_I64LE, 2, d2, past, NULL);
+    put_dataset(two, 0, "/c/sorted", H5T_IEEE_F32LE, 3, d3, NULL, NULL);
+    put_dataset(two, 0, "/d/index", H5T_STD_I64LE, 2, d2, past, NULL);
+    put_dataset(two, 0, "/d/sorted", H5T_IEEE_F32LE, 3, d3, NULL, NULL);
+    for (int k = 0; k < 2; k++) {
+        const int64_t shape[2][3] = {{4, 4, 3}, {20, 3, 0}};
+        hsize_t n = k ? 2 : 3;
+        hid_t fid = H5Fopen(two, H5F_ACC_RDWR, H5P_DEFAULT);
+        hid_t gid = H5Gopen2(fid, k ? "/d" : "/c", H5P_DEFAULT);
+        hid_t sid = H5Screate_simple(1, &n, NULL);
+        hid_t aid = H5Acreate2(gid, "input_shape", H5T_STD_I64LE, sid, H5P_DEFAULT, H5P_DEFAULT);
+        assert_true(aid >= 0 && H5Awrite(aid, H5T_NATIVE_INT64, shape[k]) >= 0);
+        H5Aclose(aid);
+        H5Sclose(sid);
+        H5Gclose(gid);
+        H5Fclose(fid);
+    }
     const struct {
         const char *file, *group;
         cuplas_status code;
@@ -269,10 +333,13 @@ static void test_result_bad_files(void **state)
     } cases[] = {
         {missing, NULL, CUPLAS_ERR_INPUT, "cannot open: no such file"},
         {f->dir, NULL, CUPLAS_ERR_INPUT, "cannot open: is a directory"},
+        {fifo, NULL, CUPLAS_ERR_INPUT, "cannot open: is a FIFO"},
         {junk, NULL, CUPLAS_ERR_INPUT, "not an HDF5 file or corrupt"},
         {plain, NULL, CUPLAS_ERR_INPUT, "not a cuplas result"},
         {plain, "/nope", CUPLAS_ERR_INPUT, "no such group"},
         {two, NULL, CUPLAS_ERR_USAGE, "holds several results"},
+        {two, "/c", CUPLAS_ERR_INPUT, "index is not a permutation: cell 3 holds 16, past the 16 "
+                                      "input rows of input_shape"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         cuplas_h5_result r;
@@ -289,6 +356,7 @@ static void test_result_bad_files(void **state)
         assert_null(r.group);
         assert_null(r.index);
     }
+    alarm(0);
     /* the same file, one of its results named: it reads */
     cuplas_h5_result r;
     cuplas_error err;
@@ -298,6 +366,10 @@ static void test_result_bad_files(void **state)
     assert_int_equal(r.sorted.H, 4);
     assert_int_equal(r.sorted.C, 3);
     assert_int_equal(r.index[0], 15);
+    cuplas_h5_result_free(&r);
+    cuplas_error_clear(&err);
+    assert_int_equal(cuplas_h5_result_read(two, "/d", &r, &err), 0);   /* a crop reads */
+    assert_int_equal(r.index[3], 16);
     cuplas_h5_result_free(&r);
 }
 
@@ -639,6 +711,74 @@ static void test_filter_params(void **state)
                       "checksum it has 100)");
 }
 
+/* A filter that does nothing: 32001 (blosc's id) while registered. */
+static size_t identity_filter(unsigned flags, size_t ncd, const unsigned cd[], size_t nbytes,
+                              size_t *buf_size, void **buf)
+{
+    (void)flags, (void)ncd, (void)cd, (void)buf_size, (void)buf;
+    return nbytes;
+}
+
+/* Data written with a filter plugin that the reader lacks (a blosc file
+ * on a machine without hdf5-blosc): the probe (`check`) refuses a
+ * mandatory one, naming it; an optional one that was applied fails the
+ * read, naming it; an optional one HDF5 skipped at write time reads.
+ * Before, `check` passed the first and the read said "can't open
+ * directory: /usr/lib/.../plugins". */
+static void test_missing_filter(void **state)
+{
+    const H5Z_class2_t cls = {H5Z_CLASS_T_VERS, 32001, 1, 1, "blosc", NULL, NULL,
+                              identity_filter};
+    const hsize_t dims[3] = {8, 8, 3}, chunk[3] = {4, 8, 3};
+    const struct {
+        unsigned flags;
+        int registered;      /* at write time */
+        int probe_rc, read_rc;
+        const char *needle;  /* in the first failure's message */
+    } cases[] = {
+        {H5Z_FLAG_MANDATORY, 1, CUPLAS_ERR_INPUT, CUPLAS_ERR_INPUT,
+         "the data needs HDF5 filter 32001 (blosc), which this HDF5 does not have"},
+        {H5Z_FLAG_OPTIONAL, 1, 0, CUPLAS_ERR_INPUT,
+         "read failed at row 0: the data needs HDF5 filter 32001 (blosc)"},
+        {H5Z_FLAG_OPTIONAL, 0, 0, 0, NULL},
+    };
+    uint8_t v[8 * 8 * 3];
+    char file[PATH_MAX];
+    for (size_t i = 0; i < sizeof v; i++)
+        v[i] = (uint8_t)(i * 5);
+    fpath(*state, "blosc.h5", file);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        if (cases[i].registered)
+            assert_true(H5Zregister(&cls) >= 0);
+        hid_t fid = H5Fcreate(file, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+        hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE), sid = H5Screate_simple(3, dims, NULL);
+        assert_true(H5Pset_chunk(dcpl, 3, chunk) >= 0);
+        assert_true(H5Pset_filter(dcpl, 32001, cases[i].flags, 0, NULL) >= 0);
+        assert_true(H5Pset_deflate(dcpl, 4) >= 0);
+        hid_t did = H5Dcreate2(fid, "/grid", H5T_STD_U8LE, sid, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+        assert_true(did >= 0);
+        assert_true(H5Dwrite(did, H5T_NATIVE_UINT8, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0);
+        H5Dclose(did);
+        H5Sclose(sid);
+        H5Pclose(dcpl);
+        assert_true(H5Fclose(fid) >= 0);
+        if (cases[i].registered)
+            assert_true(H5Zunregister(32001) >= 0);
+
+        cuplas_h5grid g;
+        cuplas_error err;
+        cuplas_error_clear(&err);
+        int rc = cuplas_h5_probe_grid(file, "/grid", 0, 0, 0, &g, &err);
+        cuplas_h5grid_free(&g);
+        if (rc != cases[i].probe_rc || (rc && !strstr(err.msg, cases[i].needle)))
+            fail_msg("case %zu: probe %d \"%s\"", i, rc, err.msg);
+        if (cases[i].read_rc)
+            read_expect_error(file, "/grid", 0, 0, CUPLAS_ERR_INPUT, cases[i].needle);
+        else
+            expect_like_hdf5(file, "/grid", "filters");
+    }
+}
+
 /* ------------------------------------------------ data in other files */
 
 /* read_begin with flags: 0 and the bytes, or the error code. */
@@ -782,6 +922,10 @@ static void test_shape_attributes(void **state)
     put_dataset(file, 0, "/s", H5T_IEEE_F32LE, 2, d, NULL, NULL);
     put_dataset(file, 0, "/x", H5T_IEEE_F32LE, 2, d, NULL, NULL);
     put_dataset(file, 0, "/a", H5T_IEEE_F32LE, 2, d, NULL, NULL);
+    put_dataset(file, 0, "/u", H5T_IEEE_F32LE, 2, d, NULL, NULL);
+    put_dataset(file, 0, "/u4", H5T_IEEE_F32LE, 2, d, NULL, NULL);
+    put_attr(file, "/u", "height", H5T_STD_U64LE, 1, &(uint64_t){UINT64_MAX});
+    put_attr(file, "/u4", "width", H5T_STD_U32LE, 1, &(uint32_t){4});
     put_attr(file, "/f", "height", H5T_IEEE_F64LE, 1, &three);
     put_attr(file, "/f", "width", H5T_IEEE_F64LE, 1, &(double){4.0});
     put_attr(file, "/h", "height", H5T_IEEE_F32LE, 1, &two);
@@ -800,6 +944,10 @@ static void test_shape_attributes(void **state)
                       "the height attribute is 2.5, not a whole number");
     read_expect_error(file, "/a", 0, 0, CUPLAS_ERR_INPUT,
                       "the width attribute holds 2 values; store one");
+    /* unsigned: quoted as stored (before: clipped to 9223372036854775807) */
+    read_expect_error(file, "/u", 0, 0, CUPLAS_ERR_INPUT,
+                      "the height attribute is 18446744073709551615, larger than any grid");
+    probe_hw(file, "/u4", 0, 0, 3, 4);
 }
 
 int main(void)
@@ -817,6 +965,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_divergent_chunk_index, setup, teardown),
         cmocka_unit_test_setup_teardown(test_index_claims_gigabytes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_filter_params, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_missing_filter, setup, teardown),
         cmocka_unit_test_setup_teardown(test_external_data, setup, teardown),
         cmocka_unit_test_setup_teardown(test_shape_attributes, setup, teardown),
     };

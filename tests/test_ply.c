@@ -17,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <math.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -671,6 +673,38 @@ static void test_splat_errors(void **state)
     }
 }
 
+/* A scene path that is a FIFO (a careless glob) or a folder: refused at
+ * once. open() of a FIFO waits for a writer; the alarm makes that a
+ * failure instead of a hung test. */
+static void test_not_regular(void **state)
+{
+    fixture *f = *state;
+    const struct {
+        const char *name;
+        int fifo;
+        const char *needle;
+    } cases[] = {
+        {"fifo.ply", 1, "cannot open: is a FIFO, not a regular file"},
+        {"fifo.splat", 1, "cannot open: is a FIFO, not a regular file"},
+        {"dir.ply", 0, "cannot open: is a directory"},
+    };
+    alarm(20);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char path[PATH_MAX], msg[1200];
+        cuplas_ply p;
+        cuplas_error e;
+        tu_path(f->dir, cases[i].name, path);
+        assert_int_equal(cases[i].fifo ? mkfifo(path, 0600) : mkdir(path, 0700), 0);
+        cuplas_error_clear(&e);
+        assert_int_equal(cuplas_ply_open(path, &p, &e), CUPLAS_ERR_INPUT);
+        cuplas_error_format(&e, msg, sizeof msg);
+        if (!strstr(msg, path) || !strstr(msg, cases[i].needle))
+            fail_msg("case %zu: \"%s\" lacks the path or \"%s\"", i, msg, cases[i].needle);
+        cuplas_ply_close(&p);
+    }
+    alarm(0);
+}
+
 /* ---- .splat ---------------------------------------------------------- */
 
 static void splat_record(unsigned char *r, const float pos[3], const float sc[3],
@@ -797,6 +831,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_malformed, setup, teardown),
         cmocka_unit_test_setup_teardown(test_mutations, setup, teardown),
         cmocka_unit_test_setup_teardown(test_splat_errors, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_not_regular, setup, teardown),
         cmocka_unit_test_setup_teardown(test_splat_decode, setup, teardown),
         cmocka_unit_test(test_plant),
     };

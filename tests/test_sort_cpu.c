@@ -590,6 +590,18 @@ static void test_normalize_extreme_values(void **state)
     double big = cuplas_and(x, H, W, C, NULL, NULL);
     assert_true(isfinite(big));
     assert_true(fabs(big / ldexp(a, 1000) - 1) < 1e-15);
+    /* and of tiny ones, whose squares underflow (before: AND 0) */
+    const int tiny[] = {-600, -1030};
+    for (size_t t = 0; t < sizeof tiny / sizeof tiny[0]; t++) {
+        for (int i = 0; i < N * C; i++)
+            x[i] = ldexp(ref[i], tiny[t]);
+        double small = cuplas_and(x, H, W, C, NULL, NULL);
+        if (!(fabs(small / ldexp(a, tiny[t]) - 1) < 1e-9))   /* subnormals lose bits */
+            fail_msg("AND at 2^%d: %g, want %g", tiny[t], small, ldexp(a, tiny[t]));
+    }
+    for (int i = 0; i < N * C; i++)
+        x[i] = 2.5;   /* a constant grid: 0, as ever */
+    assert_true(cuplas_and(x, H, W, C, NULL, NULL) == 0);
 
     /* quantisation of tiny features: the same integers */
     cuplas_qgrid qa, qb;

@@ -4,8 +4,11 @@
  * Extreme finite values: when the plain sums overflow (features near the
  * largest double), the AND is taken again on the features times a power
  * of two that brings them near 1 (exact), and scaled back: the result is
- * inf only when the true AND exceeds the largest double. Ordinary data
- * never takes that path, so its AND is the same bit for bit.
+ * inf only when the true AND exceeds the largest double. Likewise when
+ * they underflow (features under about 1e-154: their squares flush to 0
+ * and a sorted grid of 1e-310s reported AND 0 -> 0), if the largest
+ * magnitude is under 2^-400. Ordinary data never takes either path, so
+ * its AND is the same bit for bit.
  */
 #include "core/metrics.h"
 
@@ -17,6 +20,9 @@
 /* Rolling row buffers are used up to this many values a row (2 x 8 MiB an
  * item); a 1 x N line or a very wide grid reads through the index. */
 #define GATHER_MAX_VALUES ((int64_t)1 << 20)
+
+/* An AND below this (2^-400) may be squares that underflowed. */
+#define TINY_AND 0x1p-400
 
 /* Values per item of the parallel loop over rows. */
 #define AND_BLOCK_VALUES ((int64_t)1 << 18)
@@ -174,14 +180,19 @@ double cuplas_and(const double *x, int64_t H, int64_t W, int C, const int64_t *i
     /* about 2^18 values a block: a few dozen items on a large grid */
     k.rows = (AND_BLOCK_VALUES / (W * C)) > 1 ? AND_BLOCK_VALUES / (W * C) : 1;
     double r = and_pass(&k, pool, edges);
-    if (isinf(r)) {   /* huge values overflowed the sums: near 1, then back */
+    /* huge values overflowed the sums, or tiny ones underflowed (a 0 AND
+       of ordinary values is a constant grid): near 1, then back */
+    if (isinf(r) || r < TINY_AND) {
         double m = 0;
         int e;
         for (int64_t i = 0; i < H * W * (int64_t)C; i++)
             m = fabs(x[i]) > m ? fabs(x[i]) : m;
         frexp(m, &e);
-        k.u = ldexp(1.0, -e);
-        r = ldexp(and_pass(&k, pool, edges), e);
+        if (isinf(r) || (m > 0 && m < TINY_AND)) {
+            e = e < -(DBL_MAX_EXP - 1) ? -(DBL_MAX_EXP - 1) : e;   /* u stays finite */
+            k.u = ldexp(1.0, -e);
+            r = ldexp(and_pass(&k, pool, edges), e);
+        }
     }
     free(k.row);
     return r;

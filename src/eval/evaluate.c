@@ -12,6 +12,7 @@
 #include "eval/evaluate.h"
 
 #include <errno.h>
+#include <float.h>
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -51,6 +52,30 @@ int cuplas_eval_parse_codecs(const char *list, unsigned *mask, cuplas_error *err
     if (!*mask)
         return cuplas_error_set(err, CUPLAS_ERR_USAGE, "no codec given (accepted: png, webp, jxl)");
     return 0;
+}
+
+/*
+ * Extreme finite values (a result sorted from +-1e308 data, or from
+ * 1e-310): the squares in AND, VAD and DPQ overflow to inf or underflow to
+ * 0, and eval printed "-" (as if no two cells touched) and "no two items
+ * differ". The metrics are then taken on the grid times 2^*e, a power of
+ * two that brings the largest magnitude near 1, and scaled back (AND by
+ * 2^-e, VAD by 2^-2e; DPQ does not depend on scale), as the sort's own
+ * AND is (core/metrics.c). Ordinary values (largest magnitude in
+ * [2^-400, 2^400], as in core/quantize.c) take e = 0: the same bits as
+ * before. Returns e.
+ */
+#define METRIC_SAFE_EXP 400
+static int metric_exponent(const double *items, int64_t n)
+{
+    double m = 0;
+    int e;
+    for (int64_t i = 0; i < n; i++)
+        m = fabs(items[i]) > m ? fabs(items[i]) : m;
+    if (m == 0 || (m <= ldexp(1.0, METRIC_SAFE_EXP) && m >= ldexp(1.0, -METRIC_SAFE_EXP)))
+        return 0;
+    frexp(m, &e);
+    return -e > DBL_MAX_EXP - 1 ? DBL_MAX_EXP - 1 : -e;   /* subnormals: stay finite */
 }
 
 /* (input row, cell) of a kept item, ordered by row. */
@@ -141,6 +166,7 @@ int cuplas_evaluate(const double *items, int64_t N, int C, const char *const *na
     memset(res, 0, sizeof *res);
     res->N = N, res->H = H, res->W = W, res->C = C;
     res->scheme = o->scheme, res->codecs = o->codecs, res->dpq_p = o->dpq_p, res->seed = o->seed;
+    res->dpq_max_n = o->dpq_max_n == 0 ? CUPLAS_DPQ_MAX_N : o->dpq_max_n;
     res->codec = o->codec;
     for (int k = 0; k < CUPLAS_ORDER_COUNT; k++)
         for (int c = 0; c < CUPLAS_CODEC_COUNT; c++)
@@ -167,15 +193,20 @@ int cuplas_evaluate(const double *items, int64_t N, int C, const char *const *na
     if (!(grid = malloc((size_t)cells * (size_t)C * sizeof *grid)) || !(empty = malloc((size_t)cells)))
         CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory for a %lldx%lldx%d grid", (long long)H,
                     (long long)W, C);
+    const int ue = metric_exponent(items, N * (int64_t)C);
     for (int k = 0; k < CUPLAS_ORDER_COUNT; k++) {
         cuplas_eval_order_stats *s = &res->order[k];
         int64_t nempty = cuplas_eval_gather(items, C, maps[k], cells, grid, empty);
         const uint8_t *e = nempty ? empty : NULL;
-        s->and_ = cuplas_eval_and(grid, H, W, C, e);
-        s->vad = cuplas_eval_vad(grid, H, W, C, e);
+        for (int64_t i = 0; ue && i < cells * (int64_t)C; i++)
+            grid[i] = ldexp(grid[i], ue);
+        s->and_ = ldexp(cuplas_eval_and(grid, H, W, C, e), -ue);
+        s->vad = ldexp(cuplas_eval_vad(grid, H, W, C, e), -2 * ue);
         s->dpq = NAN;
         if (o->dpq_max_n >= 0)
             CUPLAS_TRY(cuplas_eval_dpq(grid, H, W, C, e, o->dpq_p, o->dpq_max_n, &s->dpq, err));
+        if (ue)   /* the images code the values as stored */
+            cuplas_eval_gather(items, C, maps[k], cells, grid, empty);
         CUPLAS_TRY(cuplas_scheme_encode(o->scheme, grid, H, W, C, names, e, &imgs[k], err));
         if (o->images_dir) {
             if (asprintf(&dirs[k], "%s/%s", o->images_dir, cuplas_order_name((cuplas_order_kind)k)) < 0) {
@@ -416,12 +447,14 @@ int cuplas_eval_result_from_json(const cuplas_json *v, cuplas_eval_result *r)
 /* ------------------------------------------------------------- text */
 
 /* fmt is " %12..." (a space, then 12 columns): "-" takes the same 13. */
+/* "-" is "undefined" (README: no two filled cells touch); a value past
+ * the largest double (the VAD of +-1e308 data) is "inf", not that. */
 static void num(FILE *f, const char *fmt, double v)
 {
     if (isfinite(v))
         fprintf(f, fmt, v);
     else
-        fprintf(f, " %12s", "-");
+        fprintf(f, " %12s", isinf(v) ? "inf" : "-");
 }
 
 const char *cuplas_eval_morton_text(const cuplas_eval_result *r)
@@ -460,9 +493,18 @@ void cuplas_eval_result_print(FILE *f, const cuplas_eval_result *r)
         }
         fputc('\n', f);
     }
+    /* a NaN DPQ at or under the item limit is not a skipped computation:
+       one item, or items all alike (every distance 0), have none */
+    char why[64];
+    if (r->dpq_max_n <= 0)
+        snprintf(why, sizeof why, "not computed");
+    else if (r->N > r->dpq_max_n)
+        snprintf(why, sizeof why, "not computed (over %lld items)", (long long)r->dpq_max_n);
+    else
+        snprintf(why, sizeof why, "undefined (%s)",
+                 r->N < 2 ? "fewer than 2 items" : "no two items differ");
     fprintf(f, "\nDPQ_%g: %s. sorted/x: the sorted grid's bytes over that order's (below 1: "
-            "sorting wins).\n", r->dpq_p, isfinite(r->order[0].dpq) ? "exact" :
-            "not computed (over 4096 items)");
+            "sorting wins).\n", r->dpq_p, isfinite(r->order[0].dpq) ? "exact" : why);
     if (!r->per_image)
         return;
     /* where the bytes are: each image, sorted and Morton side by side */

@@ -69,6 +69,8 @@ typedef struct cuplas_eval_result {
     int nimages;                         /* images per order                 */
     unsigned codecs;
     double dpq_p;
+    int64_t dpq_max_n;                   /* the items DPQ is computed up to
+                                            (0 or less: never)             */
     uint64_t seed;
     char morton_keys[4];                 /* "xyz" or "pca"                   */
     cuplas_codec_opts codec;             /* the codec settings measured with */

@@ -2,10 +2,21 @@
  * h5_lib.c - process-wide HDF5 settings and shared helpers (h5_lib.h):
  * types both ways, the read-only open of an input.
  * HDF5 calls.
+ *
+ * An input must be a regular file: HDF5's open of a FIFO blocks until a
+ * writer comes (a glob that matches one would stall the whole run, deaf
+ * to SIGTERM), and a socket or device is no HDF5 file cuplas could read
+ * twice. Both opens here (the input's and the pin) check it first.
+ *
+ * A file another program has open for writing carries HDF5's exclusive
+ * flock, and H5Fopen fails with "unable to lock file": that is told
+ * apart (after the failure, so a good open costs nothing) from a damaged
+ * file, which the message said before.
  */
 #include "io/h5_lib.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <hdf5.h>
 #ifdef __GLIBC__
 #include <malloc.h>
@@ -13,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -40,8 +52,24 @@ void cuplas_h5_tune(void)
 #endif
 }
 
+/* What a path that is not a regular file is, for "cannot open: ..."; NULL
+ * for a regular file. */
+static const char *not_regular(mode_t m)
+{
+    return S_ISREG(m) ? NULL
+         : S_ISDIR(m) ? "is a directory"
+         : S_ISFIFO(m) ? "is a FIFO, not a regular file"
+         : S_ISSOCK(m) ? "is a socket, not a regular file"
+         : S_ISCHR(m) ? "is a character device, not a regular file"
+         : S_ISBLK(m) ? "is a block device, not a regular file"
+         : "not a regular file";
+}
+
 int64_t cuplas_h5_pin(const char *file)
 {
+    struct stat st;
+    if (stat(file, &st) != 0 || not_regular(st.st_mode))
+        return -1;   /* the read's own open says why */
     hid_t fid = H5Fopen(file, H5F_ACC_RDONLY, H5P_DEFAULT);
     return fid < 0 ? -1 : (int64_t)fid;
 }
@@ -144,23 +172,43 @@ int cuplas_h5_type_classify(int64_t tid_, cuplas_dtype *t)
     return same ? 0 : -1;
 }
 
+/* Does another open file hold an exclusive flock on `file` (HDF5's lock
+ * of a file open for writing)? */
+static int locked_for_writing(const char *file)
+{
+    int fd = open(file, O_RDONLY | O_NONBLOCK | O_CLOEXEC), locked = 0;
+    if (fd < 0)
+        return 0;
+    if (flock(fd, LOCK_SH | LOCK_NB) != 0)
+        locked = errno == EWOULDBLOCK;
+    else
+        flock(fd, LOCK_UN);
+    close(fd);
+    return locked;
+}
+
 int cuplas_h5_open_input(const char *file, int64_t *fid, cuplas_error *err)
 {
     struct stat st;
     char cause[CUPLAS_H5_CAUSE_LEN];
+    const char *what;
 
     if (stat(file, &st) != 0)
         return cuplas_error_set(err, CUPLAS_ERR_INPUT, "cannot open: %s",
                                 errno == ENOENT ? "no such file" : strerror(errno));
-    if (S_ISDIR(st.st_mode))
-        return cuplas_error_set(err, CUPLAS_ERR_INPUT, "cannot open: is a directory");
+    if ((what = not_regular(st.st_mode)))
+        return cuplas_error_set(err, CUPLAS_ERR_INPUT, "cannot open: %s", what);
     if (access(file, R_OK) != 0)
         return cuplas_error_set(err, CUPLAS_ERR_INPUT, "cannot open: %s", strerror(errno));
     *fid = (int64_t)H5Fopen(file, H5F_ACC_RDONLY, H5P_DEFAULT);
-    if (*fid < 0)
-        return cuplas_error_set(err, CUPLAS_ERR_INPUT, "not an HDF5 file or corrupt (%s)",
-                                cuplas_h5_cause(cause));
-    return 0;
+    if (*fid >= 0)
+        return 0;
+    cuplas_h5_cause(cause);
+    if (locked_for_writing(file))
+        return cuplas_error_set(err, CUPLAS_ERR_INPUT, "cannot open: another program has it open "
+                                "for writing (HDF5's file lock); run again once it is closed "
+                                "(HDF5_USE_FILE_LOCKING=FALSE reads it regardless)");
+    return cuplas_error_set(err, CUPLAS_ERR_INPUT, "not an HDF5 file or corrupt (%s)", cause);
 }
 
 char *cuplas_h5_dataset_path(const char *dataset)

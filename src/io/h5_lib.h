@@ -60,8 +60,10 @@ int64_t cuplas_h5_type_create(const cuplas_dtype *t);
 int cuplas_h5_type_classify(int64_t tid, cuplas_dtype *t);
 
 /* Open `file` read-only into *fid (hid_t; the caller closes it), telling
- * "missing" from "not HDF5 or corrupt" in err (CUPLAS_ERR_INPUT; the
- * caller adds the file's name). */
+ * "missing", "not a regular file" (a folder, FIFO, socket or device: never
+ * handed to HDF5, whose open of a FIFO would block) and "not HDF5 or
+ * corrupt" apart in err (CUPLAS_ERR_INPUT; the caller adds the file's
+ * name). */
 int cuplas_h5_open_input(const char *file, int64_t *fid, cuplas_error *err);
 
 #ifdef __cplusplus

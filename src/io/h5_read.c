@@ -91,7 +91,17 @@ static int shape_attr(hid_t did, const char *name, int64_t *v, cuplas_error *err
     if (H5Sget_simple_extent_npoints(sid) != 1)
         CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "the %s attribute holds %lld values; store one",
                     name, (long long)H5Sget_simple_extent_npoints(sid));
-    if (cls == H5T_INTEGER) {
+    if (cls == H5T_INTEGER && H5Tget_sign(tid) == H5T_SGN_NONE) {
+        /* read as int64, HDF5 would clip 2^64 - 1 to 2^63 - 1 and the
+           error would quote a number the file does not hold */
+        uint64_t u = 0;
+        if (H5Aread(aid, H5T_NATIVE_UINT64, &u) < 0)
+            CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "cannot read the %s attribute", name);
+        if (u > (uint64_t)INT64_MAX)
+            CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "the %s attribute is %llu, larger than any grid",
+                        name, (unsigned long long)u);
+        *v = (int64_t)u;
+    } else if (cls == H5T_INTEGER) {
         if (H5Aread(aid, H5T_NATIVE_INT64, v) < 0)
             CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "cannot read the %s attribute", name);
     } else {
@@ -230,8 +240,44 @@ static herr_t elink_cb(const char *parent_file, const char *parent_group, const 
     return x->allow ? 0 : -1;
 }
 
+/*
+ * The first filter of dcpl's pipeline that this HDF5 cannot run (no
+ * plugin registers it): 1, with "filter ID (NAME)" in what; 0 when all
+ * run. With `mandatory`, optional filters are passed over: HDF5 skips an
+ * optional filter it lacked at write time, and such chunks read without
+ * it, so only the read can tell. The name comes from the file: kept to
+ * one printable line.
+ */
+static int missing_filter(hid_t dcpl, int mandatory, char *what, size_t len)
+{
+    int nf = H5Pget_nfilters(dcpl);
+
+    for (int k = 0; k < nf; k++) {
+        unsigned flags = 0, config = 0;
+        size_t ncd = 0;
+        char name[64] = "";
+        H5Z_filter_t id = H5Pget_filter2(dcpl, (unsigned)k, &flags, &ncd, NULL, sizeof name,
+                                         name, &config);
+        if (id < 0 || (mandatory && (flags & H5Z_FLAG_OPTIONAL)) || H5Zfilter_avail(id) > 0)
+            continue;
+        name[sizeof name - 1] = '\0';
+        for (char *p = name; *p; p++)
+            if ((unsigned char)*p < 0x20 || *p == 0x7f)
+                *p = '?';
+        snprintf(what, len, name[0] ? "filter %d (%s)" : "filter %d", (int)id, name);
+        return 1;
+    }
+    return 0;
+}
+
+#define NO_FILTER_FMT "the data needs HDF5 %s, which this HDF5 does not have " \
+                      "(no plugin for it in HDF5_PLUGIN_PATH or the default plugin folder)"
+
 /* Refuse data that lives in other files (external raw storage, virtual
- * dataset sources) unless allowed; *foreign is set when it does. */
+ * dataset sources) unless allowed; *foreign is set when it does. Refuse
+ * data that a mandatory filter this HDF5 lacks would keep from being
+ * read (before: `check` passed it and the read failed with HDF5's "can't
+ * open directory: .../plugins"). */
 static int check_storage(hid_t did, unsigned flags, int *foreign, cuplas_error *err)
 {
     hid_t dcpl = H5I_INVALID_HID;
@@ -240,9 +286,12 @@ static int check_storage(hid_t did, unsigned flags, int *foreign, cuplas_error *
     off_t off = 0;
     hsize_t size = 0;
     size_t nv = 0;
+    char filter[96];
 
     if ((dcpl = H5Dget_create_plist(did)) < 0)
         CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "cannot get the dataset creation properties");
+    if (missing_filter(dcpl, 1, filter, sizeof filter))
+        CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, NO_FILTER_FMT, filter);
     if ((n = H5Pget_external_count(dcpl)) > 0) {
         *foreign = 1;
         if (!(flags & CUPLAS_H5_ALLOW_EXTERNAL)) {
@@ -380,8 +429,9 @@ fail:
 static int read_raw(hid_t did, hid_t tid, cuplas_h5grid *g, cuplas_h5_buffers *bufs,
                     cuplas_error *err)
 {
-    hid_t fsp = H5I_INVALID_HID, msp = H5I_INVALID_HID;
+    hid_t fsp = H5I_INVALID_HID, msp = H5I_INVALID_HID, dcpl = H5I_INVALID_HID;
     int rc = 0, rank = g->in_rank;
+    char filter[96];
     size_t row_bytes = g->elem_size * (size_t)g->C * (rank == 3 ? (size_t)g->W : 1);
     hsize_t rows = (hsize_t)g->in_dims[0];
     hsize_t slab = READ_SLAB_BYTES / row_bytes ? READ_SLAB_BYTES / row_bytes : 1;
@@ -399,13 +449,22 @@ static int read_raw(hid_t did, hid_t tid, cuplas_h5grid *g, cuplas_h5_buffers *b
         if ((msp = H5Screate_simple(rank, count, NULL)) < 0 ||
             H5Sselect_hyperslab(fsp, H5S_SELECT_SET, start, NULL, count, NULL) < 0 ||
             H5Dread(did, tid, msp, fsp, H5P_DEFAULT,
-                    (char *)g->raw + (size_t)r0 * row_bytes) < 0)
+                    (char *)g->raw + (size_t)r0 * row_bytes) < 0) {
+            /* an optional filter that was applied, and is missing now:
+               say which, not where HDF5 looked for plugins */
+            h5_cause(cause);
+            if ((dcpl = H5Dget_create_plist(did)) >= 0 &&
+                missing_filter(dcpl, 0, filter, sizeof filter))
+                CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "read failed at row %llu: " NO_FILTER_FMT,
+                            (unsigned long long)r0, filter);
             CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "read failed at row %llu (%s)",
-                        (unsigned long long)r0, h5_cause(cause));
+                        (unsigned long long)r0, cause);
+        }
         H5Sclose(msp);
         msp = H5I_INVALID_HID;
     }
 fail:
+    if (dcpl >= 0) H5Pclose(dcpl);
     if (msp >= 0) H5Sclose(msp);
     if (fsp >= 0) H5Sclose(fsp);
     return rc;

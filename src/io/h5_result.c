@@ -178,6 +178,8 @@ done:
 }
 
 /* index (H, W) of group gid, and the names; the file stays open here. */
+static int input_rows(hid_t gid, int64_t *rows);
+
 static int read_index_names(hid_t fid, const char *group, cuplas_h5_result *r, int64_t dims[2],
                             char ***names, int *nnames, cuplas_error *err)
 {
@@ -186,6 +188,7 @@ static int read_index_names(hid_t fid, const char *group, cuplas_h5_result *r, i
     hsize_t d[2];
     char cause[CUPLAS_H5_CAUSE_LEN];
     int rc = 0;
+    int64_t rows = 0;
 
     if (H5Lexists(fid, group, H5P_DEFAULT) <= 0 ||
         (gid = H5Gopen2(fid, group, H5P_DEFAULT)) < 0)
@@ -206,6 +209,16 @@ static int read_index_names(hid_t fid, const char *group, cuplas_h5_result *r, i
         CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory for the index");
     if (H5Dread(did, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, r->index) < 0)
         CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "cannot read index (%s)", cuplas_h5_cause(cause));
+    /* A crop keeps some of the input's rows, so the rows an index holds
+       need not be 0..n-1 (eval renumbers them); but none can lie past the
+       input the result records. Unchecked, such an index was measured as
+       if it were a result (exit 0), its input order made up. */
+    if (input_rows(gid, &rows))
+        for (hsize_t k = 0; k < d[0] * d[1]; k++)
+            if (r->index[k] >= rows)
+                CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "index is not a permutation: cell %llu holds "
+                            "%lld, past the %lld input rows of input_shape",
+                            (unsigned long long)k, (long long)r->index[k], (long long)rows);
     if (read_names(gid, names, nnames) != 0)
         CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
     if (!*names) {

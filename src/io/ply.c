@@ -399,9 +399,20 @@ fail:
 int cuplas_ply_open(const char *path, cuplas_ply *p, cuplas_error *err)
 {
     int rc;
+    struct stat st;
     memset(p, 0, sizeof *p);
     if (!(p->path = strdup(path)))
         return cuplas_error_set(err, CUPLAS_ERR_NOMEM, "out of memory");
+    /* open() of a FIFO waits for a writer (a hung run, deaf to SIGTERM);
+       a folder or device is no scene either */
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        rc = cuplas_error_set(err, CUPLAS_ERR_INPUT, "cannot open: %s",
+                              S_ISDIR(st.st_mode) ? "is a directory"
+                              : S_ISFIFO(st.st_mode) ? "is a FIFO, not a regular file"
+                              : "not a regular file");
+        cuplas_error_where(err, "%s", path);
+        return rc;
+    }
     if (is_splat_path(path))
         return cuplas_splat_open(path, p, err);
     rc = ply_open(path, p, err);
