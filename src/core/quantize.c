@@ -4,6 +4,15 @@
  * One scale for all channels (max |x| -> CUPLAS_QMAX) keeps the relative
  * weight of channels exactly as the user set it.
  *
+ * A channel that lies far from 0 compared with its own width (|midrange| >
+ * max - min: UTM coordinates, a scene far from its origin, with
+ * normalize: none) is first centred on its midrange. Without that, the
+ * common scale is set by the offset and the channel's whole width falls
+ * into a level or two: a grid of x = 500000 + U(0, 100) did not sort at all
+ * (AND 51.6 -> 52.6). Distances do not change under a shift, only the
+ * rounding does; every other channel, and so every grid without such a
+ * channel, quantises bit for bit as before (0.7.1).
+ *
  * Extreme finite values never overflow: a channel whose largest magnitude
  * lies outside [2^-400, 2^400] has its statistics taken, and its
  * normalisation applied, on its values times a power of two that brings
@@ -234,20 +243,44 @@ typedef struct quant_ctx {
     cuplas_qgrid *g;
     double pre;      /* 1, or a power of two taken first (tiny data) */
     double s;        /* the common scale */
-    double *amax;    /* per block: max |x| */
+    double *lo, *hi; /* per block and channel (b * C + c): min and max */
+    const double *shift; /* per channel, subtracted first; NULL = none */
 } quant_ctx;
 
-static int block_amax(void *p, int64_t b)
+static int block_minmax(void *p, int64_t b)
 {
     quant_ctx *k = p;
-    int64_t i0 = b * STAT_BLOCK * k->C, i1 = (b + 1) * STAT_BLOCK * k->C;
-    double m = 0;
+    const int C = k->C;
+    int64_t i0 = b * STAT_BLOCK, i1 = k->N - i0 < STAT_BLOCK ? k->N : i0 + STAT_BLOCK;
+    double *lo = k->lo + b * C, *hi = k->hi + b * C;
 
-    i1 = i1 < k->N * k->C ? i1 : k->N * k->C;
-    for (int64_t i = i0; i < i1; i++)
-        m = fabs(k->x[i]) > m ? fabs(k->x[i]) : m;
-    k->amax[b] = m;
+    for (int c = 0; c < C; c++)
+        lo[c] = hi[c] = k->x[i0 * C + c];
+    for (int64_t i = i0 + 1; i < i1; i++)
+        for (int c = 0; c < C; c++) {
+            double v = k->x[i * C + c];
+            lo[c] = v < lo[c] ? v : lo[c];
+            hi[c] = v > hi[c] ? v : hi[c];
+        }
     return 0;
+}
+
+/* The channels' shifts (0: kept) from their min and max, and max |x -
+ * shift| over every channel: max(|lo - shift|, |hi - shift|), which for a
+ * shift of 0 is max |x| exactly. Returns 1 when some shift is not 0. */
+static int centre_channels(const double *lo, const double *hi, int C, double *shift,
+                           double *amax)
+{
+    int any = 0;
+    *amax = 0;
+    for (int c = 0; c < C; c++) {
+        double mid = 0.5 * lo[c] + 0.5 * hi[c], width = hi[c] - lo[c];
+        shift[c] = fabs(mid) > width ? mid : 0.0;   /* width inf: never */
+        any |= shift[c] != 0.0;
+        double a = fmax(fabs(lo[c] - shift[c]), fabs(hi[c] - shift[c]));
+        *amax = a > *amax ? a : *amax;
+    }
+    return any;
 }
 
 static int block_quantize(void *p, int64_t b)
@@ -258,7 +291,10 @@ static int block_quantize(void *p, int64_t b)
     int16_t *q = k->g->q;
 
     for (int64_t i = i0; i < i1; i++) {
-        if (k->pre != 1.0)   /* max |x| so small that QMAX / max overflows */
+        if (k->shift)   /* some channel is centred first */
+            for (int c = 0; c < C; c++)
+                q[i * Cp + c] = round_half_up((k->x[i * C + c] - k->shift[c]) * k->pre * k->s);
+        else if (k->pre != 1.0)   /* max |x| so small that QMAX / max overflows */
             for (int c = 0; c < C; c++)
                 q[i * Cp + c] = round_half_up(k->x[i * C + c] * k->pre * k->s);
         else
@@ -284,21 +320,32 @@ int cuplas_qgrid_build(const double *x, int64_t H, int64_t W, int C, int16_t *ds
     if (!g->q)
         CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory for %lld x %d features",
                     (long long)N, g->Cp);
-    quant_ctx k = {x, N, C, g, 1.0, 0, NULL};
+    quant_ctx k = {x, N, C, g, 1.0, 0, NULL, NULL, NULL};
     int64_t nb = cuplas_par_blocks(N, STAT_BLOCK);
-    if (!(k.amax = malloc((size_t)(nb > 0 ? nb : 1) * sizeof *k.amax)))
+    size_t nv = (size_t)(nb > 0 ? nb : 1) * (size_t)(C > 0 ? C : 1);
+    double *shift = malloc((size_t)(C > 0 ? C : 1) * sizeof *shift), amax = 0;
+    if (!shift || !(k.lo = malloc(nv * sizeof *k.lo)) || !(k.hi = malloc(nv * sizeof *k.hi))) {
+        free(shift), free(k.lo);
         CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory quantising %lld cells", (long long)N);
-    cuplas_par_for(pool, nb, block_amax, &k, NULL);
-    double amax = 0;   /* the largest of the block maxima: order-free */
-    for (int64_t b = 0; b < nb; b++)
-        amax = k.amax[b] > amax ? k.amax[b] : amax;
-    free(k.amax);
+    }
+    if (N > 0 && C > 0) {
+        cuplas_par_for(pool, nb, block_minmax, &k, NULL);
+        for (int64_t b = 1; b < nb; b++)   /* min and max: order-free */
+            for (int c = 0; c < C; c++) {
+                k.lo[c] = k.lo[b * C + c] < k.lo[c] ? k.lo[b * C + c] : k.lo[c];
+                k.hi[c] = k.hi[b * C + c] > k.hi[c] ? k.hi[b * C + c] : k.hi[c];
+            }
+        if (centre_channels(k.lo, k.hi, C, shift, &amax))
+            k.shift = shift;
+    }
+    free(k.lo), free(k.hi);
     k.s = amax > 0 ? (double)CUPLAS_QMAX / amax : 1.0;
     if (!(k.s <= DBL_MAX)) {   /* tiny values: scale them near 1 first (exact) */
         k.pre = safe_unit(amax);
         k.s = (double)CUPLAS_QMAX / (amax * k.pre);
     }
     cuplas_par_for(pool, nb, block_quantize, &k, NULL);
+    free(shift);
     return 0;
 fail:
     if (g->owned)
