@@ -337,6 +337,7 @@ static void test_result_bad_files(void **state)
         {junk, NULL, CUPLAS_ERR_INPUT, "not an HDF5 file or corrupt"},
         {plain, NULL, CUPLAS_ERR_INPUT, "not a cuplas result"},
         {plain, "/nope", CUPLAS_ERR_INPUT, "no such group"},
+        {plain, "/grid", CUPLAS_ERR_INPUT, "a dataset, not a cuplas result"},
         {two, NULL, CUPLAS_ERR_USAGE, "holds several results"},
         {two, "/c", CUPLAS_ERR_INPUT, "index is not a permutation: cell 3 holds 16, past the 16 "
                                       "input rows of input_shape"},

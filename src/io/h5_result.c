@@ -190,9 +190,18 @@ static int read_index_names(hid_t fid, const char *group, cuplas_h5_result *r, i
     int rc = 0;
     int64_t rows = 0;
 
-    if (H5Lexists(fid, group, H5P_DEFAULT) <= 0 ||
-        (gid = H5Gopen2(fid, group, H5P_DEFAULT)) < 0)
+    if (H5Lexists(fid, group, H5P_DEFAULT) <= 0)
         CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "no such group");
+    if ((gid = H5Gopen2(fid, group, H5P_DEFAULT)) < 0) {
+        /* the user named an input dataset, not the result group of it */
+        hid_t ds = H5Dopen2(fid, group, H5P_DEFAULT);
+        if (ds >= 0) {
+            H5Dclose(ds);
+            CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "a dataset, not a cuplas result: eval and "
+                        "preview read what sort and run write (a group with index and sorted)");
+        }
+        CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "no such group");
+    }
     if (H5Lexists(gid, "index", H5P_DEFAULT) <= 0 || H5Lexists(gid, "sorted", H5P_DEFAULT) <= 0)
         CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "not a cuplas result (no index and sorted datasets)");
     if ((did = H5Dopen2(gid, "index", H5P_DEFAULT)) < 0 || (sid = H5Dget_space(did)) < 0 ||
