@@ -30,6 +30,8 @@ static const name_case cases[] = {
     {"o", "{file}", "x/scene.v2.ply", "vertex", 2, "o/scene.v2.ply"},
     /* nested datasets flatten to one file name */
     {"o", "{stem}.{dataset}.h5", "f.h5", "/group/sub/grid", 0, "o/f.group_sub_grid.h5"},
+    /* control characters of a dataset's name become '_' too */
+    {"o", "{stem}.{dataset}.h5", "f.h5", "/nl\nname\t\x7f", 0, "o/f.nl_name__.h5"},
     /* {parent}: the folder's own name, "." for a bare file name */
     {"o", "{parent}-{stem}", "scenes/garden/point_cloud.ply", "vertex", 0,
      "o/garden-point_cloud"},

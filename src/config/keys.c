@@ -61,8 +61,9 @@ const struct key cuplas_cfg_keys[] = {
              "a relative path is relative to the current working directory" },
     { "output.name", K_TEMPLATE, AT(output.name),
       .doc = "result file name: {stem} = input file name without extension, "
-             "{file} = input file name, {dataset} = dataset path with '/' -> '_' "
-             "and the leading '/' dropped (a scene's is vertex), {parent} = the "
+             "{file} = input file name, {dataset} = dataset path with '/' and "
+             "control characters -> '_' and the leading '/' dropped (a scene's is "
+             "vertex), {parent} = the "
              "input's folder name, {relpath} = the input's path below the longest "
              "common folder of its inputs[] entry's matches, without extension, "
              "'/' -> '_' (scenes/a/point_cloud/iteration_7000/point_cloud.ply -> "

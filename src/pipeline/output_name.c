@@ -46,8 +46,10 @@ char *cuplas_output_path(const char *dir, const char *tmpl, const char *file,
     size_t len = 0, cap = 0;
     int bad = !ds || !rel || !parent;
 
+    /* a control character in a file name (a dataset "a\nb") breaks every
+       line-based tool that lists the outputs */
     for (char *p = ds; p && *p; p++)
-        if (*p == '/')
+        if (*p == '/' || (unsigned char)*p < 0x20 || *p == 0x7f)
             *p = '_';
     for (char *p = rel; p && *p; p++)
         if (*p == '/')
