@@ -404,6 +404,14 @@ static void test_cli_usage_lines(void **state)
     out = tu_slurp(f, "err.txt", NULL);
     assert_true(has_line(out, "cuplas: error: --set sort.seed=abc: sort.seed:", NULL));
     free(out);
+    /* a dataset path without its '/' after the ':' (before: "n.h5:a/b/g:/:
+       cannot open: no such file") */
+    assert_int_equal(tu_sh(f, BIN " gen --size 4x4 --dataset /a/b/g n.h5 && "
+                           BIN " sort n.h5:a/b/g s.h5"), 2);
+    out = tu_slurp(f, "err.txt", NULL);
+    assert_true(has_line(out, "cuplas: error: n.h5:a/b/g: no such file, but n.h5 is one",
+                         "as n.h5:/a/b/g", NULL));
+    free(out);
 }
 
 /* check (no writes) -> run -> run again (all skipped, files unchanged). */

@@ -12,6 +12,7 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "io/h5_lib.h"
 #include "io/h5_list.h"
@@ -106,6 +107,23 @@ static int split_input(const char *arg, char **file, char **dataset, cuplas_erro
     if (!*file)
         return cuplas_error_set(err, CUPLAS_ERR_NOMEM, "out of memory");
     if (cuplas_h5_list_datasets(arg, &names, &count, err) != 0) {
+        /* "f.h5:a/b/grid": a file f.h5 and a dataset path without its '/' */
+        const char *colon = strrchr(arg, ':');
+        struct stat st;
+        if (colon && colon[1] && stat(arg, &st) != 0) {
+            char *prefix = strndup(arg, (size_t)(colon - arg));
+            int is_file = prefix && stat(prefix, &st) == 0 && S_ISREG(st.st_mode);
+            if (is_file) {
+                cuplas_error_clear(err);
+                cuplas_error_where(err, "%s", arg);
+                rc = cuplas_error_set(err, CUPLAS_ERR_USAGE, "no such file, but %s is one: a "
+                                      "dataset is named with a '/' after the ':', as %s:/%s",
+                                      prefix, prefix, colon + 1);
+                free(prefix);
+                return rc;
+            }
+            free(prefix);
+        }
         snprintf(err->where, sizeof err->where, "%s:/", arg);
         return (int)err->code;
     }
