@@ -427,6 +427,49 @@ static void test_scene_hdf5_columns_and_pad(void **state)
     free(index);
 }
 
+/* A columns attribute written as one string "a, b,c" (h5py's
+ * attrs["columns"] = "a,b,c") names the channels as a list of three does;
+ * one of the wrong count is refused with its count. Before, any single
+ * string failed with "has 1 names for C = 3 channels". */
+static void test_scene_hdf5_columns_one_string(void **state)
+{
+    fixture *f = *state;
+    const char *cols[] = {"a, b,c", "a,b"};
+    for (int k = 0; k < 2; k++) {
+        char path[PATH_MAX], name[32];
+        float v[64 * 3];
+        for (int i = 0; i < 64 * 3; i++)
+            v[i] = (float)cos(i * 0.61);
+        snprintf(name, sizeof name, "s%d.h5", k);
+        hid_t fid = H5Fcreate(tu_path(f->dir, name, path), H5F_ACC_TRUNC, H5P_DEFAULT,
+                              H5P_DEFAULT);
+        hsize_t dims[2] = {64, 3};
+        hid_t sid = H5Screate_simple(2, dims, NULL);
+        hid_t did = H5Dcreate2(fid, "emb", H5T_IEEE_F32LE, sid, H5P_DEFAULT, H5P_DEFAULT,
+                               H5P_DEFAULT);
+        assert_true(H5Dwrite(did, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0);
+        hid_t st = H5Tcopy(H5T_C_S1);
+        H5Tset_size(st, H5T_VARIABLE);
+        hid_t asid = H5Screate(H5S_SCALAR);
+        hid_t aid = H5Acreate2(did, "columns", st, asid, H5P_DEFAULT, H5P_DEFAULT);
+        assert_true(H5Awrite(aid, st, &cols[k]) >= 0);
+        H5Aclose(aid);
+        H5Sclose(asid);
+        H5Tclose(st);
+        H5Dclose(did);
+        H5Sclose(sid);
+        H5Fclose(fid);
+    }
+    assert_int_equal(tu_sh(f, "\"$B\" sort s0.h5:/emb o.h5 --channels a,c"), 0);
+    assert_int_equal(tu_sh(f, "\"$B\" sort s0.h5:/emb o2.h5 --channels b"), 0);
+    assert_int_equal(tu_sh(f, "\"$B\" sort s1.h5:/emb o3.h5"), 1);
+    size_t len;
+    char *err = tu_slurp(f, "err.txt", &len);
+    assert_non_null(strstr(err, "the columns attribute is one string of 2 comma-separated names "
+                                "for C = 3 channels"));
+    free(err);
+}
+
 static void test_scene_name_errors(void **state)
 {
     fixture *f = *state;
@@ -506,6 +549,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_scene_crop_keeps_highest, setup, teardown),
         cmocka_unit_test_setup_teardown(test_scene_any_n, setup, teardown),
         cmocka_unit_test_setup_teardown(test_scene_hdf5_columns_and_pad, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_scene_hdf5_columns_one_string, setup, teardown),
         cmocka_unit_test_setup_teardown(test_scene_name_errors, setup, teardown),
         cmocka_unit_test_setup_teardown(test_scene_malformed, setup, teardown),
     };

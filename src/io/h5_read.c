@@ -170,8 +170,49 @@ static int grid_shape_2d(hid_t did, int64_t n, int64_t height, int64_t width,
     return 0;
 }
 
+/* g->names[0] = "x, y,z" (the columns attribute as one string) -> one name
+ * per channel, spaces around the commas dropped. */
+static int split_columns(cuplas_h5grid *g, cuplas_error *err)
+{
+    const char *s = g->names[0];
+    char **v = NULL;
+    int64_t k = 1;
+    int rc = 0;
+
+    for (const char *p = s; *p; p++)
+        k += *p == ',';
+    if (k != g->C)
+        CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "the columns attribute is one string of %lld "
+                    "comma-separated name%s for C = %lld channels", (long long)k,
+                    k == 1 ? "" : "s", (long long)g->C);
+    if (!(v = calloc((size_t)k, sizeof *v)))
+        CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
+    for (int64_t i = 0; i < k; i++) {
+        const char *end = strchr(s, ',');
+        end = end ? end : s + strlen(s);
+        const char *a = s, *b = end;
+        while (a < b && (*a == ' ' || *a == '\t'))
+            a++;
+        while (b > a && (b[-1] == ' ' || b[-1] == '\t'))
+            b--;
+        if (!(v[i] = strndup(a, (size_t)(b - a))))
+            CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
+        s = *end ? end + 1 : end;
+    }
+    free(g->names[0]);
+    free(g->names);
+    g->names = v;
+    v = NULL;
+fail:
+    for (int64_t i = 0; v && i < k; i++)
+        free(v[i]);
+    free(v);
+    return rc;
+}
+
 /* g->names from the dataset's `columns` attribute (one string per
- * channel, fixed or variable length), when it has one. */
+ * channel, fixed or variable length, or one string "x,y,z" naming them
+ * all), when it has one. */
 static int read_columns(hid_t did, cuplas_h5grid *g, cuplas_error *err)
 {
     hid_t aid = H5I_INVALID_HID, tid = H5I_INVALID_HID, sid = H5I_INVALID_HID;
@@ -185,10 +226,12 @@ static int read_columns(hid_t did, cuplas_h5grid *g, cuplas_error *err)
         (sid = H5Aget_space(aid)) < 0 || H5Tget_class(tid) != H5T_STRING)
         CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "the columns attribute is not a list of strings");
     hssize_t n = H5Sget_simple_extent_npoints(sid);
-    if (n != g->C)
-        CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "the columns attribute has %lld names for C = %lld "
-                    "channels", (long long)n, (long long)g->C);
-    if (!(g->names = calloc((size_t)n, sizeof *g->names)))
+    int one_string = n == 1 && g->C > 1;   /* "x,y,z": split below */
+    if (n != g->C && !one_string)
+        CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "the columns attribute has %lld name%s for C = %lld "
+                    "channels", (long long)n, n == 1 ? "" : "s", (long long)g->C);
+    /* C entries even for one string: cuplas_h5grid_free_names frees C */
+    if (!(g->names = calloc((size_t)g->C, sizeof *g->names)))
         CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
     if (H5Tis_variable_str(tid) > 0) {
         if (!(v = calloc((size_t)n, sizeof *v)) || (mid = H5Tcopy(H5T_C_S1)) < 0 ||
@@ -207,6 +250,8 @@ static int read_columns(hid_t did, cuplas_h5grid *g, cuplas_error *err)
             if (!(g->names[i] = strndup(buf + (size_t)i * len, len)))
                 CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
     }
+    if (one_string)
+        CUPLAS_TRY(split_columns(g, err));
 fail:
     if (rc)
         cuplas_h5grid_free_names(g);
