@@ -384,32 +384,43 @@ static void test_scene_any_n(void **state)
     free(dropped);
 }
 
-static void test_scene_hdf5_columns_and_pad(void **state)
+/* name: an (N, 3) float32 dataset /emb of sin(step * i) values with a
+ * variable-length string attribute `columns`: ncols strings (a list), or
+ * with ncols 0 the one string cols[0] (a scalar, as h5py writes one). */
+static void put_emb(const fixture *f, const char *name, hsize_t N, double step,
+                    const char *const *cols, hsize_t ncols)
 {
-    fixture *f = *state;
     char path[PATH_MAX];
-    float v[99 * 3];
-    for (int i = 0; i < 99 * 3; i++)
-        v[i] = (float)sin(i * 0.37);
-    hid_t fid = H5Fcreate(tu_path(f->dir, "e.h5", path), H5F_ACC_TRUNC, H5P_DEFAULT,
+    float *v = malloc(N * 3 * sizeof *v);
+    assert_non_null(v);
+    for (hsize_t i = 0; i < N * 3; i++)
+        v[i] = (float)sin((double)i * step);
+    hid_t fid = H5Fcreate(tu_path(f->dir, name, path), H5F_ACC_TRUNC, H5P_DEFAULT,
                           H5P_DEFAULT);
-    hsize_t dims[2] = {99, 3}, three = 3;
+    hsize_t dims[2] = {N, 3};
     hid_t sid = H5Screate_simple(2, dims, NULL);
     hid_t did = H5Dcreate2(fid, "emb", H5T_IEEE_F32LE, sid, H5P_DEFAULT, H5P_DEFAULT,
                            H5P_DEFAULT);
     assert_true(H5Dwrite(did, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0);
     hid_t st = H5Tcopy(H5T_C_S1);
     H5Tset_size(st, H5T_VARIABLE);
-    hid_t asid = H5Screate_simple(1, &three, NULL);
+    hid_t asid = ncols ? H5Screate_simple(1, &ncols, NULL) : H5Screate(H5S_SCALAR);
     hid_t aid = H5Acreate2(did, "columns", st, asid, H5P_DEFAULT, H5P_DEFAULT);
-    const char *names[3] = {"a", "b", "c"};
-    assert_true(H5Awrite(aid, st, names) >= 0);
+    assert_true(H5Awrite(aid, st, cols) >= 0);
     H5Aclose(aid);
     H5Sclose(asid);
     H5Tclose(st);
     H5Dclose(did);
     H5Sclose(sid);
     H5Fclose(fid);
+    free(v);
+}
+
+static void test_scene_hdf5_columns_and_pad(void **state)
+{
+    fixture *f = *state;
+    const char *names[3] = {"a", "b", "c"};
+    put_emb(f, "e.h5", 99, 0.37, names, 3);
     /* 99 is no square: padded onto an auto grid by default, as with --grid auto */
     assert_int_equal(tu_sh(f, "\"$B\" sort e.h5:/emb o0.h5"), 0);
     assert_int_equal(tu_sh(f, "\"$B\" sort e.h5:/emb o.h5 --grid auto --channels a,c"), 0);
@@ -434,32 +445,9 @@ static void test_scene_hdf5_columns_and_pad(void **state)
 static void test_scene_hdf5_columns_one_string(void **state)
 {
     fixture *f = *state;
-    const char *cols[] = {"a, b,c", "a,b"};
-    for (int k = 0; k < 2; k++) {
-        char path[PATH_MAX], name[32];
-        float v[64 * 3];
-        for (int i = 0; i < 64 * 3; i++)
-            v[i] = (float)cos(i * 0.61);
-        snprintf(name, sizeof name, "s%d.h5", k);
-        hid_t fid = H5Fcreate(tu_path(f->dir, name, path), H5F_ACC_TRUNC, H5P_DEFAULT,
-                              H5P_DEFAULT);
-        hsize_t dims[2] = {64, 3};
-        hid_t sid = H5Screate_simple(2, dims, NULL);
-        hid_t did = H5Dcreate2(fid, "emb", H5T_IEEE_F32LE, sid, H5P_DEFAULT, H5P_DEFAULT,
-                               H5P_DEFAULT);
-        assert_true(H5Dwrite(did, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0);
-        hid_t st = H5Tcopy(H5T_C_S1);
-        H5Tset_size(st, H5T_VARIABLE);
-        hid_t asid = H5Screate(H5S_SCALAR);
-        hid_t aid = H5Acreate2(did, "columns", st, asid, H5P_DEFAULT, H5P_DEFAULT);
-        assert_true(H5Awrite(aid, st, &cols[k]) >= 0);
-        H5Aclose(aid);
-        H5Sclose(asid);
-        H5Tclose(st);
-        H5Dclose(did);
-        H5Sclose(sid);
-        H5Fclose(fid);
-    }
+    const char *three[] = {"a, b,c"}, *two[] = {"a,b"};
+    put_emb(f, "s0.h5", 64, 0.61, three, 0);
+    put_emb(f, "s1.h5", 64, 0.61, two, 0);
     assert_int_equal(tu_sh(f, "\"$B\" sort s0.h5:/emb o.h5 --channels a,c"), 0);
     assert_int_equal(tu_sh(f, "\"$B\" sort s0.h5:/emb o2.h5 --channels b"), 0);
     assert_int_equal(tu_sh(f, "\"$B\" sort s1.h5:/emb o3.h5"), 1);
