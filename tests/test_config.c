@@ -1110,6 +1110,73 @@ static char *keys_doc(void)
     return text;
 }
 
+/* Does full.yaml name KEY ("sort.seed", "inputs[].files")? The key's
+ * leaf must stand, as a mapping key, within its top-level section. */
+static bool full_yaml_names(const char *text, const char *key)
+{
+    char section[64], leaf[64];
+    const char *dot = strrchr(key, '.');
+    size_t slen = strcspn(key, ".[");
+    if (!dot || slen >= sizeof section || strlen(dot + 1) >= sizeof leaf)
+        return false;
+    memcpy(section, key, slen);
+    section[slen] = '\0';
+    strcpy(leaf, dot + 1);
+    bool in = false;
+    for (const char *line = text; *line; ) {
+        size_t len = strcspn(line, "\n");
+        if (len > 0 && line[0] != ' ' && line[0] != '#')
+            in = strncmp(line, section, slen) == 0 && line[slen] == ':';
+        else if (in) {
+            const char *p = line;
+            while (p < line + len && (*p == ' ' || *p == '-'))
+                p++;
+            size_t ll = strlen(leaf);
+            if ((size_t)(line + len - p) > ll && strncmp(p, leaf, ll) == 0 && p[ll] == ':')
+                return true;
+        }
+        line += len + (line[len] == '\n');
+    }
+    return false;
+}
+
+/* full.yaml names every key of the reference (README: "configs/full.yaml
+ * sets every key to its default with a comment"). */
+static void test_config_full_yaml_names_every_key(void **state)
+{
+    char *doc = keys_doc();
+    char text[1 << 15];
+    FILE *fp = fopen(CUPLAS_SRCDIR "/configs/full.yaml", "r");
+    assert_non_null(doc);
+    assert_non_null(fp);
+    size_t n = fread(text, 1, sizeof text - 1, fp);
+    fclose(fp);
+    text[n] = '\0';
+    char *end = strstr(doc, "\n## Removed keys");
+    if (end)
+        *end = '\0';
+    int missing = 0, checked = 0;
+    for (char *row = strstr(doc, "\n| `"); row; row = strstr(row + 1, "\n| `")) {
+        char key[96];
+        char *k = row + 4, *q = strchr(k, '`');
+        if (!q || (size_t)(q - k) >= sizeof key)
+            continue;
+        memcpy(key, k, (size_t)(q - k));
+        key[q - k] = '\0';
+        if (!strchr(key, '.'))
+            continue;   /* a section itself (inputs) */
+        checked++;
+        if (!full_yaml_names(text, key)) {
+            print_message("configs/full.yaml does not set %s\n", key);
+            missing++;
+        }
+    }
+    assert_true(checked > 40);
+    assert_int_equal(missing, 0);
+    free(doc);
+    (void)state;
+}
+
 static void test_config_keys_doc_in_sync(void **state)
 {
     char *want = keys_doc();
@@ -1175,6 +1242,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_config_names),
         cmocka_unit_test(test_config_shipped_configs),
         cmocka_unit_test(test_config_full_yaml_is_defaults),
+        cmocka_unit_test(test_config_full_yaml_names_every_key),
         cmocka_unit_test(test_config_keys_doc_in_sync),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
