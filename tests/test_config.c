@@ -1177,6 +1177,46 @@ static void test_config_full_yaml_names_every_key(void **state)
     (void)state;
 }
 
+/* The reference's "accepted" column says what the loader accepts: for a
+ * key whose values are a set (group sizes, polish windows), the same words
+ * as the error, not a range that holds values the loader refuses. */
+static void test_config_keys_doc_accepted_matches_errors(void **state)
+{
+    static const struct { const char *key, *yaml; } cases[] = {
+        { "sort.group_size", "sort:\n  group_size: 5\n" },
+        { "sort.local_group_size", "sort:\n  local_group_size: 12\n" },
+        { "sort.polish_cells", "sort:\n  polish_cells: 5\n" },
+        { "sort.radius_decay", "sort:\n  radius_decay: 1.5\n" },
+        { "sort.min_block_size", "sort:\n  min_block_size: 3\n" },
+    };
+    char *doc = keys_doc();
+    assert_non_null(doc);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        cuplas_config cfg;
+        cuplas_error err;
+        char text[256], row[128], cell[160];
+        snprintf(text, sizeof text, INPUTS "%s", cases[i].yaml);
+        assert_int_equal(load_text(state, "accepted", text, NULL, 0, &cfg, &err),
+                         CUPLAS_ERR_USAGE);
+        const char *acc = strstr(err.msg, "(accepted: ");
+        assert_non_null(acc);
+        acc += strlen("(accepted: ");
+        size_t n = strlen(acc);
+        assert_true(n > 1 && acc[n - 1] == ')');
+        snprintf(cell, sizeof cell, "| %.*s |", (int)(n - 1), acc);
+        snprintf(row, sizeof row, "\n| `%s` |", cases[i].key);
+        const char *r = strstr(doc, row);
+        assert_non_null(r);
+        const char *eol = strchr(r + 1, '\n');
+        const char *hit = strstr(r, cell);
+        if (!hit || (eol && hit > eol))
+            print_message("%s: the reference does not say %s (error: %s)\n",
+                          cases[i].key, cell, err.msg);
+        assert_true(hit && (!eol || hit < eol));
+    }
+    free(doc);
+}
+
 static void test_config_keys_doc_in_sync(void **state)
 {
     char *want = keys_doc();
@@ -1244,6 +1284,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_config_full_yaml_is_defaults),
         cmocka_unit_test(test_config_full_yaml_names_every_key),
         cmocka_unit_test(test_config_keys_doc_in_sync),
+        cmocka_unit_test(test_config_keys_doc_accepted_matches_errors),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
