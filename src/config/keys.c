@@ -268,14 +268,16 @@ const struct key cuplas_cfg_keys[] = {
 /* The keys of one `inputs:` entry. */
 const struct key cuplas_cfg_input_keys[] = {
     { "files", K_STRLIST, IN(files), IN(nfiles), .flags = F_REQUIRED | F_NONEMPTY,
-      .doc = "HDF5 files: a path or glob pattern, or a list of them; "
+      .doc = "HDF5 files or 3DGS scenes (.ply, .splat): a path or glob pattern, or a "
+             "list of them; "
              "relative to the current working directory" },
     { "datasets", K_STRLIST, IN(datasets), IN(ndatasets),
       .doc = "dataset paths or fnmatch patterns (string or list; the leading / may "
              "be left out); [] = every numeric dataset of rank 2 or 3" },
     { "height", K_I64, IN(height), .min = 0, .flags = F_MIN,
       .doc = "grid height of (N, C) datasets; 0 = from the dataset's height "
-             "and width attributes, else a square" },
+             "and width attributes, else a square when N is one, else grid.shape "
+             "(default: an auto grid with empty cells)" },
     { "width", K_I64, IN(width), .min = 0, .flags = F_MIN,
       .doc = "grid width of (N, C) datasets; 0 = as for height" },
     { "allow_external", K_BOOL, IN(allow_external),
