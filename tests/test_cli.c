@@ -294,7 +294,8 @@ static void verify_collection(const fixture *f, const char *out)
 static void test_cli_help(void **state)
 {
     const fixture *f = *state;
-    static const char *const cmds[] = {"run", "check", "sort", "gen"};
+    static const char *const cmds[] = {"run", "check", "sort", "gen", "report", "eval",
+                                       "preview", "export-ply"};
     char *out;
 
     assert_int_equal(tu_sh(f, BIN " --version"), 0);
@@ -320,6 +321,12 @@ static void test_cli_help(void **state)
         assert_non_null(strstr(out, want));
         free(out);
     }
+    /* README: "Every subcommand has --help"; help's own is the usage */
+    assert_int_equal(tu_sh(f, BIN " help --help"), 0);
+    out = tu_slurp(f, "out.txt", NULL);
+    assert_non_null(strstr(out, "Usage: cuplas COMMAND"));
+    free(out);
+    assert_int_equal(tu_sh(f, BIN " help -h"), 0);
     assert_int_equal(tu_sh(f, BIN " help config"), 0);
     out = tu_slurp(f, "out.txt", NULL);
     assert_non_null(strstr(out, "| `sort.seed` |"));

@@ -1110,6 +1110,113 @@ static char *keys_doc(void)
     return text;
 }
 
+/* Does full.yaml name KEY ("sort.seed", "inputs[].files")? The key's
+ * leaf must stand, as a mapping key, within its top-level section. */
+static bool full_yaml_names(const char *text, const char *key)
+{
+    char section[64], leaf[64];
+    const char *dot = strrchr(key, '.');
+    size_t slen = strcspn(key, ".[");
+    if (!dot || slen >= sizeof section || strlen(dot + 1) >= sizeof leaf)
+        return false;
+    memcpy(section, key, slen);
+    section[slen] = '\0';
+    strcpy(leaf, dot + 1);
+    bool in = false;
+    for (const char *line = text; *line; ) {
+        size_t len = strcspn(line, "\n");
+        if (len > 0 && line[0] != ' ' && line[0] != '#')
+            in = strncmp(line, section, slen) == 0 && line[slen] == ':';
+        else if (in) {
+            const char *p = line;
+            while (p < line + len && (*p == ' ' || *p == '-'))
+                p++;
+            size_t ll = strlen(leaf);
+            if ((size_t)(line + len - p) > ll && strncmp(p, leaf, ll) == 0 && p[ll] == ':')
+                return true;
+        }
+        line += len + (line[len] == '\n');
+    }
+    return false;
+}
+
+/* full.yaml names every key of the reference (README: "configs/full.yaml
+ * sets every key to its default with a comment"). */
+static void test_config_full_yaml_names_every_key(void **state)
+{
+    char *doc = keys_doc();
+    char text[1 << 15];
+    FILE *fp = fopen(CUPLAS_SRCDIR "/configs/full.yaml", "r");
+    assert_non_null(doc);
+    assert_non_null(fp);
+    size_t n = fread(text, 1, sizeof text - 1, fp);
+    fclose(fp);
+    text[n] = '\0';
+    char *end = strstr(doc, "\n## Removed keys");
+    if (end)
+        *end = '\0';
+    int missing = 0, checked = 0;
+    for (char *row = strstr(doc, "\n| `"); row; row = strstr(row + 1, "\n| `")) {
+        char key[96];
+        char *k = row + 4, *q = strchr(k, '`');
+        if (!q || (size_t)(q - k) >= sizeof key)
+            continue;
+        memcpy(key, k, (size_t)(q - k));
+        key[q - k] = '\0';
+        if (!strchr(key, '.'))
+            continue;   /* a section itself (inputs) */
+        checked++;
+        if (!full_yaml_names(text, key)) {
+            print_message("configs/full.yaml does not set %s\n", key);
+            missing++;
+        }
+    }
+    assert_true(checked > 40);
+    assert_int_equal(missing, 0);
+    free(doc);
+    (void)state;
+}
+
+/* The reference's "accepted" column says what the loader accepts: for a
+ * key whose values are a set (group sizes, polish windows), the same words
+ * as the error, not a range that holds values the loader refuses. */
+static void test_config_keys_doc_accepted_matches_errors(void **state)
+{
+    static const struct { const char *key, *yaml; } cases[] = {
+        { "sort.group_size", "sort:\n  group_size: 5\n" },
+        { "sort.local_group_size", "sort:\n  local_group_size: 12\n" },
+        { "sort.polish_cells", "sort:\n  polish_cells: 5\n" },
+        { "sort.radius_decay", "sort:\n  radius_decay: 1.5\n" },
+        { "sort.min_block_size", "sort:\n  min_block_size: 3\n" },
+    };
+    char *doc = keys_doc();
+    assert_non_null(doc);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        cuplas_config cfg;
+        cuplas_error err;
+        char text[256], row[128], cell[160];
+        snprintf(text, sizeof text, INPUTS "%s", cases[i].yaml);
+        assert_int_equal(load_text(state, "accepted", text, NULL, 0, &cfg, &err),
+                         CUPLAS_ERR_USAGE);
+        const char *acc = strstr(err.msg, "(accepted: ");
+        assert_non_null(acc);
+        acc += strlen("(accepted: ");
+        size_t n = strlen(acc);
+        assert_true(n > 1 && acc[n - 1] == ')');
+        snprintf(cell, sizeof cell, "| %.*s |", (int)(n - 1), acc);
+        snprintf(row, sizeof row, "\n| `%s` |", cases[i].key);
+        const char *r = strstr(doc, row);
+        assert_non_null(r);
+        const char *eol = strchr(r + 1, '\n');
+        const char *hit = strstr(r, cell);
+        if (!hit || (eol && hit > eol))
+            print_message("%s: the reference does not say %s (error: %s)\n",
+                          cases[i].key, cell, err.msg);
+        assert_true(hit && (!eol || hit < eol));
+    }
+    free(doc);
+}
+
 static void test_config_keys_doc_in_sync(void **state)
 {
     char *want = keys_doc();
@@ -1175,7 +1282,9 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_config_names),
         cmocka_unit_test(test_config_shipped_configs),
         cmocka_unit_test(test_config_full_yaml_is_defaults),
+        cmocka_unit_test(test_config_full_yaml_names_every_key),
         cmocka_unit_test(test_config_keys_doc_in_sync),
+        cmocka_unit_test(test_config_keys_doc_accepted_matches_errors),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

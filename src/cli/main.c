@@ -71,7 +71,8 @@ static int help(int argc, char **argv)
         usage(stdout);
         return CUPLAS_EXIT_OK;
     }
-    if (!strcmp(argv[1], "help")) {   /* help's own page is the usage */
+    if (!strcmp(argv[1], "help") || !strcmp(argv[1], "-h")
+        || !strcmp(argv[1], "--help")) {   /* help's own page is the usage */
         usage(stdout);
         return CUPLAS_EXIT_OK;
     }

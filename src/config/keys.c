@@ -147,7 +147,7 @@ const struct key cuplas_cfg_keys[] = {
     { "sort.max_passes", K_INT, AT(sort.max_passes), .min = 1, .flags = F_MIN,
       .doc = "passes per block configuration, at most" },
     { "sort.group_size", K_INT, AT(sort.group_size), .min = 4, .max = 16,
-      .flags = F_MIN | F_MAX | F_PARAMS_NONDEFAULT,
+      .flags = F_MIN | F_MAX | F_PARAMS_NONDEFAULT, .set = "4, 8 or 16",
       .doc = "cells per random group of a pass: 4 (the best of 24 arrangements), 8 or "
              "16 (an exact assignment solve per group: lower AND per pass, more work "
              "per pass; bench/results/2026-11-24-cpu-groups)" },
@@ -161,7 +161,7 @@ const struct key cuplas_cfg_keys[] = {
              "sort.local_cells) and on those sort.local_group_size applies to; "
              "0 = sort.max_passes" },
     { "sort.local_group_size", K_INT, AT(sort.local_group_size), .min = 0, .max = 32,
-      .flags = F_MIN | F_MAX | F_PARAMS_NONDEFAULT,
+      .flags = F_MIN | F_MAX | F_PARAMS_NONDEFAULT, .set = "0, 4, 8, 16 or 32",
       .doc = "with sort.group_size 4: cells per group on the levels whose blocks have at "
              "most sort.local_cells cells, 8, 16 or 32 (run grid-wide, not block-local); "
              "0 or 4 = block-local 4-cell passes there. default: 16 (0.6.0)" },
@@ -172,7 +172,7 @@ const struct key cuplas_cfg_keys[] = {
              "4-neighbours (the AND itself); stops early once a sweep moves nothing; "
              "0 = none. default and best: 8 (0.7.0), fast: 0" },
     { "sort.polish_cells", K_INT, AT(sort.polish_cells), .min = 4, .max = 6,
-      .flags = F_MIN | F_MAX | F_PARAMS_NONDEFAULT,
+      .flags = F_MIN | F_MAX | F_PARAMS_NONDEFAULT, .set = "4 or 6",
       .doc = "the polish's windows: 4 (2x2 blocks, 24 arrangements each) or 6 (2x3 and "
              "3x2 windows, 720 arrangements each: about 1 % lower AND than 4, several "
              "times the polish's time). default and fast: 4, best: 6 (0.7.0)" },
@@ -269,14 +269,16 @@ const struct key cuplas_cfg_keys[] = {
 /* The keys of one `inputs:` entry. */
 const struct key cuplas_cfg_input_keys[] = {
     { "files", K_STRLIST, IN(files), IN(nfiles), .flags = F_REQUIRED | F_NONEMPTY,
-      .doc = "HDF5 files: a path or glob pattern, or a list of them; "
+      .doc = "HDF5 files or 3DGS scenes (.ply, .splat): a path or glob pattern, or a "
+             "list of them; "
              "relative to the current working directory" },
     { "datasets", K_STRLIST, IN(datasets), IN(ndatasets),
       .doc = "dataset paths or fnmatch patterns (string or list; the leading / may "
              "be left out); [] = every numeric dataset of rank 2 or 3" },
     { "height", K_I64, IN(height), .min = 0, .flags = F_MIN,
       .doc = "grid height of (N, C) datasets; 0 = from the dataset's height "
-             "and width attributes, else a square" },
+             "and width attributes, else a square when N is one, else grid.shape "
+             "(default: an auto grid with empty cells)" },
     { "width", K_I64, IN(width), .min = 0, .flags = F_MIN,
       .doc = "grid width of (N, C) datasets; 0 = as for height" },
     { "allow_external", K_BOOL, IN(allow_external),
@@ -378,8 +380,11 @@ const char *cuplas_cfg_accepted(const struct key *k, char *buf, size_t size)
         break;
     case K_INT:
     case K_I64:
-        snprintf(buf, size, "%s%s", k->flags & F_EVEN ? "an even integer" : "an integer",
-                 range);
+        if (k->set)
+            snprintf(buf, size, "%s", k->set);
+        else
+            snprintf(buf, size, "%s%s", k->flags & F_EVEN ? "an even integer" : "an integer",
+                     range);
         break;
     case K_U64:
         snprintf(buf, size, "an integer in [0, 2^64-1]");

@@ -68,6 +68,9 @@ struct key {
     const char *const *names;  /* K_ENUM: NULL-terminated, index = value   */
     size_t aux_off;            /* K_CHANNELS: its cuplas_selectors (names) */
     const char *doc;           /* one line, shown in the key reference     */
+    const char *set;           /* integers that are one of a few values:
+                                  their list ("4, 8 or 16"), what errors and
+                                  the reference's accepted column say       */
 };
 
 /* A key that configs used to accept. `advice` says what replaces it; the
