@@ -142,7 +142,7 @@ static inline int hidden_files(const fixture *f)
 static inline void expect_error(const cuplas_error *err, int rc, cuplas_status code, const char *needle,
                          const char *file, const char *dataset)
 {
-    char where[1024];
+    char where[2 * PATH_MAX + 2];   /* file:dataset, each up to PATH_MAX */
     assert_int_equal(rc, code);
     assert_int_equal(err->code, code);
     if (!strstr(err->msg, needle))

@@ -629,7 +629,7 @@ static void test_divergent_chunk_index(void **state)
 static void test_index_claims_gigabytes(void **state)
 {
     char file[PATH_MAX];
-    size_t n;
+    size_t n = 0;
     char *buf = tu_slurp_path(CUPLAS_SRCDIR "/fuzz/corpus/h5_input/index-claims-4gib.h5", &n);
     assert_non_null(buf);
     fpath(*state, "claims.h5", file);

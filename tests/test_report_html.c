@@ -89,7 +89,7 @@ static void strip_previews(const fixture *f, const char *src, const char *dst)
 /* Distinct saturated colours of a W x H screenshot (a PNG in the fixture). */
 static int saturated_colours(const fixture *f, const char *name, int W, int H)
 {
-    size_t n;
+    size_t n = 0;
     char *png = tu_slurp(f, name, &n);
     cuplas_eval_image img;
     cuplas_error err;
