@@ -184,16 +184,23 @@ double cuplas_and(const double *x, int64_t H, int64_t W, int C, const int64_t *i
        of ordinary values is a constant grid): near 1, then back */
     if (isinf(r) || r < TINY_AND) {
         double m = 0;
-        int e;
         for (int64_t i = 0; i < H * W * (int64_t)C; i++)
             m = fabs(x[i]) > m ? fabs(x[i]) : m;
-        frexp(m, &e);
-        if (isinf(r) || (m > 0 && m < TINY_AND)) {
-            e = e < -(DBL_MAX_EXP - 1) ? -(DBL_MAX_EXP - 1) : e;   /* u stays finite */
+        int e = cuplas_safe_exponent(m);   /* 0: ordinary values, r stands */
+        if (e) {
             k.u = ldexp(1.0, -e);
             r = ldexp(and_pass(&k, pool, edges), e);
         }
     }
     free(k.row);
     return r;
+}
+
+int cuplas_safe_exponent(double m)
+{
+    int e;
+    if (m == 0 || (m <= 0x1p400 && m >= 0x1p-400))
+        return 0;
+    frexp(m, &e);
+    return e < -(DBL_MAX_EXP - 1) ? -(DBL_MAX_EXP - 1) : e;
 }

@@ -28,6 +28,14 @@ extern "C" {
 double cuplas_and(const double *x, int64_t H, int64_t W, int C, const int64_t *index,
                   cuplas_pool *pool);
 
+/* Extreme finite values: for m, the largest magnitude of some data, 0
+ * when m is 0 or lies in [2^-400, 2^400] (sums of squares of 2^62 such
+ * values stay finite and nonzero: used as they are, bit for bit), else the
+ * e that brings m * 2^-e near 1 ([0.5, 1)), clamped so that 2^-e stays
+ * finite for subnormals. The AND, the quantiser and eval's metrics scale
+ * by it (exact: a power of two) and scale back. */
+int cuplas_safe_exponent(double m);
+
 #ifdef __cplusplus
 }
 #endif

@@ -29,26 +29,19 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "core/quad.h"   /* CUPLAS_QMAX */
+#include "core/metrics.h"   /* cuplas_safe_exponent */
+#include "core/quad.h"      /* CUPLAS_QMAX */
 
 /* Rows per partial sum and per item of the parallel loops. Partials are
  * added in block order, so the stats do not depend on the thread count,
  * only on this constant. */
 #define STAT_BLOCK 4096
 
-/* Magnitudes in [2^-SAFE_EXP, 2^SAFE_EXP] are used as they are: sums of
- * squares of 2^62 of them stay finite and nonzero. */
-#define SAFE_EXP 400
-
 /* The power of two that brings magnitude m near 1 ([0.5, 1)), or 1 when
- * m is safe as it is (or 0). */
+ * m is safe as it is (or 0): core/metrics.h's cuplas_safe_exponent. */
 static double safe_unit(double m)
 {
-    int e;
-    if (m == 0 || (m <= ldexp(1.0, SAFE_EXP) && m >= ldexp(1.0, -SAFE_EXP)))
-        return 1.0;
-    frexp(m, &e);
-    return ldexp(1.0, -e > DBL_MAX_EXP - 1 ? DBL_MAX_EXP - 1 : -e);   /* subnormals: near 2^-50 */
+    return ldexp(1.0, -cuplas_safe_exponent(m));
 }
 
 /* The loops over blocks of rows of x (N x C). */

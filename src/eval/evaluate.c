@@ -12,13 +12,13 @@
 #include "eval/evaluate.h"
 
 #include <errno.h>
-#include <float.h>
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/metrics.h"   /* cuplas_safe_exponent */
 #include "eval/quality.h"
 #include "util/clock.h"
 #include "util/fsutil.h"
@@ -58,24 +58,18 @@ int cuplas_eval_parse_codecs(const char *list, unsigned *mask, cuplas_error *err
  * Extreme finite values (a result sorted from +-1e308 data, or from
  * 1e-310): the squares in AND, VAD and DPQ overflow to inf or underflow to
  * 0, and eval printed "-" (as if no two cells touched) and "no two items
- * differ". The metrics are then taken on the grid times 2^*e, a power of
+ * differ". The metrics are then taken on the grid times 2^ue, a power of
  * two that brings the largest magnitude near 1, and scaled back (AND by
- * 2^-e, VAD by 2^-2e; DPQ does not depend on scale), as the sort's own
- * AND is (core/metrics.c). Ordinary values (largest magnitude in
- * [2^-400, 2^400], as in core/quantize.c) take e = 0: the same bits as
- * before. Returns e.
+ * 2^-ue, VAD by 2^-2ue; DPQ does not depend on scale), as the sort's own
+ * AND is (core/metrics.h: cuplas_safe_exponent). Ordinary values take
+ * ue = 0: the same bits as before.
  */
-#define METRIC_SAFE_EXP 400
 static int metric_exponent(const double *items, int64_t n)
 {
     double m = 0;
-    int e;
     for (int64_t i = 0; i < n; i++)
         m = fabs(items[i]) > m ? fabs(items[i]) : m;
-    if (m == 0 || (m <= ldexp(1.0, METRIC_SAFE_EXP) && m >= ldexp(1.0, -METRIC_SAFE_EXP)))
-        return 0;
-    frexp(m, &e);
-    return -e > DBL_MAX_EXP - 1 ? DBL_MAX_EXP - 1 : -e;   /* subnormals: stay finite */
+    return -cuplas_safe_exponent(m);
 }
 
 /* (input row, cell) of a kept item, ordered by row. */
