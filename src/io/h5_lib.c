@@ -28,6 +28,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "util/fsutil.h"
+
 void cuplas_h5_quiet(void)
 {
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
@@ -52,23 +54,10 @@ void cuplas_h5_tune(void)
 #endif
 }
 
-/* What a path that is not a regular file is, for "cannot open: ..."; NULL
- * for a regular file. */
-static const char *not_regular(mode_t m)
-{
-    return S_ISREG(m) ? NULL
-         : S_ISDIR(m) ? "is a directory"
-         : S_ISFIFO(m) ? "is a FIFO, not a regular file"
-         : S_ISSOCK(m) ? "is a socket, not a regular file"
-         : S_ISCHR(m) ? "is a character device, not a regular file"
-         : S_ISBLK(m) ? "is a block device, not a regular file"
-         : "not a regular file";
-}
-
 int64_t cuplas_h5_pin(const char *file)
 {
     struct stat st;
-    if (stat(file, &st) != 0 || not_regular(st.st_mode))
+    if (stat(file, &st) != 0 || cuplas_mode_not_regular(st.st_mode))
         return -1;   /* the read's own open says why */
     hid_t fid = H5Fopen(file, H5F_ACC_RDONLY, H5P_DEFAULT);
     return fid < 0 ? -1 : (int64_t)fid;
@@ -196,7 +185,7 @@ int cuplas_h5_open_input(const char *file, int64_t *fid, cuplas_error *err)
     if (stat(file, &st) != 0)
         return cuplas_error_set(err, CUPLAS_ERR_INPUT, "cannot open: %s",
                                 errno == ENOENT ? "no such file" : strerror(errno));
-    if ((what = not_regular(st.st_mode)))
+    if ((what = cuplas_mode_not_regular(st.st_mode)))
         return cuplas_error_set(err, CUPLAS_ERR_INPUT, "cannot open: %s", what);
     if (access(file, R_OK) != 0)
         return cuplas_error_set(err, CUPLAS_ERR_INPUT, "cannot open: %s", strerror(errno));

@@ -24,6 +24,7 @@
 
 #include "io/ply_priv.h"
 #include "io/splat.h"
+#include "util/fsutil.h"
 
 #define HEADER_MAX (1 << 20)
 #define MAX_TOKENS 8
@@ -405,11 +406,9 @@ int cuplas_ply_open(const char *path, cuplas_ply *p, cuplas_error *err)
         return cuplas_error_set(err, CUPLAS_ERR_NOMEM, "out of memory");
     /* open() of a FIFO waits for a writer (a hung run, deaf to SIGTERM);
        a folder or device is no scene either */
-    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-        rc = cuplas_error_set(err, CUPLAS_ERR_INPUT, "cannot open: %s",
-                              S_ISDIR(st.st_mode) ? "is a directory"
-                              : S_ISFIFO(st.st_mode) ? "is a FIFO, not a regular file"
-                              : "not a regular file");
+    const char *what;
+    if (stat(path, &st) == 0 && (what = cuplas_mode_not_regular(st.st_mode))) {
+        rc = cuplas_error_set(err, CUPLAS_ERR_INPUT, "cannot open: %s", what);
         cuplas_error_where(err, "%s", path);
         return rc;
     }

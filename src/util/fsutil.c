@@ -69,10 +69,21 @@ int cuplas_path_same(const char *a, const char *b)
     return same;
 }
 
+const char *cuplas_mode_not_regular(mode_t m)
+{
+    return S_ISREG(m) ? NULL
+         : S_ISDIR(m) ? "is a directory"
+         : S_ISFIFO(m) ? "is a FIFO, not a regular file"
+         : S_ISSOCK(m) ? "is a socket, not a regular file"
+         : S_ISCHR(m) ? "is a character device, not a regular file"
+         : S_ISBLK(m) ? "is a block device, not a regular file"
+         : "not a regular file";
+}
+
 int cuplas_path_special(const char *path)
 {
     struct stat st;
-    return stat(path, &st) == 0 && !S_ISREG(st.st_mode);
+    return stat(path, &st) == 0 && cuplas_mode_not_regular(st.st_mode) != NULL;
 }
 
 int cuplas_paths_check(const cuplas_path_role *p, int n, cuplas_error *err)

@@ -7,6 +7,7 @@
 #define CUPLAS_FSUTIL_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "util/error.h"
 
@@ -28,6 +29,12 @@ int cuplas_path_same(const char *a, const char *b);
  * with the folder resolved), to find the same file among many paths by
  * sorting. Malloc'd; NULL when out of memory. */
 char *cuplas_path_key(const char *path);
+
+/* NULL for a regular file's mode, else what it is instead, for "cannot
+ * open: ..." ("is a directory", "is a FIFO, not a regular file", ...). An
+ * input must be a regular file: open() of a FIFO waits for a writer (a
+ * hung run, deaf to SIGTERM), and a device is no file to read twice. */
+const char *cuplas_mode_not_regular(mode_t mode);
 
 /* 1 when path exists (symbolic links followed) and is not a regular file:
  * a folder, a device, a FIFO. A result is published by rename, which would
