@@ -146,8 +146,8 @@ const struct key cuplas_cfg_keys[] = {
              "sort.min_configs" },
     { "sort.max_passes", K_INT, AT(sort.max_passes), .min = 1, .flags = F_MIN,
       .doc = "passes per block configuration, at most" },
-    { "sort.group_size", K_INT, AT(sort.group_size), .min = 4, .max = 16,
-      .flags = F_MIN | F_MAX | F_PARAMS_NONDEFAULT, .set = "4, 8 or 16",
+    { "sort.group_size", K_INT, AT(sort.group_size), .flags = F_PARAMS_NONDEFAULT,
+      .choices = (const int[]){ 4, 8, 16, CHOICES_END },
       .doc = "cells per random group of a pass: 4 (the best of 24 arrangements), 8 or "
              "16 (an exact assignment solve per group: lower AND per pass, more work "
              "per pass; bench/results/2026-11-24-cpu-groups)" },
@@ -160,8 +160,8 @@ const struct key cuplas_cfg_keys[] = {
       .doc = "passes per configuration on block-local levels (see "
              "sort.local_cells) and on those sort.local_group_size applies to; "
              "0 = sort.max_passes" },
-    { "sort.local_group_size", K_INT, AT(sort.local_group_size), .min = 0, .max = 32,
-      .flags = F_MIN | F_MAX | F_PARAMS_NONDEFAULT, .set = "0, 4, 8, 16 or 32",
+    { "sort.local_group_size", K_INT, AT(sort.local_group_size), .flags = F_PARAMS_NONDEFAULT,
+      .choices = (const int[]){ 0, 4, 8, 16, 32, CHOICES_END },
       .doc = "with sort.group_size 4: cells per group on the levels whose blocks have at "
              "most sort.local_cells cells, 8, 16 or 32 (run grid-wide, not block-local); "
              "0 or 4 = block-local 4-cell passes there. default: 16 (0.6.0)" },
@@ -171,8 +171,8 @@ const struct key cuplas_cfg_keys[] = {
              "arrangement of its 4 items with the least sum of L2 distances to their "
              "4-neighbours (the AND itself); stops early once a sweep moves nothing; "
              "0 = none. default and best: 8 (0.7.0), fast: 0" },
-    { "sort.polish_cells", K_INT, AT(sort.polish_cells), .min = 4, .max = 6,
-      .flags = F_MIN | F_MAX | F_PARAMS_NONDEFAULT, .set = "4 or 6",
+    { "sort.polish_cells", K_INT, AT(sort.polish_cells), .flags = F_PARAMS_NONDEFAULT,
+      .choices = (const int[]){ 4, 6, CHOICES_END },
       .doc = "the polish's windows: 4 (2x2 blocks, 24 arrangements each) or 6 (2x3 and "
              "3x2 windows, 720 arrangements each: about 1 % lower AND than 4, several "
              "times the polish's time). default and fast: 4, best: 6 (0.7.0)" },
@@ -360,6 +360,16 @@ const char *cuplas_cfg_children(const struct key *keys, size_t n, const char *pr
     return buf;
 }
 
+/* "4, 8 or 16": a key's choices as a phrase. */
+static void choices_text(const int *c, char *buf, size_t size)
+{
+    size_t len = 0;
+    buf[0] = '\0';
+    for (int i = 0; c[i] != CHOICES_END && len < size; i++)
+        len += (size_t)snprintf(buf + len, size - len, "%s%d",
+                                i == 0 ? "" : c[i + 1] == CHOICES_END ? " or " : ", ", c[i]);
+}
+
 /* The wording is the one place that says what each kind accepts: errors
  * and the docs' "accepted" column both come from here. */
 const char *cuplas_cfg_accepted(const struct key *k, char *buf, size_t size)
@@ -380,8 +390,8 @@ const char *cuplas_cfg_accepted(const struct key *k, char *buf, size_t size)
         break;
     case K_INT:
     case K_I64:
-        if (k->set)
-            snprintf(buf, size, "%s", k->set);
+        if (k->choices)
+            choices_text(k->choices, buf, size);
         else
             snprintf(buf, size, "%s%s", k->flags & F_EVEN ? "an even integer" : "an integer",
                      range);

@@ -58,6 +58,9 @@ enum {
                                   there unless default, so it reads back) */
 };
 
+/* Ends a key's `choices` (no choice is negative). */
+#define CHOICES_END (-1)
+
 struct key {
     const char *name;          /* dotted path; input keys: within an entry */
     enum kind kind;
@@ -68,9 +71,10 @@ struct key {
     const char *const *names;  /* K_ENUM: NULL-terminated, index = value   */
     size_t aux_off;            /* K_CHANNELS: its cuplas_selectors (names) */
     const char *doc;           /* one line, shown in the key reference     */
-    const char *set;           /* integers that are one of a few values:
-                                  their list ("4, 8 or 16"), what errors and
-                                  the reference's accepted column say       */
+    const int *choices;        /* K_INT keys that take one of a few values:
+                                  the values, ended by CHOICES_END; the
+                                  loader refuses any other, and errors and
+                                  the reference list them ("4, 8 or 16")  */
 };
 
 /* A key that configs used to accept. `advice` says what replaces it; the

@@ -105,6 +105,13 @@ static int read_int(const struct loader *ld, const struct key *k, const char *na
         return cuplas_cfg_fail_value(ld, k, name, node, "is out of range");
     if (k->flags & F_EVEN && *out % 2 != 0)
         return cuplas_cfg_fail_value(ld, k, name, node, "is odd");
+    if (k->choices) {
+        int i = 0;
+        while (k->choices[i] != CHOICES_END && k->choices[i] != *out)
+            i++;
+        if (k->choices[i] == CHOICES_END)
+            return cuplas_cfg_fail_value(ld, k, name, node, "is not one of the choices");
+    }
     return 0;
 }
 

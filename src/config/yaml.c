@@ -81,7 +81,6 @@ static int check_config(struct loader *ld, const cuplas_config *cfg)
     const yaml_node_t *lo = seen_node(ld, "sort.min_configs");
     const yaml_node_t *hi = seen_node(ld, "sort.max_configs");
     const yaml_node_t *w = seen_node(ld, "channels.weights");
-    const int gs = cfg->sort.group_size, lgs = cfg->sort.local_group_size;
     char acc[256];
 
     if (ld->path && !in_node) {
@@ -97,16 +96,6 @@ static int check_config(struct loader *ld, const cuplas_config *cfg)
                                   "sort.min_configs (%d) (accepted: sort.max_configs >= "
                                   "sort.min_configs)", cfg->sort.max_configs,
                                   cfg->sort.min_configs);
-    if (gs != 4 && gs != 8 && gs != 16)
-        return cuplas_cfg_fail_at(ld, seen_node(ld, "sort.group_size"), "sort.group_size: %d "
-                                  "(accepted: 4, 8 or 16)", gs);
-    if (cfg->sort.polish_cells != 4 && cfg->sort.polish_cells != 6)
-        return cuplas_cfg_fail_at(ld, seen_node(ld, "sort.polish_cells"),
-                                  "sort.polish_cells: %d (accepted: 4 or 6)",
-                                  cfg->sort.polish_cells);
-    if (lgs != 0 && lgs != 4 && lgs != 8 && lgs != 16 && lgs != 32)
-        return cuplas_cfg_fail_at(ld, seen_node(ld, "sort.local_group_size"),
-                                  "sort.local_group_size: %d (accepted: 0, 4, 8, 16 or 32)", lgs);
     if (cfg->channels.use && cfg->channels.nweights
         && cfg->channels.nweights != cfg->channels.nuse)
         return cuplas_cfg_fail_at(ld, w, "channels.weights: %d weights for %d channels in "
