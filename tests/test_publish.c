@@ -10,6 +10,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -109,11 +111,40 @@ static void test_deferred_rename_failure(void **state)
     cuplas_dirsync_free(ds);
 }
 
+/* cuplas_tmp_name_check's bound is the temp name cuplas_tmp_create makes:
+ * a file name just short enough for the longest pid (7 digits) is
+ * accepted and its temp file can be made; one byte more is refused. */
+static void test_tmp_name_bound(void **state)
+{
+    fixture *fx = *state;
+    char name[NAME_MAX + 2], out[PATH_MAX];
+    cuplas_error err;
+    /* ".NAME.tmp." + 7 digits + ".XXXXXX" adds 20 bytes to NAME */
+    const size_t fits = NAME_MAX - 20;
+
+    memset(name, 'n', fits);
+    name[fits] = '\0';
+    tu_path(fx->dir, name, out);
+    cuplas_error_clear(&err);
+    assert_int_equal(cuplas_tmp_name_check(out, &err), 0);
+    char *tmp = cuplas_tmp_create(out, &err);
+    assert_non_null(tmp);
+    unlink(tmp);
+    free(tmp);
+
+    name[fits] = 'n';
+    name[fits + 1] = '\0';
+    tu_path(fx->dir, name, out);
+    assert_int_equal(cuplas_tmp_name_check(out, &err), CUPLAS_ERR_OUTPUT);
+    assert_non_null(strstr(err.msg, "its temp name's 20 more"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_deferred_publish_and_flush, setup, teardown),
         cmocka_unit_test_setup_teardown(test_deferred_rename_failure, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_tmp_name_bound, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -68,19 +68,33 @@ static mode_t process_umask(void)
     return (mode_t)(m & 0777);
 }
 
-char *cuplas_tmp_create(const char *out_path, cuplas_error *err)
+/* A temp file's name for out_path: ".BASE.tmp.PID.XXXXXX" in out_path's
+ * folder (mkstemp fills the X's). The one place that spells the form:
+ * cuplas_tmp_create makes it and cuplas_tmp_name_check measures it. With
+ * buf NULL it only counts; returns the length. */
+static size_t tmp_name(char *buf, size_t n, const char *out_path, long pid)
 {
     const char *slash = strrchr(out_path, '/');
     const char *base = slash ? slash + 1 : out_path;
     int dlen = slash ? (int)(slash - out_path) + 1 : 0;   /* keeps the '/' */
-    size_t n = strlen(out_path) + 64;
+    return (size_t)snprintf(buf, n, "%.*s.%s.tmp.%ld.XXXXXX", dlen, out_path, base, pid);
+}
+
+/* The longest pid Linux gives (PID_MAX_LIMIT, 2^22): a temp name made by
+ * any process is at most this pid's length. */
+#define LONGEST_PID 4194304L
+
+char *cuplas_tmp_create(const char *out_path, cuplas_error *err)
+{
+    long pid = (long)getpid();
+    size_t n = tmp_name(NULL, 0, out_path, pid) + 1;
     char *tmp = malloc(n);
 
     if (!tmp) {
         cuplas_error_set(err, CUPLAS_ERR_NOMEM, "out of memory");
         return NULL;
     }
-    snprintf(tmp, n, "%.*s.%s.tmp.%ld.XXXXXX", dlen, out_path, base, (long)getpid());
+    tmp_name(tmp, n, out_path, pid);
     int fd = mkstemp(tmp);
     if (fd < 0) {
         cuplas_error_set(err, CUPLAS_ERR_OUTPUT, "cannot create a temporary file next to %s: %s",
@@ -95,25 +109,22 @@ char *cuplas_tmp_create(const char *out_path, cuplas_error *err)
     return tmp;
 }
 
-/* ".tmp." + pid + "." + XXXXXX and the leading dot around a temp file's
- * base name, for the longest pid Linux gives (PID_MAX_LIMIT, 2^22: 7
- * digits): cuplas_tmp_create's form. */
-#define TMP_NAME_EXTRA (1 + 5 + 7 + 1 + 6)
-
 int cuplas_tmp_name_check(const char *out_path, cuplas_error *err)
 {
-    size_t total = strlen(out_path) + TMP_NAME_EXTRA;
+    /* what the temp name adds to the path, and so to the file's name */
+    const size_t total = tmp_name(NULL, 0, out_path, LONGEST_PID);
+    const int extra = (int)(total - strlen(out_path));
     const char *p = out_path;
 
     for (;;) {
         const char *slash = strchr(p, '/');
         size_t len = slash ? (size_t)(slash - p) : strlen(p);
         if (!slash) {   /* the file's own name: its temp name is longer */
-            if (len + TMP_NAME_EXTRA > NAME_MAX)
+            if (len + (size_t)extra > NAME_MAX)
                 return cuplas_error_set(err, CUPLAS_ERR_OUTPUT, "the output's file name is "
                                         "%zu bytes: with its temp name's %d more it is over "
                                         "the %d a file name can have",
-                                        len, TMP_NAME_EXTRA, NAME_MAX);
+                                        len, extra, NAME_MAX);
             break;
         }
         if (len > NAME_MAX)
@@ -125,7 +136,7 @@ int cuplas_tmp_name_check(const char *out_path, cuplas_error *err)
     if (total >= PATH_MAX)
         return cuplas_error_set(err, CUPLAS_ERR_OUTPUT, "the output's path is %zu bytes: with "
                                 "its temp name's %d more it is over the %d a path can have",
-                                strlen(out_path), TMP_NAME_EXTRA, PATH_MAX - 1);
+                                strlen(out_path), extra, PATH_MAX - 1);
     return 0;
 }
 
