@@ -1,6 +1,8 @@
 /*
- * fuzz_ply.c - libFuzzer target: the PLY and .splat readers (io/ply.c,
- * io/splat.c) and the PLY writer on arbitrary bytes.
+ * fuzz_ply.c - libFuzzer target: the PLY, .splat and compressed PLY
+ * readers (io/ply.c, io/splat.c, io/ply_compressed.c) and the PLY writer
+ * on arbitrary bytes (seed compressed.ply: a compressed PLY of 3 splats
+ * with 3 SH bytes each).
  *
  * The first byte picks the file name (odd: *.splat, even: *.ply); the
  * rest is the file. Each input is opened, read, every property extracted

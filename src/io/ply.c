@@ -7,7 +7,10 @@
  * number kept for errors. Every count is checked against the file size
  * before anything depends on it, so a hostile "element vertex
  * 99999999999999" fails as a truncated body, never as a huge malloc, and
- * names that header line. The vertex body is read in ply_read.c.
+ * names that header line. The vertex body is read in ply_read.c. Every
+ * element is kept while parsing (name, count, scalar properties) so that
+ * a compressed PLY, whose header is an ordinary PLY's, can be recognised
+ * and located afterwards (ply_compressed.c).
  */
 #define _GNU_SOURCE /* strdup, strndup, strcasecmp */
 #include "io/ply.h"
@@ -73,6 +76,7 @@ void cuplas_ply_close(cuplas_ply *p)
     free(p->header);
     free(p->drop);
     free(p->path);
+    free(p->plyc);
     memset(p, 0, sizeof *p);
 }
 
@@ -92,25 +96,100 @@ void cuplas_ply_names(const cuplas_ply *p, const char **names)
         names[i] = p->props[i].name;
 }
 
+int cuplas_ply__float_table(cuplas_ply *p, const char *const *names, int n,
+                            const char *comment, cuplas_error *err)
+{
+    int rc = 0;
+    size_t cap = 128 + strlen(comment), len;
+    char *h;
+
+    for (int i = 0; i < n; i++)
+        cap += strlen(names[i]) + sizeof "property float \n";
+    h = malloc(cap);
+    p->rows_native = 1;
+    p->vertex_last = 1;
+    if (!h || !(p->props = calloc((size_t)n, sizeof *p->props)))
+        CUPLAS_FAIL_IN(err, CUPLAS_ERR_NOMEM, p->path, "out of memory");
+    for (int i = 0; i < n; i++) {
+        if (!(p->props[i].name = strdup(names[i])))
+            CUPLAS_FAIL_IN(err, CUPLAS_ERR_NOMEM, p->path, "out of memory");
+        p->props[i].type = CUPLAS_PLY_FLOAT32;
+        p->props[i].offset = (size_t)i * 4;
+        p->nprops++;
+    }
+    p->row_size = (size_t)n * 4;
+    len = (size_t)snprintf(h, cap, "ply\nformat binary_little_endian 1.0\ncomment %s\n"
+                           "element vertex ", comment);
+    p->count_at = len;
+    len += (size_t)snprintf(h + len, cap - len, "%lld\n", (long long)p->n);
+    p->count_len = len - 1 - p->count_at;
+    for (int i = 0; i < n; i++)
+        len += (size_t)snprintf(h + len, cap - len, "property float %s\n", names[i]);
+    len += (size_t)snprintf(h + len, cap - len, "end_header\n");
+    p->header = h;
+    h = NULL;
+    p->header_len = len;
+fail:
+    free(h);
+    return rc;
+}
+
 /* ---- header ---------------------------------------------------------- */
 
-/* An element seen in the header (only what skipping it needs). */
-typedef struct elem {
-    int64_t count;
-    size_t row_size;   /* binary size of its scalar properties           */
-    int has_list;
-    int line;
-    char name[64];
-} elem;
+#define MAX_PRE 16     /* elements before vertex (a 3DGS file has 0 or 1) */
 
 typedef struct hstate {
     cuplas_ply *p;
     cuplas_error *err;
-    elem pre[16];      /* elements before vertex: skipped by the reader   */
-    int npre;
+    cuplas_ply__elem *el;   /* every element, in file order             */
+    int nel;
+    int npre;          /* elements before vertex: skipped by the reader   */
     int cur;           /* 0 none, 1 vertex, 2 another element             */
     int have_vertex, have_format;
 } hstate;
+
+static void free_elems(hstate *h)
+{
+    for (int i = 0; i < h->nel; i++) {
+        for (int k = 0; k < h->el[i].nprops; k++)
+            free(h->el[i].props[k].name);
+        free(h->el[i].props);
+    }
+    free(h->el);
+}
+
+/* A new element at the end of h->el; NULL when out of memory. */
+static cuplas_ply__elem *new_elem(hstate *h, const char *name, int64_t count, int line)
+{
+    cuplas_ply__elem *e = realloc(h->el, (size_t)(h->nel + 1) * sizeof *e);
+    if (!e)
+        return NULL;
+    h->el = e;
+    e += h->nel++;
+    memset(e, 0, sizeof *e);
+    snprintf(e->name, sizeof e->name, "%s", name);
+    e->count = count;
+    e->line = line;
+    return e;
+}
+
+/* A scalar property of an element other than vertex; -1 out of memory. */
+static int elem_prop(cuplas_ply__elem *e, const char *name, int type, int line)
+{
+    cuplas_ply_prop *np = realloc(e->props, (size_t)(e->nprops + 1) * sizeof *np);
+    if (!np)
+        return -1;
+    e->props = np;
+    np += e->nprops;
+    if (!(np->name = strdup(name)))
+        return -1;
+    np->type = (cuplas_ply_type)type;
+    np->offset = e->row_size;
+    np->line = line;
+    e->row_size += types[type].size;
+    e->nprops++;
+    return 0;
+}
 
 /* Fail with where = "path:line". */
 #define HFAIL(line, ...)                                                \
@@ -211,6 +290,8 @@ static int header_line(hstate *h, const char *path, int line, char **tok, int nt
         if (!strcmp(tok[1], "vertex")) {
             if (h->have_vertex)
                 HFAIL(line, "a second 'vertex' element");
+            if (!new_elem(h, tok[1], cnt, line))
+                FFAIL(CUPLAS_ERR_NOMEM, "out of memory");
             h->have_vertex = 1;
             h->cur = 1;
             p->n = cnt;
@@ -224,15 +305,10 @@ static int header_line(hstate *h, const char *path, int line, char **tok, int nt
         p->vertex_last = 0;
         if (add_drop(p, a, b))
             FFAIL(CUPLAS_ERR_NOMEM, "out of memory");
-        if (!h->have_vertex) {
-            if (h->npre == (int)(sizeof h->pre / sizeof h->pre[0]))
-                HFAIL(line, "more than %d elements before 'vertex'", h->npre);
-            elem *e = &h->pre[h->npre++];
-            memset(e, 0, sizeof *e);
-            e->count = cnt;
-            e->line = line;
-            snprintf(e->name, sizeof e->name, "%s", tok[1]);
-        }
+        if (!h->have_vertex && h->npre++ == MAX_PRE)
+            HFAIL(line, "more than %d elements before 'vertex'", MAX_PRE);
+        if (!new_elem(h, tok[1], cnt, line))
+            FFAIL(CUPLAS_ERR_NOMEM, "out of memory");
         return 0;
     }
     if (!strcmp(tok[0], "property")) {
@@ -246,15 +322,13 @@ static int header_line(hstate *h, const char *path, int line, char **tok, int nt
             if (type_of(tok[k]) < 0)
                 HFAIL(line, "unknown property type '%s'", tok[k]);
         if (h->cur == 2) {
+            cuplas_ply__elem *e = &h->el[h->nel - 1];
             if (add_drop(p, a, b))
                 FFAIL(CUPLAS_ERR_NOMEM, "out of memory");
-            if (!h->have_vertex) {
-                elem *e = &h->pre[h->npre - 1];
-                if (list)
-                    e->has_list = 1;
-                else
-                    e->row_size += types[type_of(tok[1])].size;
-            }
+            if (list)
+                e->has_list = 1;
+            else if (elem_prop(e, tok[2], type_of(tok[1]), line))
+                FFAIL(CUPLAS_ERR_NOMEM, "out of memory");
             return 0;
         }
         if (list)
@@ -268,6 +342,7 @@ static int header_line(hstate *h, const char *path, int line, char **tok, int nt
         p->props = np;
         np[p->nprops].type = (cuplas_ply_type)type_of(tok[1]);
         np[p->nprops].offset = p->row_size;
+        np[p->nprops].line = line;
         if (!(np[p->nprops].name = strdup(tok[2])))
             FFAIL(CUPLAS_ERR_NOMEM, "out of memory");
         p->row_size += types[np[p->nprops].type].size;
@@ -275,6 +350,52 @@ static int header_line(hstate *h, const char *path, int line, char **tok, int nt
         return 0;
     }
     HFAIL(line, "unknown header keyword '%s'", tok[0]);
+fail:
+    return rc;
+}
+
+/* The body's size against the header's counts (a binary one), or a
+ * lower bound of it (ascii); where the vertex rows start. */
+static int check_body(cuplas_ply *p, const hstate *h, cuplas_error *err)
+{
+    const char *path = p->path;
+    int rc = 0;
+    int64_t avail = p->file_size - p->body_offset;
+
+    if (p->format != CUPLAS_PLY_ASCII) {
+        /* skip the rows of elements before vertex: sizes must be fixed */
+        for (int i = 0; i < h->npre; i++) {
+            const cuplas_ply__elem *e = &h->el[i];
+            if (e->has_list)
+                HFAIL(e->line, "element '%s' before 'vertex' has a list property; a binary "
+                               "PLY like this is not supported", e->name);
+            if (e->row_size && e->count > avail / (int64_t)e->row_size)
+                HFAIL(e->line, "truncated body: element '%s' needs more bytes than the file "
+                               "has", e->name);
+            p->body_offset += e->count * (int64_t)e->row_size;
+            avail -= e->count * (int64_t)e->row_size;
+        }
+        /* count errors name the `element vertex N` line: the count to check */
+        if (p->n > avail / (int64_t)p->row_size)
+            HFAIL(p->vertex_line, "truncated body: %lld vertices of %zu bytes need %lld "
+                  "bytes, the file has %lld after the header", (long long)p->n, p->row_size,
+                  p->n <= INT64_MAX / (int64_t)p->row_size ? (long long)(p->n * (int64_t)p->row_size)
+                                                           : (long long)INT64_MAX,
+                  (long long)avail);
+        if (p->vertex_last && avail > p->n * (int64_t)p->row_size)
+            HFAIL(p->vertex_line, "count mismatch: the header declares %lld vertices, the "
+                  "body has %lld more bytes (%.1f rows)", (long long)p->n,
+                  (long long)(avail - p->n * (int64_t)p->row_size),
+                  (double)(avail - p->n * (int64_t)p->row_size) / (double)p->row_size);
+    } else {
+        /* a row is at least one digit and one blank per property */
+        int64_t per = 2 * (int64_t)p->nprops;
+        if (p->n > (avail + 1) / per)
+            HFAIL(p->vertex_line, "count mismatch: the header declares %lld vertices, the "
+                  "body has only %lld bytes", (long long)p->n, (long long)avail);
+        for (int i = 0; i < h->npre; i++)
+            p->pre_lines += h->el[i].count;
+    }
 fail:
     return rc;
 }
@@ -354,42 +475,14 @@ static int ply_open(const char *path, cuplas_ply *p, cuplas_error *err)
     p->body_line = line + 1;
     p->rows_native = p->format == CUPLAS_PLY_ASCII;
 
-    int64_t avail = p->file_size - p->body_offset;
-    if (p->format != CUPLAS_PLY_ASCII) {
-        /* skip the rows of elements before vertex: sizes must be fixed */
-        for (int i = 0; i < h.npre; i++) {
-            elem *e = &h.pre[i];
-            if (e->has_list)
-                HFAIL(e->line, "element '%s' before 'vertex' has a list property; a binary "
-                               "PLY like this is not supported", e->name);
-            if (e->row_size && e->count > avail / (int64_t)e->row_size)
-                HFAIL(e->line, "truncated body: element '%s' needs more bytes than the file "
-                               "has", e->name);
-            p->body_offset += e->count * (int64_t)e->row_size;
-            avail -= e->count * (int64_t)e->row_size;
-        }
-        /* count errors name the `element vertex N` line: the count to check */
-        if (p->n > avail / (int64_t)p->row_size)
-            HFAIL(p->vertex_line, "truncated body: %lld vertices of %zu bytes need %lld "
-                  "bytes, the file has %lld after the header", (long long)p->n, p->row_size,
-                  p->n <= INT64_MAX / (int64_t)p->row_size ? (long long)(p->n * (int64_t)p->row_size)
-                                                           : (long long)INT64_MAX,
-                  (long long)avail);
-        if (p->vertex_last && avail > p->n * (int64_t)p->row_size)
-            HFAIL(p->vertex_line, "count mismatch: the header declares %lld vertices, the "
-                  "body has %lld more bytes (%.1f rows)", (long long)p->n,
-                  (long long)(avail - p->n * (int64_t)p->row_size),
-                  (double)(avail - p->n * (int64_t)p->row_size) / (double)p->row_size);
-    } else {
-        /* a row is at least one digit and one blank per property */
-        int64_t per = 2 * (int64_t)p->nprops;
-        if (p->n > (avail + 1) / per)
-            HFAIL(p->vertex_line, "count mismatch: the header declares %lld vertices, the "
-                  "body has only %lld bytes", (long long)p->n, (long long)avail);
-        for (int i = 0; i < h.npre; i++)
-            p->pre_lines += h.pre[i].count;
-    }
+    /* a compressed PLY is a PLY header over packed rows: it becomes the
+       table its rows decode into */
+    if (cuplas_plyc__claims(p, h.el, h.nel, h.npre))
+        CUPLAS_TRY(cuplas_plyc__adopt(p, h.el, h.nel, h.npre, err));
+    else
+        CUPLAS_TRY(check_body(p, &h, err));
 fail:
+    free_elems(&h);
     free(buf);
     free(tmp);
     if (fd >= 0)

@@ -1,7 +1,8 @@
 /*
  * ply.h - 3D Gaussian Splatting scenes as a table of named vertex rows:
- * PLY (ascii, binary_little_endian, binary_big_endian) and antimatter15
- * .splat (io/splat.h) behind one struct. No HDF5: any thread may call it.
+ * PLY (ascii, binary_little_endian, binary_big_endian), antimatter15
+ * .splat (io/splat.h) and PlayCanvas SuperSplat compressed PLY
+ * (io/ply_compressed.h) behind one struct. No HDF5: any thread may call it.
  *
  * A scene is N rows of row_size bytes, one per vertex, each holding the
  * scalar properties of the PLY `vertex` element at fixed byte offsets
@@ -28,11 +29,17 @@
  * - .splat: decoded into 14 float32 columns in host endianness
  *   (io/splat.h says how); the header is a synthetic graphdeco-style
  *   binary_little_endian one, and an export writes that PLY.
+ * - compressed PLY (a `chunk` element beside packed_* vertex properties,
+ *   whatever the file's name): decoded like a .splat, into 14 float32
+ *   columns plus one for each property of its `sh` element
+ *   (io/ply_compressed.h).
  *
  * Peak memory (the 6M-splat, 1.5 GB case): binary PLY = the caller's
  * buffer of N * row_size bytes (pread straight into it, no staging copy)
  * plus the header; ascii = that buffer plus a read-only mmap of the file
- * (page cache, not heap); .splat = the buffer plus a 2 MiB decode chunk.
+ * (page cache, not heap); .splat = the buffer plus a 2 MiB decode chunk;
+ * compressed PLY = the buffer, the chunk bounds (72 bytes a 256 splats)
+ * and a decode block of 64Ki splats (1 MiB, + 2.9 MiB with 45 SH bytes).
  * cuplas_ply_write adds a 4 MiB block a thread (binary) or a 1 MiB output
  * buffer (ascii); with rows == NULL it maps the input instead; for ascii
  * it also keeps N line offsets (8 bytes each), for binary N row numbers.
@@ -75,7 +82,9 @@ typedef enum {
     CUPLAS_PLY_ASCII,
     CUPLAS_PLY_BINARY_LE,
     CUPLAS_PLY_BINARY_BE,
-    CUPLAS_PLY_SPLAT      /* an antimatter15 .splat, decoded (io/splat.h) */
+    CUPLAS_PLY_SPLAT,     /* an antimatter15 .splat, decoded (io/splat.h) */
+    CUPLAS_PLY_COMPRESSED /* a SuperSplat compressed PLY, decoded
+                             (io/ply_compressed.h)                   */
 } cuplas_ply_format;
 
 /* Scalar types; the PLY names (both spellings) in cuplas_ply_type_name. */
@@ -94,6 +103,7 @@ typedef struct cuplas_ply_prop {
     char *name;
     cuplas_ply_type type;
     size_t offset;        /* byte offset in a row */
+    int line;             /* its header line; 0 for a decoded format */
 } cuplas_ply_prop;
 
 typedef struct cuplas_ply {
@@ -103,7 +113,7 @@ typedef struct cuplas_ply {
     int nprops;
     cuplas_ply_prop *props;    /* the vertex properties, in file order    */
     size_t row_size;           /* bytes a row (sum of the type sizes)     */
-    int rows_native;           /* rows are host-endian (ascii, .splat)    */
+    int rows_native;           /* rows are host-endian (ascii, decoded)   */
     char *header;              /* verbatim, through "end_header\n"        */
     size_t header_len;
     int64_t body_offset;       /* file offset of the first vertex row     */
@@ -117,6 +127,8 @@ typedef struct cuplas_ply {
     int vertex_last;              /* no element follows vertex            */
     int vertex_line;              /* header line of "element vertex N"; 0
                                      for .splat (no header in the file)   */
+    struct cuplas_plyc *plyc;     /* compressed PLY: where its packed bytes
+                                     are (ply_compressed.c); else NULL    */
 } cuplas_ply;
 
 /* 1 when path names a scene file this module reads (*.ply, *.splat,
@@ -125,7 +137,8 @@ int cuplas_ply_is_scene_path(const char *path);
 
 /* Parse the header of path into *p (zeroed first; cuplas_ply_close frees
  * it, also after a failure). A file whose name ends in .splat is read as
- * antimatter15 .splat (cuplas_splat_open), anything else as a PLY. */
+ * antimatter15 .splat (cuplas_splat_open), anything else as a PLY; a PLY
+ * whose header is a compressed PLY's becomes its decoded table. */
 int cuplas_ply_open(const char *path, cuplas_ply *p, cuplas_error *err);
 
 void cuplas_ply_close(cuplas_ply *p);

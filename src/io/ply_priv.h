@@ -1,7 +1,8 @@
 /*
- * ply_priv.h - what ply.c, ply_read.c, ply_write.c and splat.c share and
- * nobody else uses: the ascii row scanner, the read-only file mapping,
- * host order.
+ * ply_priv.h - what ply.c, ply_read.c, ply_write.c, splat.c and
+ * ply_compressed.c share and nobody else uses: the ascii row scanner, the
+ * read-only file mapping, host order, the header's elements, the table of
+ * a decoded format.
  */
 #ifndef CUPLAS_IO_PLY_PRIV_H
 #define CUPLAS_IO_PLY_PRIV_H
@@ -29,5 +30,41 @@ int cuplas_ply__host_le(void);
  * of the `element vertex N` line (README: scene errors name the header
  * line), "FILE" for a .splat. Returns err->code. */
 int cuplas_ply__count_where(const cuplas_ply *p, cuplas_error *err);
+
+/* An element of a PLY header as ply.c parsed it: enough to find any
+ * element's bytes in a binary body (the skipped ones, and those of a
+ * compressed PLY). */
+typedef struct cuplas_ply__elem {
+    char name[64];
+    int64_t count;
+    int line;                /* header line of "element NAME COUNT"      */
+    int has_list;            /* a list property: its rows vary in size   */
+    size_t row_size;         /* bytes of its scalar properties           */
+    int nprops;              /* its scalar properties (for `vertex`: 0,  */
+    cuplas_ply_prop *props;  /* they are the cuplas_ply's own props)     */
+} cuplas_ply__elem;
+
+/* 1 when a parsed header is a compressed PLY's (ply_compressed.c): an
+ * element `chunk` and a vertex property packed_position, packed_rotation,
+ * packed_scale or packed_color. vi is the index of `vertex` in el. */
+int cuplas_plyc__claims(const cuplas_ply *p, const cuplas_ply__elem *el, int nel, int vi);
+
+/* Check such a header against its file and turn p (header parsed, body
+ * offset set) into the decoded table cuplas_plyc_read fills. Errors name
+ * the header line at fault (README "Errors"). */
+int cuplas_plyc__adopt(cuplas_ply *p, const cuplas_ply__elem *el, int nel, int vi,
+                       cuplas_error *err);
+
+/* Make p a decoded table of n float32 columns named names[] in host
+ * order (props, row_size, rows_native) whose export header is a
+ * binary_little_endian PLY with the one comment line given and these
+ * properties: what a .splat and a compressed PLY become. p->n is set. */
+int cuplas_ply__float_table(cuplas_ply *p, const char *const *names, int n,
+                            const char *comment, cuplas_error *err);
+
+/* logit(a / 255) of an 8-bit alpha, with a / 255 clamped half a step
+ * inside (0, 1): a = 0 and 255 give -/+log(509) = -/+6.2324 instead of
+ * infinities (io/splat.h). */
+float cuplas_ply__opacity_u8(unsigned a);
 
 #endif

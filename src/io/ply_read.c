@@ -23,6 +23,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "io/ply_compressed.h"
 #include "io/ply_priv.h"
 #include "io/splat.h"
 
@@ -262,6 +263,7 @@ int cuplas_ply_read(const cuplas_ply *p, void *rows, cuplas_pool *pool, cuplas_e
     switch (p->format) {
     case CUPLAS_PLY_ASCII: return read_ascii(p, rows, err);
     case CUPLAS_PLY_SPLAT: return cuplas_splat_read(p, rows, err);
+    case CUPLAS_PLY_COMPRESSED: return cuplas_plyc_read(p, rows, err);
     default: return read_binary(p, rows, pool, err);
     }
 }

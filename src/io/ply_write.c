@@ -31,7 +31,6 @@
 
 #include "io/ply_priv.h"
 #include "io/publish.h"
-#include "io/splat.h"
 
 #define WFAIL(code, ...) CUPLAS_FAIL_IN(err, code, out_path, __VA_ARGS__)
 
@@ -125,8 +124,8 @@ typedef struct body_job {
     const volatile int *cancel;
 } body_job;
 
-/* One block of rows: gathered (byte-swapped for a .splat on a big-endian
- * host, whose PLY says little endian), then written where it belongs.
+/* One block of rows: gathered (byte-swapped for a decoded format on a
+ * big-endian host, whose PLY says little endian), then written where it belongs.
  * 0 or an errno. */
 static int body_block(void *ctx, int64_t b)
 {
@@ -225,11 +224,11 @@ int cuplas_ply_write(const cuplas_ply *p, const void *rows, const int64_t *order
         if (!(starts = malloc((size_t)p->n * sizeof *starts)))
             WFAIL(CUPLAS_ERR_NOMEM, "out of memory");
         CUPLAS_TRY(ascii_starts(p, map, msize, starts, err));
-    } else if (p->format == CUPLAS_PLY_SPLAT) {
-        if (!src) {
+    } else if (p->format == CUPLAS_PLY_SPLAT || p->format == CUPLAS_PLY_COMPRESSED) {
+        if (!src) {   /* decoded again: the file's bytes are not the rows */
             if (!(own = malloc(cuplas_ply_body_bytes(p))))
                 WFAIL(CUPLAS_ERR_NOMEM, "out of memory");
-            CUPLAS_TRY(cuplas_splat_read(p, own, err));
+            CUPLAS_TRY(cuplas_ply_read(p, own, o->pool, err));
             src = own;
         }
         swap4 = !cuplas_ply__host_le();   /* the header says little endian */

@@ -34,8 +34,6 @@ int cuplas_splat_open(const char *path, cuplas_ply *p, cuplas_error *err)
 {
     int rc = 0;
     struct stat st;
-    char *h = NULL;
-    size_t cap = 1024, len;
 
     if (stat(path, &st))
         SFAIL(CUPLAS_ERR_INPUT, "cannot open: %s", strerror(errno));
@@ -45,35 +43,20 @@ int cuplas_splat_open(const char *path, cuplas_ply *p, cuplas_error *err)
     p->format = CUPLAS_PLY_SPLAT;
     p->file_size = (int64_t)st.st_size;
     p->n = p->file_size / CUPLAS_SPLAT_RECORD;
-    p->rows_native = 1;
-    p->vertex_last = 1;
-    if (!(p->props = calloc(CUPLAS_SPLAT_NPROPS, sizeof *p->props)) || !(h = malloc(cap)))
-        SFAIL(CUPLAS_ERR_NOMEM, "out of memory");
-    for (int i = 0; i < CUPLAS_SPLAT_NPROPS; i++) {
-        if (!(p->props[i].name = strdup(names[i])))
-            SFAIL(CUPLAS_ERR_NOMEM, "out of memory");
-        p->props[i].type = CUPLAS_PLY_FLOAT32;
-        p->props[i].offset = (size_t)i * 4;
-        p->nprops++;
-    }
-    p->row_size = CUPLAS_SPLAT_NPROPS * 4;
-
     /* the header an export writes: a graphdeco point_cloud.ply at SH degree 0 */
-    len = (size_t)snprintf(h, cap, "ply\nformat binary_little_endian 1.0\n"
-                           "comment decoded by cuplas from an antimatter15 .splat\n"
-                           "element vertex ");
-    p->count_at = len;
-    len += (size_t)snprintf(h + len, cap - len, "%lld\n", (long long)p->n);
-    p->count_len = len - 1 - p->count_at;
-    for (int i = 0; i < CUPLAS_SPLAT_NPROPS; i++)
-        len += (size_t)snprintf(h + len, cap - len, "property float %s\n", names[i]);
-    len += (size_t)snprintf(h + len, cap - len, "end_header\n");
-    p->header = h;
-    h = NULL;
-    p->header_len = len;
+    rc = cuplas_ply__float_table(p, names, CUPLAS_SPLAT_NPROPS,
+                                 "decoded by cuplas from an antimatter15 .splat", err);
 fail:
-    free(h);
     return rc;
+}
+
+float cuplas_ply__opacity_u8(unsigned a)
+{
+    /* opacity = logit(p) with p clamped half a step inside (0, 1) */
+    const double pmin = 0.5 / 255.0, pmax = 254.5 / 255.0;
+    double q = a / 255.0;
+    q = q < pmin ? pmin : q > pmax ? pmax : q;
+    return (float)log(q / (1.0 - q));
 }
 
 static float le_f32(const unsigned char *b)
@@ -87,17 +70,12 @@ static float le_f32(const unsigned char *b)
 
 void cuplas_splat_decode(const unsigned char *rec, int64_t n, float *out)
 {
-    /* opacity = logit(p) with p clamped half a step inside (0, 1) */
-    const double pmin = 0.5 / 255.0, pmax = 254.5 / 255.0;
-
     for (int64_t i = 0; i < n; i++, rec += CUPLAS_SPLAT_RECORD, out += CUPLAS_SPLAT_NPROPS) {
         for (int k = 0; k < 3; k++)
             out[k] = le_f32(rec + 4 * k);
         for (int k = 0; k < 3; k++)
             out[3 + k] = (float)((rec[24 + k] / 255.0 - 0.5) / CUPLAS_SH_C0);
-        double a = rec[27] / 255.0;
-        a = a < pmin ? pmin : a > pmax ? pmax : a;
-        out[6] = (float)log(a / (1.0 - a));
+        out[6] = cuplas_ply__opacity_u8(rec[27]);
         for (int k = 0; k < 3; k++) {
             double s = le_f32(rec + 12 + 4 * k);
             out[7 + k] = (float)(s > 0 ? log(s) : log(FLT_MIN));

@@ -17,7 +17,7 @@
  *   f_dc_0..2         (c / 255 - 0.5) / SH_C0, SH_C0 = 0.28209479177387814
  *   opacity           logit(a / 255) = log(p / (1 - p)), with p clamped
  *                     to [0.5/255, 254.5/255] so that a = 0 and a = 255
- *                     give -/+6.2305 instead of infinities (a = 1..254
+ *                     give -/+6.2324 instead of infinities (a = 1..254
  *                     are unaffected)
  *   scale_0..2        log(s); s <= 0 or NaN gives log(FLT_MIN) = -87.34
  *   rot_0..3          (q - 128) / 128 (w x y z; not renormalised)
