@@ -93,7 +93,8 @@ const struct key cuplas_cfg_keys[] = {
     { "output.ply", K_BOOL, AT(output.ply),
       .doc = "for a PLY or .splat input, also write <output>.ply: the input's vertices "
              "in grid order (row-major, empty cells skipped), every property byte for "
-             "byte, the header kept; HDF5 inputs ignore it" },
+             "byte, the header kept (a .splat or compressed PLY: its decoded float32 "
+             "rows, a graphdeco PLY); HDF5 inputs ignore it" },
     { "output.preview", K_BOOL, AT(output.preview),
       .doc = "also write a PNG next to each result (its name with .png for .h5): the "
              "input order and the sorted grid side by side, as `cuplas preview` draws them" },
