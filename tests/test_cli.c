@@ -804,16 +804,48 @@ static void test_cli_output_errors(void **state)
     text = tu_slurp(f, "err.txt", NULL);
     /* one per job, and one for the run manifest that cannot go there either */
     assert_int_equal(count_str(text, "cuplas: error: "), 4);
+    /* the folder's errors cite output.dir (here its --set), not the
+       inputs entry (cfg.yaml:3) */
     assert_true(has_line(text, "cuplas: error: data/gauss.h5:/splats", "blocker",
-                         "not a directory", "[cfg.yaml:3]", NULL));
+                         "not a directory", "[--set output.dir=blocker]", NULL));
+    assert_int_equal(count_str(text, "[cfg.yaml:3]"), 0);
     assert_true(has_line(text, "cuplas: error: blocker/cuplas-manifest.json", NULL));
     free(text);
     assert_int_equal(tu_sh(f, BIN " run cfg.yaml --log-format text --set output.dir=blocker/sub"),
                      1);
     text = tu_slurp(f, "err.txt", NULL);
     assert_true(has_line(text, "cuplas: error: data/colors.h5:/grid", "blocker",
-                         "[cfg.yaml:3]", NULL));
+                         "[--set output.dir=blocker/sub]", NULL));
+    assert_int_equal(count_str(text, "[cfg.yaml:3]"), 0);
     free(text);
+    /* output.dir written in the config: its file:line:column, in run's
+       messages, its manifest and check's plan alike */
+    write_text(f, "blocked.yaml", "inputs:\n  - files: \"data/*.h5\"\nbackend:\n  device: cpu\n"
+                                  "output:\n  overwrite: skip\n  dir: blocker/sub\n");
+    assert_int_equal(tu_sh(f, BIN " run blocked.yaml --log-format text"), 1);
+    text = tu_slurp(f, "err.txt", NULL);
+    assert_int_equal(count_str(text, "cannot create folder blocker/sub: Not a directory "
+                                     "[blocked.yaml:7:8]"), 6);   /* + failure list */
+    assert_int_equal(count_str(text, "[blocked.yaml:2]"), 0);
+    free(text);
+    assert_int_equal(tu_sh(f, BIN " check blocked.yaml"), 1);
+    text = tu_slurp(f, "out.txt", NULL);
+    assert_int_equal(count_str(text, "output folder blocker is not a directory "
+                                     "[blocked.yaml:7:8]"), 3);
+    free(text);
+    assert_int_equal(tu_sh(f, "mv blocker cuplas-out && " BIN " check cfg.yaml "
+                           "--set output.dir=cuplas-out/x"), 1);
+    text = tu_slurp(f, "out.txt", NULL);
+    assert_true(has_line(text, "error", "data/colors.h5:/grid", "output folder cuplas-out is "
+                         "not a directory", "[--set output.dir=cuplas-out/x]", NULL));
+    free(text);
+    write_text(f, "nodir.yaml", "inputs:\n  - files: \"data/*.h5\"\n");
+    assert_int_equal(tu_sh(f, BIN " check nodir.yaml"), 1);
+    text = tu_slurp(f, "out.txt", NULL);
+    assert_true(has_line(text, "error", "data/colors.h5:/grid", "output folder cuplas-out is "
+                         "not a directory", "[nodir.yaml: output.dir's default]", NULL));
+    free(text);
+    assert_int_equal(tu_sh(f, "mv cuplas-out blocker"), 0);
 
     /* a file name that fits but whose temp name (20 bytes longer) does not:
        refused while planning, by check and run alike, before any sort */
@@ -884,7 +916,7 @@ static void test_cli_check_unwritable(void **state)
     assert_int_equal(tu_sh(f, "%s" BIN " check cfg.yaml --set sort.seed=8", as), 1);
     text = tu_slurp(f, "out.txt", NULL);
     assert_true(has_line(text, "error", "data/colors.h5:/grid", "output folder out is not "
-                         "writable", "[cfg.yaml:3]", NULL));
+                         "writable", "[cfg.yaml:5:8]", NULL));
     free(text);
     assert_int_equal(tu_sh(f, "chmod 755 out"), 0);
 }

@@ -131,6 +131,7 @@ int cuplas_cli_print_plan(FILE *out, const cuplas_config *cfg, const cuplas_jobs
                 if (p) {
                     cuplas_error_clear(&e);
                     cuplas_error_set(&e, CUPLAS_ERR_OUTPUT, "%s", p);
+                    e.reason = CUPLAS_REASON_OUTPUT_DIR;   /* cites output.dir */
                 }
             }
         }

@@ -8,6 +8,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 static int node_id(const struct loader *ld, const yaml_node_t *node)
 {
@@ -34,6 +35,18 @@ void cuplas_cfg_node_where(const struct loader *ld, const yaml_node_t *node, cha
             snprintf(buf, size, "--set %s", ld->ovr[k].text);
             return;
         }
+}
+
+char *cuplas_cfg_node_where_dup(const struct loader *ld, const yaml_node_t *node)
+{
+    size_t n = (ld->path ? strlen(ld->path) : 0) + 48;   /* ":LINE:COL", "--set " */
+    for (int k = 0; k < ld->novr; k++)
+        if (strlen(ld->ovr[k].text) + 48 > n)
+            n = strlen(ld->ovr[k].text) + 48;
+    char *buf = malloc(n);
+    if (buf)
+        cuplas_cfg_node_where(ld, node, buf, n);
+    return buf;
 }
 
 /* Point the error at `node`: file:line:col (1-based), or the override. */

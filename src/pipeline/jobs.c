@@ -595,6 +595,7 @@ int cuplas_jobs_build(cuplas_jobs *jobs, const cuplas_config *cfg, cuplas_error 
 
     memset(jobs, 0, sizeof *jobs);
     jobs->config_path = cfg->path ? cfg->path : "";
+    jobs->output_dir_where = cfg->output.dir_where;
     jobs->log_path = cfg->log.file;
     config_hash(cfg, hash);
     jobs->probes = cuplas_probe_cache_new();   /* NULL: every probe opens the file */
@@ -711,7 +712,13 @@ const char *cuplas_job_error_line(const cuplas_jobs *jobs, const cuplas_job *job
         snprintf(where, sizeof where, "%s:%s -> %s", job->file, job->dataset, e->where);
     else
         snprintf(where, sizeof where, "%s:%s", job->file, job->dataset);
-    if (job->line && cfgp[0])
+    /* a folder that cannot be made or written is output.dir's doing, not
+       the inputs entry's (`cuplas sort` names its output itself: no cfg) */
+    if (e->reason == CUPLAS_REASON_OUTPUT_DIR && jobs && jobs->output_dir_where)
+        snprintf(at, sizeof at, " [%s]", jobs->output_dir_where);
+    else if (e->reason == CUPLAS_REASON_OUTPUT_DIR && cfgp[0])
+        snprintf(at, sizeof at, " [%s: output.dir's default]", cfgp);
+    else if (job->line && cfgp[0])
         snprintf(at, sizeof at, " [%s:%d]", cfgp, job->line);
     snprintf(buf, size, "%s: %s%s", where, e->msg, at);
     return buf;

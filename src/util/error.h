@@ -51,7 +51,10 @@ typedef struct cuplas_error {
 /* cuplas_error.reason values. */
 enum {
     CUPLAS_REASON_NONE = 0,
-    CUPLAS_REASON_NOT_SQUARE = 1   /* (N, C) data, no shape given, N not a square */
+    CUPLAS_REASON_NOT_SQUARE = 1,  /* (N, C) data, no shape given, N not a square */
+    CUPLAS_REASON_OUTPUT_DIR = 2   /* the output folder cannot be made or written:
+                                      a job's message cites output.dir, not the
+                                      job's inputs entry                      */
 };
 
 void cuplas_error_clear(cuplas_error *err);
