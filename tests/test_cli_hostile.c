@@ -442,6 +442,55 @@ static void test_small_findings(void **state)
     close(fd);
 }
 
+/* A dangling symbolic link among the inputs (named, or matched by a glob:
+ * glob lists the link) fails its job naming the link's target, as one
+ * line and with the exit of any unreadable input (1), for HDF5, PLY and
+ * .splat inputs alike; it read as "no such file", which `ls` contradicts. */
+static void test_dangling_links(void **state)
+{
+    const fixture *f = *state;
+    char *text;
+
+    assert_int_equal(tu_sh(f, "mkdir -p d && " BIN " gen --size 8x8 d/ok.h5 && "
+                           "ln -s gone.h5 d/h.h5 && ln -s ../nowhere/s.ply d/s.ply && "
+                           "ln -s gone.splat d/t.splat"), 0);
+    write_text(f, "cfg.yaml", "inputs:\n  - files: \"d/*.h5\"\n  - files: d/s.ply\n"
+                              "  - files: d/t.splat\noutput:\n  dir: out\n"
+                              "backend:\n  device: cpu\n");
+    assert_int_equal(tu_sh(f, BIN " check cfg.yaml"), 1);
+    text = tu_slurp(f, "out.txt", NULL);
+    if (!strstr(text, "error  d/h.h5:/: cannot open: a dangling symbolic link to gone.h5 "
+                      "(no such file there) [cfg.yaml:2]") ||
+        !strstr(text, "d/s.ply: cannot open: a dangling symbolic link to ../nowhere/s.ply "
+                      "(no such file there) [cfg.yaml:3]") ||
+        !strstr(text, "d/t.splat: cannot open: a dangling symbolic link to gone.splat "
+                      "(no such file there) [cfg.yaml:4]") ||
+        !strstr(text, "plan: 4 jobs: 1 to sort, 0 to skip, 3 with errors"))
+        fail_msg("check:\n%s", text);
+    free(text);
+    assert_int_equal(tu_sh(f, BIN " run cfg.yaml --log-format text"), 1);
+    text = tu_slurp(f, "err.txt", NULL);
+    if (!strstr(text, "cuplas: error: d/h.h5:/: cannot open: a dangling symbolic link to "
+                      "gone.h5 (no such file there) [cfg.yaml:2]\n") ||
+        !strstr(text, "cannot open: a dangling symbolic link to ../nowhere/s.ply") ||
+        !strstr(text, "cannot open: a dangling symbolic link to gone.splat"))
+        fail_msg("run:\n%s", text);
+    free(text);
+    assert_true(exists(f, "out/ok.grid.h5"));
+    /* the one-off commands read inputs the same way */
+    assert_int_equal(tu_sh(f, BIN " sort d/h.h5 x.h5"), 1);
+    expect_in(f, "err.txt", "cuplas: error: d/h.h5:/: cannot open: a dangling symbolic link "
+                            "to gone.h5");
+    assert_int_equal(tu_sh(f, BIN " sort d/t.splat x.h5 --log-format text"), 1);
+    expect_in(f, "err.txt", "a dangling symbolic link to gone.splat");
+    assert_int_equal(tu_sh(f, BIN " eval d/h.h5"), 1);
+    expect_in(f, "err.txt", "cuplas: error: d/h.h5: cannot open: a dangling symbolic link to "
+                            "gone.h5");
+    /* a plain missing file still says so */
+    assert_int_equal(tu_sh(f, BIN " sort d/none.h5 x.h5"), 1);
+    expect_in(f, "err.txt", "cannot open: no such file");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -450,6 +499,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_passive_openmp, setup, teardown),
         cmocka_unit_test_setup_teardown(test_extreme_values, setup, teardown),
         cmocka_unit_test_setup_teardown(test_small_findings, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_dangling_links, setup, teardown),
         cmocka_unit_test_setup_teardown(test_outputs_replace_inputs, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
