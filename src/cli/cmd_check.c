@@ -67,10 +67,11 @@ static const char *dir_problem(const char *dir, char *buf, size_t size)
     /* walk up to the nearest existing ancestor: that is where mkdir -p starts */
     for (;;) {
         if (stat(p, &st) == 0) {
+            /* a path near PATH_MAX keeps the reason after it (error.h) */
             if (!S_ISDIR(st.st_mode))
-                snprintf(buf, size, "output folder %s is not a directory", p), why = buf;
+                cuplas_error_fitf(buf, size, "output folder %s is not a directory", p), why = buf;
             else if (access(p, W_OK | X_OK) != 0)
-                snprintf(buf, size, "output folder %s is not writable", p), why = buf;
+                cuplas_error_fitf(buf, size, "output folder %s is not writable", p), why = buf;
             break;
         }
         char *slash = strrchr(p, '/');

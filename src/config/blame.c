@@ -68,12 +68,11 @@ static void blame(const struct loader *ld, const yaml_node_t *node)
 
 int cuplas_cfg_fail_at(const struct loader *ld, const yaml_node_t *node, const char *fmt, ...)
 {
-    char msg[sizeof ld->err->msg];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    /* at once into the error: a long text keeps its end (error.h) */
+    int rc = cuplas_error_vset_(ld->err, CUPLAS_ERR_USAGE, __FILE__, __LINE__, fmt, ap);
     va_end(ap);
-    int rc = cuplas_error_set(ld->err, CUPLAS_ERR_USAGE, "%s", msg);
     if (node)
         blame(ld, node);
     return rc;
