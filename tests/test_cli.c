@@ -804,16 +804,48 @@ static void test_cli_output_errors(void **state)
     text = tu_slurp(f, "err.txt", NULL);
     /* one per job, and one for the run manifest that cannot go there either */
     assert_int_equal(count_str(text, "cuplas: error: "), 4);
+    /* the folder's errors cite output.dir (here its --set), not the
+       inputs entry (cfg.yaml:3) */
     assert_true(has_line(text, "cuplas: error: data/gauss.h5:/splats", "blocker",
-                         "not a directory", "[cfg.yaml:3]", NULL));
+                         "not a directory", "[--set output.dir=blocker]", NULL));
+    assert_int_equal(count_str(text, "[cfg.yaml:3]"), 0);
     assert_true(has_line(text, "cuplas: error: blocker/cuplas-manifest.json", NULL));
     free(text);
     assert_int_equal(tu_sh(f, BIN " run cfg.yaml --log-format text --set output.dir=blocker/sub"),
                      1);
     text = tu_slurp(f, "err.txt", NULL);
     assert_true(has_line(text, "cuplas: error: data/colors.h5:/grid", "blocker",
-                         "[cfg.yaml:3]", NULL));
+                         "[--set output.dir=blocker/sub]", NULL));
+    assert_int_equal(count_str(text, "[cfg.yaml:3]"), 0);
     free(text);
+    /* output.dir written in the config: its file:line:column, in run's
+       messages, its manifest and check's plan alike */
+    write_text(f, "blocked.yaml", "inputs:\n  - files: \"data/*.h5\"\nbackend:\n  device: cpu\n"
+                                  "output:\n  overwrite: skip\n  dir: blocker/sub\n");
+    assert_int_equal(tu_sh(f, BIN " run blocked.yaml --log-format text"), 1);
+    text = tu_slurp(f, "err.txt", NULL);
+    assert_int_equal(count_str(text, "cannot create folder blocker/sub: Not a directory "
+                                     "[blocked.yaml:7:8]"), 6);   /* + failure list */
+    assert_int_equal(count_str(text, "[blocked.yaml:2]"), 0);
+    free(text);
+    assert_int_equal(tu_sh(f, BIN " check blocked.yaml"), 1);
+    text = tu_slurp(f, "out.txt", NULL);
+    assert_int_equal(count_str(text, "output folder blocker is not a directory "
+                                     "[blocked.yaml:7:8]"), 3);
+    free(text);
+    assert_int_equal(tu_sh(f, "mv blocker cuplas-out && " BIN " check cfg.yaml "
+                           "--set output.dir=cuplas-out/x"), 1);
+    text = tu_slurp(f, "out.txt", NULL);
+    assert_true(has_line(text, "error", "data/colors.h5:/grid", "output folder cuplas-out is "
+                         "not a directory", "[--set output.dir=cuplas-out/x]", NULL));
+    free(text);
+    write_text(f, "nodir.yaml", "inputs:\n  - files: \"data/*.h5\"\n");
+    assert_int_equal(tu_sh(f, BIN " check nodir.yaml"), 1);
+    text = tu_slurp(f, "out.txt", NULL);
+    assert_true(has_line(text, "error", "data/colors.h5:/grid", "output folder cuplas-out is "
+                         "not a directory", "[nodir.yaml: output.dir's default]", NULL));
+    free(text);
+    assert_int_equal(tu_sh(f, "mv cuplas-out blocker"), 0);
 
     /* a file name that fits but whose temp name (20 bytes longer) does not:
        refused while planning, by check and run alike, before any sort */
@@ -875,17 +907,69 @@ static void test_cli_check_unwritable(void **state)
     } else {
         assert_int_equal(tu_sh(f, "chmod 555 out"), 0);
     }
-    assert_int_equal(tu_sh(f, "%s" BIN " check cfg.yaml", as), 0);
+    /* exit 1 all the same: run could not replace its manifest there
+       (test_cli_check_manifest) */
+    assert_int_equal(tu_sh(f, "%s" BIN " check cfg.yaml", as), 1);
     text = tu_slurp(f, "out.txt", NULL);
     assert_int_equal(count_str(text, "skip "), 3);
-    assert_int_equal(count_str(text, "not writable"), 0);
+    assert_int_equal(count_str(text, "error "), 0);
+    assert_true(has_line(text, "manifest: out/cuplas-manifest.json", "not writable", NULL));
     free(text);
     /* another seed: every job would write there */
     assert_int_equal(tu_sh(f, "%s" BIN " check cfg.yaml --set sort.seed=8", as), 1);
     text = tu_slurp(f, "out.txt", NULL);
     assert_true(has_line(text, "error", "data/colors.h5:/grid", "output folder out is not "
-                         "writable", "[cfg.yaml:3]", NULL));
+                         "writable", "[cfg.yaml:5:8]", NULL));
     free(text);
+    assert_int_equal(tu_sh(f, "chmod 755 out"), 0);
+}
+
+/* check predicts run's exit 3 for a manifest run cannot write, with a
+ * manifest: line and exit 1: a folder where the manifest should be stops
+ * run before its first job; a complete output folder that cannot be
+ * written lets every job skip, then fails the manifest at the end. */
+static void test_cli_check_manifest(void **state)
+{
+    const fixture *f = *state;
+    const char *as = "";
+    char *text;
+
+    make_collection(f);
+    assert_int_equal(tu_sh(f, BIN " run cfg.yaml"), 0);
+    assert_int_equal(tu_sh(f, "rm out/cuplas-manifest.json && mkdir out/cuplas-manifest.json"), 0);
+    assert_int_equal(tu_sh(f, BIN " check cfg.yaml"), 1);
+    text = tu_slurp(f, "out.txt", NULL);
+    assert_int_equal(count_str(text, "skip "), 3);
+    assert_true(has_line(text, "manifest: out/cuplas-manifest.json cannot be written: it is a "
+                         "directory (`cuplas run` would exit 3 before its first job) "
+                         "[cfg.yaml:5:8]", NULL));
+    free(text);
+    assert_int_equal(tu_sh(f, BIN " run cfg.yaml --dry-run"), 1);
+    assert_int_equal(tu_sh(f, BIN " run cfg.yaml --log-format text"), 3);   /* as predicted */
+    /* another shard's manifest has another name */
+    assert_int_equal(tu_sh(f, BIN " check cfg.yaml --shard 1/2"), 0);
+    text = tu_slurp(f, "out.txt", NULL);
+    assert_int_equal(count_str(text, "manifest:"), 0);
+    free(text);
+    assert_int_equal(tu_sh(f, "rmdir out/cuplas-manifest.json"), 0);
+    assert_int_equal(tu_sh(f, BIN " check cfg.yaml"), 0);
+
+    /* root writes anywhere: as root, check and run run as nobody */
+    if (geteuid() == 0) {
+        if (tu_sh(f, "command -v setpriv") != 0)
+            return;
+        as = "setpriv --reuid=65534 --regid=65534 --clear-groups ";
+        assert_int_equal(tu_sh(f, "chmod 755 . && chmod a+r data/* out/*"), 0);
+    }
+    assert_int_equal(tu_sh(f, "chmod 555 out"), 0);
+    assert_int_equal(tu_sh(f, "%s" BIN " check cfg.yaml --set output.dir=out/", as), 1);
+    text = tu_slurp(f, "out.txt", NULL);
+    assert_int_equal(count_str(text, "skip "), 3);
+    assert_true(has_line(text, "manifest: out/cuplas-manifest.json cannot be written: output "
+                         "folder out/ is not writable (`cuplas run` would exit 3 after its "
+                         "jobs) [--set output.dir=out/]", NULL));
+    free(text);
+    assert_int_equal(tu_sh(f, "%s" BIN " run cfg.yaml --set output.dir=out/", as), 3);
     assert_int_equal(tu_sh(f, "chmod 755 out"), 0);
 }
 
@@ -1144,6 +1228,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_cli_bad_inputs, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cli_output_errors, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cli_check_unwritable, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_cli_check_manifest, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cli_bad_config, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cli_no_gpu, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cli_gpu_parity, setup, teardown),

@@ -442,6 +442,96 @@ static void test_small_findings(void **state)
     close(fd);
 }
 
+/* A dangling symbolic link among the inputs (named, or matched by a glob:
+ * glob lists the link) fails its job naming the link's target, as one
+ * line and with the exit of any unreadable input (1), for HDF5, PLY and
+ * .splat inputs alike; it read as "no such file", which `ls` contradicts. */
+static void test_dangling_links(void **state)
+{
+    const fixture *f = *state;
+    char *text;
+
+    assert_int_equal(tu_sh(f, "mkdir -p d && " BIN " gen --size 8x8 d/ok.h5 && "
+                           "ln -s gone.h5 d/h.h5 && ln -s ../nowhere/s.ply d/s.ply && "
+                           "ln -s gone.splat d/t.splat"), 0);
+    write_text(f, "cfg.yaml", "inputs:\n  - files: \"d/*.h5\"\n  - files: d/s.ply\n"
+                              "  - files: d/t.splat\noutput:\n  dir: out\n"
+                              "backend:\n  device: cpu\n");
+    assert_int_equal(tu_sh(f, BIN " check cfg.yaml"), 1);
+    text = tu_slurp(f, "out.txt", NULL);
+    if (!strstr(text, "error  d/h.h5:/: cannot open: a dangling symbolic link to gone.h5 "
+                      "(no such file there) [cfg.yaml:2]") ||
+        !strstr(text, "d/s.ply: cannot open: a dangling symbolic link to ../nowhere/s.ply "
+                      "(no such file there) [cfg.yaml:3]") ||
+        !strstr(text, "d/t.splat: cannot open: a dangling symbolic link to gone.splat "
+                      "(no such file there) [cfg.yaml:4]") ||
+        !strstr(text, "plan: 4 jobs: 1 to sort, 0 to skip, 3 with errors"))
+        fail_msg("check:\n%s", text);
+    free(text);
+    assert_int_equal(tu_sh(f, BIN " run cfg.yaml --log-format text"), 1);
+    text = tu_slurp(f, "err.txt", NULL);
+    if (!strstr(text, "cuplas: error: d/h.h5:/: cannot open: a dangling symbolic link to "
+                      "gone.h5 (no such file there) [cfg.yaml:2]\n") ||
+        !strstr(text, "cannot open: a dangling symbolic link to ../nowhere/s.ply") ||
+        !strstr(text, "cannot open: a dangling symbolic link to gone.splat"))
+        fail_msg("run:\n%s", text);
+    free(text);
+    assert_true(exists(f, "out/ok.grid.h5"));
+    /* the one-off commands read inputs the same way */
+    assert_int_equal(tu_sh(f, BIN " sort d/h.h5 x.h5"), 1);
+    expect_in(f, "err.txt", "cuplas: error: d/h.h5:/: cannot open: a dangling symbolic link "
+                            "to gone.h5");
+    assert_int_equal(tu_sh(f, BIN " sort d/t.splat x.h5 --log-format text"), 1);
+    expect_in(f, "err.txt", "a dangling symbolic link to gone.splat");
+    assert_int_equal(tu_sh(f, BIN " eval d/h.h5"), 1);
+    expect_in(f, "err.txt", "cuplas: error: d/h.h5: cannot open: a dangling symbolic link to "
+                            "gone.h5");
+    /* a plain missing file still says so */
+    assert_int_equal(tu_sh(f, BIN " sort d/none.h5 x.h5"), 1);
+    expect_in(f, "err.txt", "cannot open: no such file");
+}
+
+/* Messages about a path near PATH_MAX (19 nested folders of 200 bytes)
+ * keep their end, where the reason is: the error record's 512 bytes keep
+ * the start and the end of a longer text around "[...]". */
+static void test_long_paths(void **state)
+{
+    const fixture *f = *state;
+    char deep[4096] = "deep", *text;
+    size_t n = strlen(deep);
+
+    for (int i = 0; i < 19; i++)
+        n += (size_t)snprintf(deep + n, sizeof deep - n, "/%0200d", i);
+    assert_int_equal(tu_sh(f, "mkdir -p %s && echo x > %s/blocker && ln -s nothere.h5 %s/dl.h5 "
+                           "&& " BIN " gen --size 8x8 a.h5", deep, deep, deep), 0);
+    char *cfg = NULL;
+    assert_true(asprintf(&cfg, "inputs:\n  - files: a.h5\noutput:\n  dir: %s/blocker/sub\n"
+                               "backend:\n  device: cpu\n", deep) > 0);
+    write_text(f, "deep.yaml", cfg);
+    free(cfg);
+
+    assert_int_equal(tu_sh(f, BIN " run deep.yaml --log-format text"), 1);
+    text = tu_slurp(f, "err.txt", NULL);
+    if (!strstr(text, "cuplas: error: a.h5:/grid: cannot create folder deep/00") ||
+        !strstr(text, "[...]") || !strstr(text, "/blocker/sub: Not a directory [deep.yaml:4:8]\n"))
+        fail_msg("run:\n%s", text);
+    free(text);
+    assert_int_equal(tu_sh(f, BIN " check deep.yaml"), 1);
+    text = tu_slurp(f, "out.txt", NULL);
+    if (!strstr(text, "error  a.h5:/grid: output folder deep/00") ||
+        !strstr(text, "/blocker is not a directory [deep.yaml:4:8]\n"))
+        fail_msg("check:\n%s", text);
+    free(text);
+    /* the input's side: its path (the where) and the reason both keep their ends */
+    assert_int_equal(tu_sh(f, BIN " sort %s/dl.h5 o.h5", deep), 1);
+    text = tu_slurp(f, "err.txt", NULL);
+    if (!strstr(text, "cuplas: error: deep/00") ||
+        !strstr(text, "/dl.h5:/: cannot open: a dangling symbolic link to nothere.h5 (no such "
+                      "file there)\n"))
+        fail_msg("sort:\n%s", text);
+    free(text);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -450,6 +540,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_passive_openmp, setup, teardown),
         cmocka_unit_test_setup_teardown(test_extreme_values, setup, teardown),
         cmocka_unit_test_setup_teardown(test_small_findings, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_dangling_links, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_long_paths, setup, teardown),
         cmocka_unit_test_setup_teardown(test_outputs_replace_inputs, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

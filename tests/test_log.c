@@ -1,6 +1,8 @@
 /*
  * test_log.c - src/util/log.c: one event is one line whatever names it
- * carries, and a log that could not be written is reported, not lost.
+ * carries, and a log that could not be written is reported, not lost; and
+ * src/util/error.c: the message of an event keeps its end (the reason)
+ * when it is longer than the error record holds.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -104,6 +106,37 @@ static void test_log_close_ok(void **state)
     assert_int_equal(err.code, CUPLAS_OK);
 }
 
+/* A message longer than msg[] keeps its start and its end around "[...]",
+ * cut between UTF-8 characters; one that fits is unchanged. */
+static void test_error_keeps_reason(void **state)
+{
+    (void)state;
+    char path[4000];
+    cuplas_error err;
+
+    /* "é" (2 bytes) throughout: any cut that splits a character shows */
+    for (size_t i = 0; i + 2 < sizeof path; i += 2)
+        memcpy(path + i, "\xc3\xa9", 2);
+    path[sizeof path - 2] = '\0';
+    cuplas_error_clear(&err);
+    cuplas_error_set(&err, CUPLAS_ERR_OUTPUT, "cannot create folder %s: Permission denied", path);
+    cuplas_error_where(&err, "%s:/grid", path);
+    size_t n = strlen(err.msg);
+    assert_true(n < sizeof err.msg && n > sizeof err.msg - 8);
+    assert_memory_equal(err.msg, "cannot create folder \xc3\xa9", 23);
+    assert_non_null(strstr(err.msg, "[...]"));
+    assert_string_equal(err.msg + n - 19, ": Permission denied");
+    assert_string_equal(err.where + strlen(err.where) - 6, ":/grid");
+    for (const char *t = err.msg; *t; t++)   /* whole characters only */
+        if ((unsigned char)*t == 0xc3)
+            assert_int_equal((unsigned char)t[1], 0xa9);
+        else if ((unsigned char)*t == 0xa9)
+            assert_int_equal((unsigned char)t[-1], 0xc3);
+    cuplas_error_clear(&err);
+    cuplas_error_set(&err, CUPLAS_ERR_OUTPUT, "short %s", "text");
+    assert_string_equal(err.msg, "short text");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -111,6 +144,7 @@ int main(void)
         cmocka_unit_test(test_log_put_visible),
         cmocka_unit_test(test_log_write_failure_reported),
         cmocka_unit_test(test_log_close_ok),
+        cmocka_unit_test(test_error_keeps_reason),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -15,6 +15,7 @@
 #include "config/config.h"
 #include "util/error.h"
 #include "pipeline/jobs.h"
+#include "pipeline/shard.h"
 
 typedef struct cuplas_cmd {
     const char *name;
@@ -106,6 +107,16 @@ void cuplas_cli_catch_signals(volatile int *flag);
 /* The job plan of `cuplas check` (and `run --dry-run`) on out. Returns the
  * number of jobs that cannot run. */
 int cuplas_cli_print_plan(FILE *out, const cuplas_config *cfg, const cuplas_jobs *jobs);
+
+/* After the plan: whether `cuplas run` (of that shard) could write its
+ * manifest, where run's own rules would make a manifest that cannot be
+ * written exit 3 (cmd_run.c): an earlier manifest there that cannot be
+ * replaced stops run before its first job; a manifest that cannot be made
+ * exits 3 when the run would otherwise exit 0 (plan_errors == 0). Prints
+ * one "manifest: ..." line and returns 1 then, else prints nothing and
+ * returns 0. Only reads (stat, access), as the plan. */
+int cuplas_cli_check_manifest(FILE *out, const cuplas_config *cfg, const cuplas_shard *shard,
+                              int plan_errors);
 
 /* `cuplas report --html`: the merged manifests as one self-contained
  * page (report_html.c). */

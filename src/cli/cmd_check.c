@@ -6,12 +6,15 @@
  * runner (overwrite policy, resume identity, channel checks, output
  * folder) but only reads: no folder is created and no file is opened for
  * writing. A missing GPU is reported, not fatal: check is typically run on
- * a login node for a job that will run on a GPU node.
+ * a login node for a job that will run on a GPU node. A run manifest that
+ * cannot be written is fatal to run (exit 3, cmd_run.c) in a folder that
+ * a login node sees too: check names it and exits 1, as for a bad job.
  */
 #define _GNU_SOURCE /* strdup */
 #include "cuplas_build.h"
 #include "cli/cli.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +24,9 @@
 #include "io/h5_lib.h"
 #include "io/h5_read.h"
 #include "io/h5_result.h"
-#include "pipeline/shard.h"
+#include "io/publish.h"
+#include "util/fsutil.h"
+#include "pipeline/manifest.h"
 #ifdef HAVE_CUDA
 #include "cuda/sort_gpu.h"
 #endif
@@ -46,7 +51,8 @@ static const char check_help[] =
     "\n"
     "Exit codes (check):\n"
     "  0   every job can run (sort or skip)\n"
-    "  1   some input is bad (its plan line says why)\n"
+    "  1   some input is bad (its plan line says why), or `cuplas run` could\n"
+    "      not write its manifest (the manifest: line says why)\n"
     "  2   usage or config error (file:line:column)\n";
 
 /* Why files cannot be created under dir (without creating it), or NULL. */
@@ -61,10 +67,11 @@ static const char *dir_problem(const char *dir, char *buf, size_t size)
     /* walk up to the nearest existing ancestor: that is where mkdir -p starts */
     for (;;) {
         if (stat(p, &st) == 0) {
+            /* a path near PATH_MAX keeps the reason after it (error.h) */
             if (!S_ISDIR(st.st_mode))
-                snprintf(buf, size, "output folder %s is not a directory", p), why = buf;
+                cuplas_error_fitf(buf, size, "output folder %s is not a directory", p), why = buf;
             else if (access(p, W_OK | X_OK) != 0)
-                snprintf(buf, size, "output folder %s is not writable", p), why = buf;
+                cuplas_error_fitf(buf, size, "output folder %s is not writable", p), why = buf;
             break;
         }
         char *slash = strrchr(p, '/');
@@ -131,6 +138,7 @@ int cuplas_cli_print_plan(FILE *out, const cuplas_config *cfg, const cuplas_jobs
                 if (p) {
                     cuplas_error_clear(&e);
                     cuplas_error_set(&e, CUPLAS_ERR_OUTPUT, "%s", p);
+                    e.reason = CUPLAS_REASON_OUTPUT_DIR;   /* cites output.dir */
                 }
             }
         }
@@ -159,6 +167,71 @@ int cuplas_cli_print_plan(FILE *out, const cuplas_config *cfg, const cuplas_jobs
     fprintf(out, "plan: %d job%s: %d to sort, %d to skip, %d with errors\n", jobs->n,
             jobs->n == 1 ? "" : "s", nsort, nskip, nerr);
     return nerr;
+}
+
+/* Why no file can be published as `path`, the run's manifest (in buf), or
+ * NULL: the checks of cuplas_manifest_write that only read: something not
+ * a regular file in its place, a folder that cannot be made or written, a
+ * name whose temp name is too long. */
+static const char *manifest_problem(const char *path, const char *dir, char *buf, size_t size)
+{
+    struct stat st;
+    const char *what, *why;
+    cuplas_error e;
+
+    cuplas_error_clear(&e);
+    if (stat(path, &st) == 0 && (what = cuplas_mode_not_regular(st.st_mode))) {
+        snprintf(buf, size, "it %s", what);
+        return buf;
+    }
+    if ((why = dir_problem(dir, buf, size)))
+        return why;
+    if (cuplas_tmp_name_check(path, &e) != 0) {
+        snprintf(buf, size, "%s", e.msg);
+        return buf;
+    }
+    return NULL;
+}
+
+int cuplas_cli_check_manifest(FILE *out, const cuplas_config *cfg, const cuplas_shard *shard,
+                              int plan_errors)
+{
+    const char *dir = cfg->output.dir && cfg->output.dir[0] ? cfg->output.dir : ".";
+    char *path = cuplas_manifest_path(dir, shard), why_buf[LINE_LEN], at[LINE_LEN] = "";
+    const char *why, *verdict;
+    struct stat st;
+    int bad = 0;
+
+    if (!path)
+        return 0;   /* out of memory: run would say so itself */
+    if (!(why = manifest_problem(path, dir, why_buf, sizeof why_buf)))
+        goto done;
+    /* cmd_run.c's mark_started: an earlier manifest (or a name that cannot
+       be seen to be free) that cannot be replaced stops the run at once;
+       else only the manifest at the end fails, exit 3 if nothing else did */
+    errno = 0;
+    if (stat(path, &st) == 0 || (errno != ENOENT && errno != ENOTDIR &&
+                                 errno != ENAMETOOLONG && errno != ELOOP))
+        verdict = "`cuplas run` would exit 3 before its first job";
+    else if (plan_errors == 0)
+        verdict = "`cuplas run` would exit 3 after its jobs";
+    else
+        verdict = "`cuplas run` would exit 1 for the jobs above, without a manifest";
+    if (cfg->output.dir_where)
+        snprintf(at, sizeof at, " [%s]", cfg->output.dir_where);
+    else if (cfg->path && cfg->path[0])
+        snprintf(at, sizeof at, " [%s: output.dir's default]", cfg->path);
+    fputs("manifest: ", out);
+    cuplas_put_visible(out, path);
+    fputs(" cannot be written: ", out);
+    cuplas_put_visible(out, why);
+    fprintf(out, " (%s)", verdict);
+    cuplas_put_visible(out, at);
+    fputc('\n', out);
+    bad = 1;
+done:
+    free(path);
+    return bad;
 }
 
 /* The backend line: what `run` would use here. */
@@ -238,7 +311,9 @@ static int cmd_check(int argc, char **argv)
     print_backend(stdout, &cfg);
     if (shard.count > 0)
         printf("shard %d/%d: %d of %d jobs\n", shard.index, shard.count, mine.n, jobs.n);
-    if (cuplas_cli_print_plan(stdout, &cfg, &mine) > 0)
+    int nerr = cuplas_cli_print_plan(stdout, &cfg, &mine);
+    /* a manifest run cannot write is run's exit 3: check says so, and fails */
+    if (cuplas_cli_check_manifest(stdout, &cfg, &shard, nerr) || nerr > 0)
         rc = CUPLAS_EXIT_JOBS_FAILED;
 done:
     cuplas_shard_release(&mine);

@@ -328,8 +328,9 @@ static int cmd_run(int argc, char **argv)
                              CUPLAS_LF_I("all_jobs", jobs.n), NULL);
     }
     if (dry) {
-        rc = cuplas_cli_print_plan(stdout, &cfg, &mine) ? CUPLAS_EXIT_JOBS_FAILED
-                                                         : CUPLAS_EXIT_OK;
+        int nerr = cuplas_cli_print_plan(stdout, &cfg, &mine);
+        rc = cuplas_cli_check_manifest(stdout, &cfg, &shard, nerr) || nerr
+                 ? CUPLAS_EXIT_JOBS_FAILED : CUPLAS_EXIT_OK;
         goto done;
     }
     if (cuplas_runner_init(&runner, &cfg, &mine, &lg, &err) != 0) {

@@ -126,7 +126,7 @@ static int split_input(const char *arg, char **file, char **dataset, cuplas_erro
             }
             free(prefix);
         }
-        snprintf(err->where, sizeof err->where, "%s:/", arg);
+        cuplas_error_fitf(err->where, sizeof err->where, "%s:/", arg);
         return (int)err->code;
     }
     if (count != 1) {

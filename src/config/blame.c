@@ -8,6 +8,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 static int node_id(const struct loader *ld, const yaml_node_t *node)
 {
@@ -36,6 +37,18 @@ void cuplas_cfg_node_where(const struct loader *ld, const yaml_node_t *node, cha
         }
 }
 
+char *cuplas_cfg_node_where_dup(const struct loader *ld, const yaml_node_t *node)
+{
+    size_t n = (ld->path ? strlen(ld->path) : 0) + 48;   /* ":LINE:COL", "--set " */
+    for (int k = 0; k < ld->novr; k++)
+        if (strlen(ld->ovr[k].text) + 48 > n)
+            n = strlen(ld->ovr[k].text) + 48;
+    char *buf = malloc(n);
+    if (buf)
+        cuplas_cfg_node_where(ld, node, buf, n);
+    return buf;
+}
+
 /* Point the error at `node`: file:line:col (1-based), or the override. */
 static void blame(const struct loader *ld, const yaml_node_t *node)
 {
@@ -55,12 +68,11 @@ static void blame(const struct loader *ld, const yaml_node_t *node)
 
 int cuplas_cfg_fail_at(const struct loader *ld, const yaml_node_t *node, const char *fmt, ...)
 {
-    char msg[sizeof ld->err->msg];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    /* at once into the error: a long text keeps its end (error.h) */
+    int rc = cuplas_error_vset_(ld->err, CUPLAS_ERR_USAGE, __FILE__, __LINE__, fmt, ap);
     va_end(ap);
-    int rc = cuplas_error_set(ld->err, CUPLAS_ERR_USAGE, "%s", msg);
     if (node)
         blame(ld, node);
     return rc;

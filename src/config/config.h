@@ -62,6 +62,9 @@ typedef struct cuplas_grid_opts {
 
 typedef struct cuplas_output_opts {
     char *dir;                 /* output.dir                                    */
+    char *dir_where;           /* where output.dir was set ("cfg.yaml:L:C" or
+                                  "--set output.dir=..."), NULL for the default:
+                                  the output folder's errors cite it           */
     char *name;                /* output.name: template, {stem} {dataset} {file} */
     cuplas_overwrite overwrite;/* output.overwrite: skip | overwrite | error     */
     int64_t chunk_rows;        /* output.chunk_rows: 0 = auto (~1 MiB chunks)   */

@@ -510,6 +510,7 @@ void cuplas_config_free(cuplas_config *cfg)
     free(cfg->path);
     free(cfg->base_dir);
     free(cfg->output.dir);
+    free(cfg->output.dir_where);
     free(cfg->output.name);
     free(cfg->channels.use);
     free(cfg->channels.weights);

@@ -64,6 +64,10 @@ bool cuplas_cfg_from_file(const struct loader *ld, const yaml_node_t *node);
 void cuplas_cfg_node_where(const struct loader *ld, const yaml_node_t *node, char *buf,
                            size_t size);
 
+/* The same, malloc'd at its full length (a --set value may be a long path);
+ * NULL when out of memory. */
+char *cuplas_cfg_node_where_dup(const struct loader *ld, const yaml_node_t *node);
+
 /* A usage error with the message, pointed at `node` (file:line:col, or the
  * --set that made it); node NULL: no location. Returns the error code. */
 int cuplas_cfg_fail_at(const struct loader *ld, const yaml_node_t *node, const char *fmt, ...)

@@ -470,6 +470,10 @@ int cuplas_config_load(cuplas_config *cfg, const char *path,
     if (crop_by)
         cuplas_cfg_node_where(&ld, crop_by, cfg->grid.crop_by_where,
                               sizeof cfg->grid.crop_by_where);
+    /* the output folder is made (and fails) job by job, long after loading */
+    const yaml_node_t *dir = seen_node(&ld, "output.dir");
+    if (dir && !(cfg->output.dir_where = cuplas_cfg_node_where_dup(&ld, dir)))
+        CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
     CUPLAS_TRY(check_config(&ld, cfg));
     rc = 0;
 fail:

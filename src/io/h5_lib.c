@@ -11,13 +11,16 @@
  * A file another program has open for writing carries HDF5's exclusive
  * flock, and H5Fopen fails with "unable to lock file": that is told
  * apart (after the failure, so a good open costs nothing) from a damaged
- * file, which the message said before.
+ * file, which the message said before. A dangling symbolic link (a glob
+ * lists one as a file) is named as such, with its target, not as a file
+ * that is not there (util/fsutil.h: cuplas_open_problem).
  */
 #include "io/h5_lib.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <hdf5.h>
+#include <limits.h>
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
@@ -179,12 +182,12 @@ static int locked_for_writing(const char *file)
 int cuplas_h5_open_input(const char *file, int64_t *fid, cuplas_error *err)
 {
     struct stat st;
-    char cause[CUPLAS_H5_CAUSE_LEN];
+    char cause[CUPLAS_H5_CAUSE_LEN], why[PATH_MAX + 64];
     const char *what;
 
     if (stat(file, &st) != 0)
         return cuplas_error_set(err, CUPLAS_ERR_INPUT, "cannot open: %s",
-                                errno == ENOENT ? "no such file" : strerror(errno));
+                                cuplas_open_problem(file, errno, why, sizeof why));
     if ((what = cuplas_mode_not_regular(st.st_mode)))
         return cuplas_error_set(err, CUPLAS_ERR_INPUT, "cannot open: %s", what);
     if (access(file, R_OK) != 0)

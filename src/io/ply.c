@@ -500,7 +500,14 @@ int cuplas_ply_open(const char *path, cuplas_ply *p, cuplas_error *err)
     /* open() of a FIFO waits for a writer (a hung run, deaf to SIGTERM);
        a folder or device is no scene either */
     const char *what;
-    if (stat(path, &st) == 0 && (what = cuplas_mode_not_regular(st.st_mode))) {
+    char why[PATH_MAX + 64];
+    if (stat(path, &st) != 0) {   /* a dangling link is named as one (fsutil.h) */
+        rc = cuplas_error_set(err, CUPLAS_ERR_INPUT, "cannot open: %s",
+                              cuplas_open_problem(path, errno, why, sizeof why));
+        cuplas_error_where(err, "%s", path);
+        return rc;
+    }
+    if ((what = cuplas_mode_not_regular(st.st_mode))) {
         rc = cuplas_error_set(err, CUPLAS_ERR_INPUT, "cannot open: %s", what);
         cuplas_error_where(err, "%s", path);
         return rc;

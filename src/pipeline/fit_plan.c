@@ -79,10 +79,10 @@ static int resolve(const cuplas_job *j, const char *key, const cuplas_selectors 
     if (cuplas_channels_resolve((const char *const *)s->v + first, count, names, C, cols, k,
                                 err) == 0)
         return 0;
-    char msg[4096];
-    snprintf(msg, sizeof msg, "%s: %s (in %s%s%s)", key, err->msg, j->file,
-             j->scene ? "" : ":", j->scene ? "" : j->dataset);
-    snprintf(err->msg, sizeof err->msg, "%.*s", (int)sizeof err->msg - 1, msg);
+    char msg[sizeof err->msg];
+    snprintf(msg, sizeof msg, "%s", err->msg);
+    cuplas_error_fitf(err->msg, sizeof err->msg, "%s: %s (in %s%s%s)", key, msg, j->file,
+                      j->scene ? "" : ":", j->scene ? "" : j->dataset);
     err->code = CUPLAS_ERR_USAGE;
     if (s->where && s->where[first] && s->where[first][0])
         cuplas_error_where(err, "%s", s->where[first]);

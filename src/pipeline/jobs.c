@@ -283,13 +283,13 @@ static int add_file(cuplas_jobs *jobs, const cuplas_config *cfg, int k, const ch
         patterns |= has_magic(in->datasets[d]);
     /* list even for literal names: it tells an unreadable file apart once */
     if (cuplas_list_cached(jobs->probes, file, &names, &count, &lerr) != 0) {
-        snprintf(lerr.where, sizeof lerr.where, "%s:/", file);
+        cuplas_error_fitf(lerr.where, sizeof lerr.where, "%s:/", file);
         return failed_job(jobs, file, "/", k, in->line, &lerr, err);
     }
     (*listed)++;
     if (in->ndatasets == 0 && count == 0) {
         cuplas_error_set(&lerr, CUPLAS_ERR_INPUT, "no numeric dataset of rank 2 or 3");
-        snprintf(lerr.where, sizeof lerr.where, "%s:/", file);
+        cuplas_error_fitf(lerr.where, sizeof lerr.where, "%s:/", file);
         CUPLAS_TRY(failed_job(jobs, file, "/", k, in->line, &lerr, err));
     }
     for (int i = 0; i < count; i++) {
@@ -387,7 +387,7 @@ static int add_entry(cuplas_jobs *jobs, const cuplas_config *cfg, int k, const c
             cuplas_error_set(&why, CUPLAS_ERR_INPUT, "inputs[%d].files: \"%s\" matches no file",
                              k, pat);
             if (in->line)
-                snprintf(why.where, sizeof why.where, "%s:%d", cfg->path, in->line);
+                cuplas_error_fitf(why.where, sizeof why.where, "%s:%d", cfg->path, in->line);
             CUPLAS_TRY(failed_job(jobs, pat, NULL, k, in->line, &why, err));
             continue;
         }
@@ -410,7 +410,7 @@ static int add_entry(cuplas_jobs *jobs, const cuplas_config *cfg, int k, const c
         cuplas_error_set(&why, CUPLAS_ERR_INPUT, "inputs[%d].datasets: \"%s\" matches no "
                          "dataset in %d file%s", k, in->datasets[d], nfiles,
                          nfiles == 1 ? "" : "s");
-        snprintf(why.where, sizeof why.where, "%s:%s", in->files[0], in->datasets[d]);
+        cuplas_error_fitf(why.where, sizeof why.where, "%s:%s", in->files[0], in->datasets[d]);
         CUPLAS_TRY(failed_job(jobs, in->files[0], in->datasets[d], k, in->line, &why, err));
     }
 fail:
@@ -595,6 +595,7 @@ int cuplas_jobs_build(cuplas_jobs *jobs, const cuplas_config *cfg, cuplas_error 
 
     memset(jobs, 0, sizeof *jobs);
     jobs->config_path = cfg->path ? cfg->path : "";
+    jobs->output_dir_where = cfg->output.dir_where;
     jobs->log_path = cfg->log.file;
     config_hash(cfg, hash);
     jobs->probes = cuplas_probe_cache_new();   /* NULL: every probe opens the file */
@@ -707,12 +708,19 @@ const char *cuplas_job_error_line(const cuplas_jobs *jobs, const cuplas_job *job
     size_t fl = strlen(job->file);
     if (e->where[0] && !strncmp(e->where, job->file, fl) && e->where[fl] == ':')
         snprintf(where, sizeof where, "%s", e->where);
-    else if (e->where[0])
-        snprintf(where, sizeof where, "%s:%s -> %s", job->file, job->dataset, e->where);
+    else if (e->where[0])   /* a path may be longer than the line: keep both ends */
+        cuplas_error_fitf(where, sizeof where, "%s:%s -> %s", job->file, job->dataset,
+                          e->where);
     else
-        snprintf(where, sizeof where, "%s:%s", job->file, job->dataset);
-    if (job->line && cfgp[0])
-        snprintf(at, sizeof at, " [%s:%d]", cfgp, job->line);
+        cuplas_error_fitf(where, sizeof where, "%s:%s", job->file, job->dataset);
+    /* a folder that cannot be made or written is output.dir's doing, not
+       the inputs entry's (`cuplas sort` names its output itself: no cfg) */
+    if (e->reason == CUPLAS_REASON_OUTPUT_DIR && jobs && jobs->output_dir_where)
+        cuplas_error_fitf(at, sizeof at, " [%s]", jobs->output_dir_where);
+    else if (e->reason == CUPLAS_REASON_OUTPUT_DIR && cfgp[0])
+        cuplas_error_fitf(at, sizeof at, " [%s: output.dir's default]", cfgp);
+    else if (job->line && cfgp[0])
+        cuplas_error_fitf(at, sizeof at, " [%s:%d]", cfgp, job->line);
     snprintf(buf, size, "%s: %s%s", where, e->msg, at);
     return buf;
 }

@@ -59,6 +59,9 @@ typedef struct cuplas_jobs {
     cuplas_job *v;
     int n, cap;
     const char *config_path; /* for "[cfg.yaml:LINE]" in messages, "" = none */
+    const char *output_dir_where; /* where output.dir was set (cfg's), NULL =
+                                  its default: errors of the output folder
+                                  (CUPLAS_REASON_OUTPUT_DIR) cite it        */
     const char *log_path;    /* logging.file (appended to), or NULL          */
     int log_clash;           /* check_paths: log_path is an input or output  */
     unsigned add_one_flags;  /* read flags of cuplas_jobs_add_one's job         */
@@ -116,7 +119,10 @@ int cuplas_job_channels(const cuplas_config *cfg, int64_t C, int **use, int *nus
 #define CUPLAS_JOB_LINE_LEN 2048
 
 /* The one-line description of a job failure, without the "cuplas: error: "
- * prefix:  "file:/dataset: msg [cfg.yaml:LINE]". */
+ * prefix:  "file:/dataset: msg [cfg.yaml:LINE]", the line of the job's
+ * inputs entry; for an error of the output folder (CUPLAS_REASON_OUTPUT_DIR)
+ * where output.dir was set instead: "[cfg.yaml:LINE:COL]", "[--set
+ * output.dir=...]", or "[cfg.yaml: output.dir's default]". */
 const char *cuplas_job_error_line(const cuplas_jobs *jobs, const cuplas_job *job,
                                   const cuplas_error *e, char *buf, size_t size);
 

@@ -248,7 +248,8 @@ static void read_run(void *p)
 
 /* ------------------------------------------------------------ the stages */
 
-/* mkdir -p, then check that files can be created there. */
+/* mkdir -p, then check that files can be created there. Its errors are
+ * output.dir's (CUPLAS_REASON_OUTPUT_DIR: the message cites that key). */
 static int output_dir(const cuplas_job *job, cuplas_error *e)
 {
     char *dir = cuplas_path_dir(job->output);
@@ -264,6 +265,8 @@ static int output_dir(const cuplas_job *job, cuplas_error *e)
         CUPLAS_FAIL(e, CUPLAS_ERR_OUTPUT, "output folder %s is not writable: %s", dir,
                     strerror(errno));
 fail:
+    if (rc && rc != CUPLAS_ERR_NOMEM)
+        e->reason = CUPLAS_REASON_OUTPUT_DIR;
     free(dir);
     return rc;
 }

@@ -5,6 +5,15 @@
  * after filling a caller-owned struct cuplas_error: a one-line message, the
  * source location that raised it, and the user-facing context ("where"):
  * file:dataset, config file:line:column, or gpu id. Library code never exits.
+ *
+ * msg and where are fixed arrays of 512 bytes, and a path may be 4095: a
+ * text that does not fit keeps its start and its end, with "[...]" for
+ * the middle (cuplas_error_fitf), since the end is where the reason is
+ * ("cannot create folder /very/long/...: Permission denied"), and the
+ * start says what was done. The arrays are not grown to hold two whole
+ * PATH_MAX paths (8 KiB and more): the record is embedded, one per job,
+ * in cuplas_job and in the runner's results, copied by value, and kept
+ * on worker stacks; a config of 20,000 jobs would hold 300 MiB of it.
  */
 #ifndef CUPLAS_ERROR_H
 #define CUPLAS_ERROR_H
@@ -51,15 +60,26 @@ typedef struct cuplas_error {
 /* cuplas_error.reason values. */
 enum {
     CUPLAS_REASON_NONE = 0,
-    CUPLAS_REASON_NOT_SQUARE = 1   /* (N, C) data, no shape given, N not a square */
+    CUPLAS_REASON_NOT_SQUARE = 1,  /* (N, C) data, no shape given, N not a square */
+    CUPLAS_REASON_OUTPUT_DIR = 2   /* the output folder cannot be made or written:
+                                      a job's message cites output.dir, not the
+                                      job's inputs entry                      */
 };
 
 void cuplas_error_clear(cuplas_error *err);
+
+/* snprintf into dst[size], but a text longer than that keeps its start
+ * and its end around "[...]" (the end carries the reason), cut on UTF-8
+ * character boundaries. For every text that goes into msg or where. */
+void cuplas_error_fitf(char *dst, unsigned long size, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 /* Fill err (if non-NULL) and return code. printf-style message. */
 int cuplas_error_set_(cuplas_error *err, cuplas_status code, const char *file,
                       int line, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
+int cuplas_error_vset_(cuplas_error *err, cuplas_status code, const char *file, int line,
+                       const char *fmt, va_list ap) __attribute__((format(printf, 5, 0)));
 
 /* Set the user-facing context if none is set yet (inner context wins). */
 void cuplas_error_where(cuplas_error *err, const char *fmt, ...)

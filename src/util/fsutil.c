@@ -80,6 +80,23 @@ const char *cuplas_mode_not_regular(mode_t m)
          : "not a regular file";
 }
 
+const char *cuplas_open_problem(const char *path, int e, char *buf, size_t size)
+{
+    struct stat st;
+    char target[PATH_MAX];
+    ssize_t n;
+
+    if (e != ENOENT && e != ENOTDIR)
+        return strerror(e);
+    if (lstat(path, &st) != 0 || !S_ISLNK(st.st_mode))
+        return e == ENOENT ? "no such file" : strerror(e);
+    if ((n = readlink(path, target, sizeof target - 1)) < 0)
+        return "a dangling symbolic link (no such file where it points)";
+    target[n] = '\0';
+    snprintf(buf, size, "a dangling symbolic link to %s (no such file there)", target);
+    return buf;
+}
+
 int cuplas_path_special(const char *path)
 {
     struct stat st;

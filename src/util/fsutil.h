@@ -36,6 +36,14 @@ char *cuplas_path_key(const char *path);
  * hung run, deaf to SIGTERM), and a device is no file to read twice. */
 const char *cuplas_mode_not_regular(mode_t mode);
 
+/* Why path cannot be opened, once stat() or open() of it failed with errno
+ * e, for "cannot open: ...": "a dangling symbolic link to TARGET (no such
+ * file there)" when path is a symbolic link whose target is missing (a glob
+ * lists such a link as a file, and `ls` shows it: "no such file" alone
+ * reads as a wrong path), "no such file", or strerror(e). The text is in
+ * buf, or static. */
+const char *cuplas_open_problem(const char *path, int e, char *buf, size_t size);
+
 /* 1 when path exists (symbolic links followed) and is not a regular file:
  * a folder, a device, a FIFO. A result is published by rename, which would
  * replace such a file by a regular one, or fail after all the work. */
