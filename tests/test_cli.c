@@ -828,6 +828,12 @@ static void test_cli_output_errors(void **state)
                                      "[blocked.yaml:7:8]"), 6);   /* + failure list */
     assert_int_equal(count_str(text, "[blocked.yaml:2]"), 0);
     free(text);
+    /* and JSON's config_line is output.dir's line, as the text says */
+    assert_int_equal(tu_sh(f, BIN " run blocked.yaml --log-format json"), 1);
+    text = tu_slurp(f, "err.txt", NULL);
+    assert_int_equal(count_str(text, "\"config_line\":7"), 3);
+    assert_int_equal(count_str(text, "\"config_line\":2"), 0);
+    free(text);
     assert_int_equal(tu_sh(f, BIN " check blocked.yaml"), 1);
     text = tu_slurp(f, "out.txt", NULL);
     assert_int_equal(count_str(text, "output folder blocker is not a directory "

@@ -65,6 +65,8 @@ typedef struct cuplas_output_opts {
     char *dir_where;           /* where output.dir was set ("cfg.yaml:L:C" or
                                   "--set output.dir=..."), NULL for the default:
                                   the output folder's errors cite it           */
+    int dir_line;              /* its line in the config file, 0 = not there
+                                  (--set or the default): JSON's config_line */
     char *name;                /* output.name: template, {stem} {dataset} {file} */
     cuplas_overwrite overwrite;/* output.overwrite: skip | overwrite | error     */
     int64_t chunk_rows;        /* output.chunk_rows: 0 = auto (~1 MiB chunks)   */

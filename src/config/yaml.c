@@ -474,6 +474,8 @@ int cuplas_config_load(cuplas_config *cfg, const char *path,
     const yaml_node_t *dir = seen_node(&ld, "output.dir");
     if (dir && !(cfg->output.dir_where = cuplas_cfg_node_where_dup(&ld, dir)))
         CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
+    if (dir && cuplas_cfg_from_file(&ld, dir))
+        cfg->output.dir_line = (int)dir->start_mark.line + 1;
     CUPLAS_TRY(check_config(&ld, cfg));
     rc = 0;
 fail:

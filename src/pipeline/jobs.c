@@ -596,6 +596,7 @@ int cuplas_jobs_build(cuplas_jobs *jobs, const cuplas_config *cfg, cuplas_error 
     memset(jobs, 0, sizeof *jobs);
     jobs->config_path = cfg->path ? cfg->path : "";
     jobs->output_dir_where = cfg->output.dir_where;
+    jobs->output_dir_line = cfg->output.dir_line;
     jobs->log_path = cfg->log.file;
     config_hash(cfg, hash);
     jobs->probes = cuplas_probe_cache_new();   /* NULL: every probe opens the file */
@@ -690,6 +691,13 @@ int cuplas_job_channels(const cuplas_config *cfg, int64_t C, int **use, int *nus
     *nuse = n;
 fail:
     return rc;
+}
+
+int cuplas_job_line(const cuplas_jobs *jobs, const cuplas_job *job, const cuplas_error *e)
+{
+    if (e->reason == CUPLAS_REASON_OUTPUT_DIR)
+        return jobs ? jobs->output_dir_line : 0;
+    return job->line;
 }
 
 const char *cuplas_job_error_line(const cuplas_jobs *jobs, const cuplas_job *job,

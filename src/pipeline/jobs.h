@@ -62,6 +62,7 @@ typedef struct cuplas_jobs {
     const char *output_dir_where; /* where output.dir was set (cfg's), NULL =
                                   its default: errors of the output folder
                                   (CUPLAS_REASON_OUTPUT_DIR) cite it        */
+    int output_dir_line;     /* its config line, 0 = none (cuplas_job_line) */
     const char *log_path;    /* logging.file (appended to), or NULL          */
     int log_clash;           /* check_paths: log_path is an input or output  */
     unsigned add_one_flags;  /* read flags of cuplas_jobs_add_one's job         */
@@ -117,6 +118,11 @@ int cuplas_job_channels(const cuplas_config *cfg, int64_t C, int **use, int *nus
 /* Room for one such line, and for the log text around it (the stages,
  * the runner and the manifest size their buffers by it). */
 #define CUPLAS_JOB_LINE_LEN 2048
+
+/* The config file line a job failure is about: output.dir's for an error
+ * of the output folder (0 when it was not set in the file), else the
+ * job's inputs entry's (0 for none). JSON's config_line. */
+int cuplas_job_line(const cuplas_jobs *jobs, const cuplas_job *job, const cuplas_error *e);
 
 /* The one-line description of a job failure, without the "cuplas: error: "
  * prefix:  "file:/dataset: msg [cfg.yaml:LINE]", the line of the job's

@@ -159,6 +159,7 @@ int cuplas_shard_select(const cuplas_jobs *all, const cuplas_shard *s, cuplas_jo
     memset(mine, 0, sizeof *mine);
     mine->config_path = all->config_path;
     mine->output_dir_where = all->output_dir_where;
+    mine->output_dir_line = all->output_dir_line;
     if (!(items = calloc((size_t)all->n + 1, sizeof *items)) ||
         !(shard_of = calloc((size_t)all->n + 1, sizeof *shard_of)) ||
         !(mine->v = calloc((size_t)all->n + 1, sizeof *mine->v)))

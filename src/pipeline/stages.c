@@ -82,7 +82,8 @@ void cuplas_job_log_failure(cuplas_runner *r, const cuplas_job *job, const cupla
                      CUPLAS_LF_S("dataset", job->dataset ? job->dataset : ""),
                      CUPLAS_LF_S("output", job->output ? job->output : ""),
                      CUPLAS_LF_S("code", cuplas_status_name(res->err.code)),
-                     CUPLAS_LF_S("error", line), CUPLAS_LF_I("config_line", job->line), NULL);
+                     CUPLAS_LF_S("error", line),
+                     CUPLAS_LF_I("config_line", cuplas_job_line(r->jobs, job, &res->err)), NULL);
 }
 
 /* An AND for the text line: NaN (core/metrics.h: no two filled cells
