@@ -191,13 +191,6 @@ static int elem_prop(cuplas_ply__elem *e, const char *name, int type, int line)
     return 0;
 }
 
-/* Fail with where = "path:line". */
-#define HFAIL(line, ...)                                                \
-    do {                                                                \
-        rc = cuplas_error_set(err, CUPLAS_ERR_INPUT, __VA_ARGS__);      \
-        cuplas_error_where(err, "%s:%d", path, (line));                 \
-        goto fail;                                                      \
-    } while (0)
 
 #define FFAIL(code, ...) CUPLAS_FAIL_IN(err, code, path, __VA_ARGS__)
 
@@ -254,9 +247,9 @@ static int header_line(hstate *h, const char *path, int line, char **tok, int nt
     int rc = 0;
 
     if (nt == 0)
-        HFAIL(line, "empty header line");
+        PLY_FAIL_AT(line, "empty header line");
     if (nt > MAX_TOKENS)
-        HFAIL(line, "too many words on a header line");
+        PLY_FAIL_AT(line, "too many words on a header line");
     if (!strcmp(tok[0], "comment") || !strcmp(tok[0], "obj_info")) {
         if (h->cur == 2 && add_drop(p, a, b))
             FFAIL(CUPLAS_ERR_NOMEM, "out of memory");
@@ -264,9 +257,9 @@ static int header_line(hstate *h, const char *path, int line, char **tok, int nt
     }
     if (!strcmp(tok[0], "format")) {
         if (h->have_format)
-            HFAIL(line, "a second 'format' line");
+            PLY_FAIL_AT(line, "a second 'format' line");
         if (nt != 3)
-            HFAIL(line, "expected 'format FORMAT VERSION'");
+            PLY_FAIL_AT(line, "expected 'format FORMAT VERSION'");
         if (!strcmp(tok[1], "ascii"))
             p->format = CUPLAS_PLY_ASCII;
         else if (!strcmp(tok[1], "binary_little_endian"))
@@ -274,22 +267,23 @@ static int header_line(hstate *h, const char *path, int line, char **tok, int nt
         else if (!strcmp(tok[1], "binary_big_endian"))
             p->format = CUPLAS_PLY_BINARY_BE;
         else
-            HFAIL(line, "unknown format '%s' (ascii, binary_little_endian or binary_big_endian)",
-                  tok[1]);
+            PLY_FAIL_AT(line, "unknown format '%s' (ascii, binary_little_endian or "
+                        "binary_big_endian)", tok[1]);
         h->have_format = 1;
         return 0;
     }
     if (!strcmp(tok[0], "element")) {
         int64_t cnt;
         if (nt != 3)
-            HFAIL(line, "expected 'element NAME COUNT'");
+            PLY_FAIL_AT(line, "expected 'element NAME COUNT'");
         if (parse_count(tok[2], &cnt))
-            HFAIL(line, "element '%s': count '%s' is not a non-negative integer", tok[1], tok[2]);
+            PLY_FAIL_AT(line, "element '%s': count '%s' is not a non-negative integer", tok[1],
+                        tok[2]);
         if (!h->have_format)
-            HFAIL(line, "'element' before the 'format' line");
+            PLY_FAIL_AT(line, "'element' before the 'format' line");
         if (!strcmp(tok[1], "vertex")) {
             if (h->have_vertex)
-                HFAIL(line, "a second 'vertex' element");
+                PLY_FAIL_AT(line, "a second 'vertex' element");
             if (!new_elem(h, tok[1], cnt, line))
                 FFAIL(CUPLAS_ERR_NOMEM, "out of memory");
             h->have_vertex = 1;
@@ -306,7 +300,7 @@ static int header_line(hstate *h, const char *path, int line, char **tok, int nt
         if (add_drop(p, a, b))
             FFAIL(CUPLAS_ERR_NOMEM, "out of memory");
         if (!h->have_vertex && h->npre++ == MAX_PRE)
-            HFAIL(line, "more than %d elements before 'vertex'", MAX_PRE);
+            PLY_FAIL_AT(line, "more than %d elements before 'vertex'", MAX_PRE);
         if (!new_elem(h, tok[1], cnt, line))
             FFAIL(CUPLAS_ERR_NOMEM, "out of memory");
         return 0;
@@ -314,13 +308,13 @@ static int header_line(hstate *h, const char *path, int line, char **tok, int nt
     if (!strcmp(tok[0], "property")) {
         int list = nt > 1 && !strcmp(tok[1], "list");
         if (h->cur == 0)
-            HFAIL(line, "'property' before any 'element'");
+            PLY_FAIL_AT(line, "'property' before any 'element'");
         if (list ? nt != 5 : nt != 3)
-            HFAIL(line, list ? "expected 'property list COUNT_TYPE ITEM_TYPE NAME'"
+            PLY_FAIL_AT(line, list ? "expected 'property list COUNT_TYPE ITEM_TYPE NAME'"
                              : "expected 'property TYPE NAME'");
         for (int k = 1 + list; k < nt - 1; k++)
             if (type_of(tok[k]) < 0)
-                HFAIL(line, "unknown property type '%s'", tok[k]);
+                PLY_FAIL_AT(line, "unknown property type '%s'", tok[k]);
         if (h->cur == 2) {
             cuplas_ply__elem *e = &h->el[h->nel - 1];
             if (add_drop(p, a, b))
@@ -332,10 +326,10 @@ static int header_line(hstate *h, const char *path, int line, char **tok, int nt
             return 0;
         }
         if (list)
-            HFAIL(line, "list property '%s' in element 'vertex' (only scalar properties are "
+            PLY_FAIL_AT(line, "list property '%s' in element 'vertex' (only scalar properties are "
                         "supported there)", tok[4]);
         if (cuplas_ply_find(p, tok[2]) >= 0)
-            HFAIL(line, "duplicate vertex property '%s'", tok[2]);
+            PLY_FAIL_AT(line, "duplicate vertex property '%s'", tok[2]);
         cuplas_ply_prop *np = realloc(p->props, (size_t)(p->nprops + 1) * sizeof *np);
         if (!np)
             FFAIL(CUPLAS_ERR_NOMEM, "out of memory");
@@ -349,7 +343,7 @@ static int header_line(hstate *h, const char *path, int line, char **tok, int nt
         p->nprops++;
         return 0;
     }
-    HFAIL(line, "unknown header keyword '%s'", tok[0]);
+    PLY_FAIL_AT(line, "unknown header keyword '%s'", tok[0]);
 fail:
     return rc;
 }
@@ -367,23 +361,23 @@ static int check_body(cuplas_ply *p, const hstate *h, cuplas_error *err)
         for (int i = 0; i < h->npre; i++) {
             const cuplas_ply__elem *e = &h->el[i];
             if (e->has_list)
-                HFAIL(e->line, "element '%s' before 'vertex' has a list property; a binary "
+                PLY_FAIL_AT(e->line, "element '%s' before 'vertex' has a list property; a binary "
                                "PLY like this is not supported", e->name);
             if (e->row_size && e->count > avail / (int64_t)e->row_size)
-                HFAIL(e->line, "truncated body: element '%s' needs more bytes than the file "
+                PLY_FAIL_AT(e->line, "truncated body: element '%s' needs more bytes than the file "
                                "has", e->name);
             p->body_offset += e->count * (int64_t)e->row_size;
             avail -= e->count * (int64_t)e->row_size;
         }
         /* count errors name the `element vertex N` line: the count to check */
         if (p->n > avail / (int64_t)p->row_size)
-            HFAIL(p->vertex_line, "truncated body: %lld vertices of %zu bytes need %lld "
+            PLY_FAIL_AT(p->vertex_line, "truncated body: %lld vertices of %zu bytes need %lld "
                   "bytes, the file has %lld after the header", (long long)p->n, p->row_size,
-                  p->n <= INT64_MAX / (int64_t)p->row_size ? (long long)(p->n * (int64_t)p->row_size)
-                                                           : (long long)INT64_MAX,
+                  p->n <= INT64_MAX / (int64_t)p->row_size
+                      ? (long long)(p->n * (int64_t)p->row_size) : (long long)INT64_MAX,
                   (long long)avail);
         if (p->vertex_last && avail > p->n * (int64_t)p->row_size)
-            HFAIL(p->vertex_line, "count mismatch: the header declares %lld vertices, the "
+            PLY_FAIL_AT(p->vertex_line, "count mismatch: the header declares %lld vertices, the "
                   "body has %lld more bytes (%.1f rows)", (long long)p->n,
                   (long long)(avail - p->n * (int64_t)p->row_size),
                   (double)(avail - p->n * (int64_t)p->row_size) / (double)p->row_size);
@@ -391,7 +385,7 @@ static int check_body(cuplas_ply *p, const hstate *h, cuplas_error *err)
         /* a row is at least one digit and one blank per property */
         int64_t per = 2 * (int64_t)p->nprops;
         if (p->n > (avail + 1) / per)
-            HFAIL(p->vertex_line, "count mismatch: the header declares %lld vertices, the "
+            PLY_FAIL_AT(p->vertex_line, "count mismatch: the header declares %lld vertices, the "
                   "body has only %lld bytes", (long long)p->n, (long long)avail);
         for (int i = 0; i < h->npre; i++)
             p->pre_lines += h->el[i].count;
@@ -433,8 +427,8 @@ static int ply_open(const char *path, cuplas_ply *p, cuplas_error *err)
         line++;
         if (!nl) {
             if (line == 1)
-                HFAIL(1, "bad magic: not a PLY file (no 'ply' line)");
-            HFAIL(line, got == HEADER_MAX ? "no 'end_header' in the first 1 MiB"
+                PLY_FAIL_AT(1, "bad magic: not a PLY file (no 'ply' line)");
+            PLY_FAIL_AT(line, got == HEADER_MAX ? "no 'end_header' in the first 1 MiB"
                                           : "no 'end_header' line before the end of the file");
         }
         size_t len = (size_t)(nl - (buf + pos));
@@ -442,11 +436,11 @@ static int ply_open(const char *path, cuplas_ply *p, cuplas_error *err)
         tmp[len] = 0;
         pos += len + 1;
         if (memchr(tmp, 0, len))
-            HFAIL(line, line == 1 ? "bad magic: not a PLY file" : "NUL byte in the header");
+            PLY_FAIL_AT(line, line == 1 ? "bad magic: not a PLY file" : "NUL byte in the header");
         int nt = tokenize(tmp, tok);
         if (line == 1) {
             if (nt != 1 || strcmp(tok[0], "ply"))
-                HFAIL(1, "bad magic: not a PLY file (the first line is not 'ply')");
+                PLY_FAIL_AT(1, "bad magic: not a PLY file (the first line is not 'ply')");
             continue;
         }
         if (nt == 1 && !strcmp(tok[0], "end_header")) {
@@ -459,13 +453,13 @@ static int ply_open(const char *path, cuplas_ply *p, cuplas_error *err)
                                nt ? a + (size_t)(tok[0] - tmp) : a));
     }
     if (!h.have_format)
-        HFAIL(line, "no 'format' line in the header");
+        PLY_FAIL_AT(line, "no 'format' line in the header");
     if (!h.have_vertex)
-        HFAIL(line, "no 'vertex' element in the header");
+        PLY_FAIL_AT(line, "no 'vertex' element in the header");
     if (p->n == 0)
-        HFAIL(line, "the 'vertex' element has 0 vertices: nothing to sort");
+        PLY_FAIL_AT(line, "the 'vertex' element has 0 vertices: nothing to sort");
     if (p->nprops == 0)
-        HFAIL(line, "the 'vertex' element has no properties");
+        PLY_FAIL_AT(line, "the 'vertex' element has no properties");
     if (!(p->header = malloc(pos + 1)))
         FFAIL(CUPLAS_ERR_NOMEM, "out of memory");
     memcpy(p->header, buf, pos);

@@ -69,13 +69,6 @@ static const char *const tail_names[8] = {
     "opacity", "scale_0", "scale_1", "scale_2", "rot_0", "rot_1", "rot_2", "rot_3",
 };
 
-/* Fail with where = "path:line", a header line. */
-#define LFAIL(line, ...)                                                \
-    do {                                                                \
-        rc = cuplas_error_set(err, CUPLAS_ERR_INPUT, __VA_ARGS__);      \
-        cuplas_error_where(err, "%s:%d", path, (line));                 \
-        goto fail;                                                      \
-    } while (0)
 
 #define FFAIL(code, ...) CUPLAS_FAIL_IN(err, code, path, __VA_ARGS__)
 
@@ -116,9 +109,9 @@ static int need(const char *path, const cuplas_ply_prop *pr, int n, const char *
     const cuplas_ply_prop *q = find_prop(pr, n, name);
 
     if (!q)
-        LFAIL(eline, "compressed PLY: element '%s' has no property '%s'", ename, name);
+        PLY_FAIL_AT(eline, "compressed PLY: element '%s' has no property '%s'", ename, name);
     if (q->type != t)
-        LFAIL(q->line, "compressed PLY: property '%s' of element '%s' is %s, not %s", name,
+        PLY_FAIL_AT(q->line, "compressed PLY: property '%s' of element '%s' is %s, not %s", name,
               ename, cuplas_ply_type_name(q->type), cuplas_ply_type_name(t));
     *offset = q->offset;
 fail:
@@ -134,10 +127,10 @@ static int check_header(const cuplas_ply *p, const cuplas_ply__elem *ch,
     int64_t want = p->n / CUPLAS_PLYC_CHUNK + (p->n % CUPLAS_PLYC_CHUNK != 0);
 
     if (p->format == CUPLAS_PLY_ASCII)
-        LFAIL(ch->line, "compressed PLY (element 'chunk' beside packed_* vertex properties): "
+        PLY_FAIL_AT(ch->line, "compressed PLY (element 'chunk' beside packed_* vertex properties): "
                         "it must be binary, not ascii");
     if (ch->has_list)
-        LFAIL(ch->line, "compressed PLY: element 'chunk' has a list property");
+        PLY_FAIL_AT(ch->line, "compressed PLY: element 'chunk' has a list property");
     for (int k = 12; k < CUPLAS_PLYC_BOUNDS; k++)
         colors += find_prop(ch->props, ch->nprops, bound_names[k]) != NULL;
     /* older files have no colour bounds: all six, or none */
@@ -149,15 +142,15 @@ static int check_header(const cuplas_ply *p, const cuplas_ply__elem *ch,
         CUPLAS_TRY(need(path, p->props, p->nprops, packed_names[k], CUPLAS_PLY_UINT32, "vertex",
                         p->vertex_line, &c->packed[k], err));
     if (ch->count != want)
-        LFAIL(ch->line, "compressed PLY: element 'chunk' has %lld rows; %lld vertices need "
+        PLY_FAIL_AT(ch->line, "compressed PLY: element 'chunk' has %lld rows; %lld vertices need "
               "ceil(%lld / %d) = %lld", (long long)ch->count, (long long)p->n,
               (long long)p->n, CUPLAS_PLYC_CHUNK, (long long)want);
     if (!sh)
         return 0;
     if (sh->has_list)
-        LFAIL(sh->line, "compressed PLY: element 'sh' has a list property");
+        PLY_FAIL_AT(sh->line, "compressed PLY: element 'sh' has a list property");
     if (sh->count != p->n)
-        LFAIL(sh->line, "compressed PLY: element 'sh' has %lld rows, element 'vertex' %lld; "
+        PLY_FAIL_AT(sh->line, "compressed PLY: element 'sh' has %lld rows, element 'vertex' %lld; "
               "they must be equal", (long long)sh->count, (long long)p->n);
     for (int k = 0; k < sh->nprops; k++) {
         const cuplas_ply_prop *q = &sh->props[k];
@@ -167,10 +160,10 @@ static int check_header(const cuplas_ply *p, const cuplas_ply__elem *ch,
         for (int j = 0; j < 8; j++)
             clash |= !strcmp(q->name, tail_names[j]);
         if (q->type != CUPLAS_PLY_UINT8)
-            LFAIL(q->line, "compressed PLY: property '%s' of element 'sh' is %s, not uchar",
+            PLY_FAIL_AT(q->line, "compressed PLY: property '%s' of element 'sh' is %s, not uchar",
                   q->name, cuplas_ply_type_name(q->type));
         if (clash)
-            LFAIL(q->line, "compressed PLY: duplicate property '%s' (element 'sh')", q->name);
+            PLY_FAIL_AT(q->line, "compressed PLY: duplicate property '%s' (element 'sh')", q->name);
     }
     c->nsh = sh->nprops;
 fail:
@@ -194,12 +187,12 @@ static int locate(const cuplas_ply *p, const cuplas_ply__elem *el, int nel, int 
         int64_t rs = (int64_t)(i == vi ? p->row_size : e->row_size), left = p->file_size - at;
         if (e->has_list) {
             if (i < last)
-                LFAIL(e->line, "compressed PLY: element '%s' has a list property, so the "
+                PLY_FAIL_AT(e->line, "compressed PLY: element '%s' has a list property, so the "
                                "rows after it cannot be found", e->name);
             return 0;   /* what follows is not read: its size does not matter */
         }
         if (rs && e->count > left / rs)
-            LFAIL(e->line, "truncated body: element '%s' needs %lld rows of %lld bytes, the "
+            PLY_FAIL_AT(e->line, "truncated body: element '%s' needs %lld rows of %lld bytes, the "
                   "file has %lld bytes left", e->name, (long long)e->count, (long long)rs,
                   (long long)left);
         if (e == ch)
@@ -211,7 +204,7 @@ static int locate(const cuplas_ply *p, const cuplas_ply__elem *el, int nel, int 
         at += e->count * rs;
     }
     if (at < p->file_size)
-        LFAIL(el[nel - 1].line, "count mismatch: %lld bytes follow the rows of the last "
+        PLY_FAIL_AT(el[nel - 1].line, "count mismatch: %lld bytes follow the rows of the last "
               "element '%s'", (long long)(p->file_size - at), el[nel - 1].name);
 fail:
     return rc;
@@ -379,7 +372,7 @@ static int read_bounds(const cuplas_ply *p, int fd, float *bounds, cuplas_error 
                                         : k < 15 ? 0.0f : 1.0f;
             /* lerp of an infinite bound is NaN or infinite for every splat */
             if (!isfinite(*v))
-                LFAIL(c->chunk_line, "compressed PLY: chunk %lld has %s = %g; bounds must be "
+                PLY_FAIL_AT(c->chunk_line, "compressed PLY: chunk %lld has %s = %g; bounds must be "
                       "finite", (long long)i, bound_names[k], (double)*v);
         }
 fail:

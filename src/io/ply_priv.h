@@ -67,4 +67,13 @@ int cuplas_ply__float_table(cuplas_ply *p, const char *const *names, int n,
  * infinities (io/splat.h). */
 float cuplas_ply__opacity_u8(unsigned a);
 
+/* Fail with where = "path:line", a header line: for functions with the
+ * locals `rc`, `err` and `path` and a `fail:` label. */
+#define PLY_FAIL_AT(line, ...)                                          \
+    do {                                                                \
+        rc = cuplas_error_set(err, CUPLAS_ERR_INPUT, __VA_ARGS__);      \
+        cuplas_error_where(err, "%s:%d", path, (line));                 \
+        goto fail;                                                      \
+    } while (0)
+
 #endif
