@@ -1,5 +1,6 @@
 /*
- * ply.c - the PLY header parser (ply.h); the vertex body reader is in
+ * ply.c - the PLY header parser (ply.h, ply_priv.h); which format a path
+ * holds is decided above it in ply_open.c, the vertex body reader is in
  * ply_read.c, the writer in ply_write.c.
  *
  * Design facts: the header is read in one pread of at most 1 MiB (a 3DGS
@@ -10,9 +11,9 @@
  * names that header line. The vertex body is read in ply_read.c. Every
  * element is kept while parsing (name, count, scalar properties) so that
  * a compressed PLY, whose header is an ordinary PLY's, can be recognised
- * and located afterwards (ply_compressed.c).
+ * and located afterwards (ply_open.c hands it to ply_compressed.c).
  */
-#define _GNU_SOURCE /* strdup, strndup, strcasecmp */
+#define _GNU_SOURCE /* strdup, pread */
 #include "io/ply.h"
 
 #include <errno.h>
@@ -21,13 +22,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "io/ply_priv.h"
-#include "io/splat.h"
-#include "util/fsutil.h"
 
 #define HEADER_MAX (1 << 20)
 #define MAX_TOKENS 8
@@ -51,19 +49,6 @@ static int type_of(const char *s)
         if (!strcmp(s, types[t].name) || !strcmp(s, types[t].alias))
             return t;
     return -1;
-}
-
-int cuplas_ply_is_scene_path(const char *path)
-{
-    size_t l = strlen(path);
-    return (l >= 4 && !strcasecmp(path + l - 4, ".ply")) ||
-           (l >= 6 && !strcasecmp(path + l - 6, ".splat"));
-}
-
-static int is_splat_path(const char *path)
-{
-    size_t l = strlen(path);
-    return l >= 6 && !strcasecmp(path + l - 6, ".splat");
 }
 
 void cuplas_ply_close(cuplas_ply *p)
@@ -141,31 +126,30 @@ fail:
 typedef struct hstate {
     cuplas_ply *p;
     cuplas_error *err;
-    cuplas_ply__elem *el;   /* every element, in file order             */
-    int nel;
-    int npre;          /* elements before vertex: skipped by the reader   */
+    cuplas_ply__header hd;  /* every element, in file order             */
     int cur;           /* 0 none, 1 vertex, 2 another element             */
     int have_vertex, have_format;
 } hstate;
 
-static void free_elems(hstate *h)
+void cuplas_ply__header_free(cuplas_ply__header *hd)
 {
-    for (int i = 0; i < h->nel; i++) {
-        for (int k = 0; k < h->el[i].nprops; k++)
-            free(h->el[i].props[k].name);
-        free(h->el[i].props);
+    for (int i = 0; i < hd->nel; i++) {
+        for (int k = 0; k < hd->el[i].nprops; k++)
+            free(hd->el[i].props[k].name);
+        free(hd->el[i].props);
     }
-    free(h->el);
+    free(hd->el);
+    memset(hd, 0, sizeof *hd);
 }
 
-/* A new element at the end of h->el; NULL when out of memory. */
+/* A new element at the end of h->hd.el; NULL when out of memory. */
 static cuplas_ply__elem *new_elem(hstate *h, const char *name, int64_t count, int line)
 {
-    cuplas_ply__elem *e = realloc(h->el, (size_t)(h->nel + 1) * sizeof *e);
+    cuplas_ply__elem *e = realloc(h->hd.el, (size_t)(h->hd.nel + 1) * sizeof *e);
     if (!e)
         return NULL;
-    h->el = e;
-    e += h->nel++;
+    h->hd.el = e;
+    e += h->hd.nel++;
     memset(e, 0, sizeof *e);
     snprintf(e->name, sizeof e->name, "%s", name);
     e->count = count;
@@ -299,7 +283,7 @@ static int header_line(hstate *h, const char *path, int line, char **tok, int nt
         p->vertex_last = 0;
         if (add_drop(p, a, b))
             FFAIL(CUPLAS_ERR_NOMEM, "out of memory");
-        if (!h->have_vertex && h->npre++ == MAX_PRE)
+        if (!h->have_vertex && h->hd.npre++ == MAX_PRE)
             PLY_FAIL_AT(line, "more than %d elements before 'vertex'", MAX_PRE);
         if (!new_elem(h, tok[1], cnt, line))
             FFAIL(CUPLAS_ERR_NOMEM, "out of memory");
@@ -316,7 +300,7 @@ static int header_line(hstate *h, const char *path, int line, char **tok, int nt
             if (type_of(tok[k]) < 0)
                 PLY_FAIL_AT(line, "unknown property type '%s'", tok[k]);
         if (h->cur == 2) {
-            cuplas_ply__elem *e = &h->el[h->nel - 1];
+            cuplas_ply__elem *e = &h->hd.el[h->hd.nel - 1];
             if (add_drop(p, a, b))
                 FFAIL(CUPLAS_ERR_NOMEM, "out of memory");
             if (list)
@@ -350,7 +334,7 @@ fail:
 
 /* The body's size against the header's counts (a binary one), or a
  * lower bound of it (ascii); where the vertex rows start. */
-static int check_body(cuplas_ply *p, const hstate *h, cuplas_error *err)
+int cuplas_ply__check_body(cuplas_ply *p, const cuplas_ply__header *hd, cuplas_error *err)
 {
     const char *path = p->path;
     int rc = 0;
@@ -358,8 +342,8 @@ static int check_body(cuplas_ply *p, const hstate *h, cuplas_error *err)
 
     if (p->format != CUPLAS_PLY_ASCII) {
         /* skip the rows of elements before vertex: sizes must be fixed */
-        for (int i = 0; i < h->npre; i++) {
-            const cuplas_ply__elem *e = &h->el[i];
+        for (int i = 0; i < hd->npre; i++) {
+            const cuplas_ply__elem *e = &hd->el[i];
             if (e->has_list)
                 PLY_FAIL_AT(e->line, "element '%s' before 'vertex' has a list property; a binary "
                                "PLY like this is not supported", e->name);
@@ -387,14 +371,14 @@ static int check_body(cuplas_ply *p, const hstate *h, cuplas_error *err)
         if (p->n > (avail + 1) / per)
             PLY_FAIL_AT(p->vertex_line, "count mismatch: the header declares %lld vertices, the "
                   "body has only %lld bytes", (long long)p->n, (long long)avail);
-        for (int i = 0; i < h->npre; i++)
-            p->pre_lines += h->el[i].count;
+        for (int i = 0; i < hd->npre; i++)
+            p->pre_lines += hd->el[i].count;
     }
 fail:
     return rc;
 }
 
-static int ply_open(const char *path, cuplas_ply *p, cuplas_error *err)
+int cuplas_ply__parse(const char *path, cuplas_ply *p, cuplas_ply__header *hd, cuplas_error *err)
 {
     int rc = 0, fd = -1, line = 0, ended = 0;
     char *buf = NULL, *tmp = NULL;
@@ -469,45 +453,13 @@ static int ply_open(const char *path, cuplas_ply *p, cuplas_error *err)
     p->body_line = line + 1;
     p->rows_native = p->format == CUPLAS_PLY_ASCII;
 
-    /* a compressed PLY is a PLY header over packed rows: it becomes the
-       table its rows decode into */
-    if (cuplas_plyc__claims(p, h.el, h.nel, h.npre))
-        CUPLAS_TRY(cuplas_plyc__adopt(p, h.el, h.nel, h.npre, err));
-    else
-        CUPLAS_TRY(check_body(p, &h, err));
+    *hd = h.hd;   /* the caller's now */
+    memset(&h.hd, 0, sizeof h.hd);
 fail:
-    free_elems(&h);
+    cuplas_ply__header_free(&h.hd);
     free(buf);
     free(tmp);
     if (fd >= 0)
         close(fd);
-    return rc;
-}
-
-int cuplas_ply_open(const char *path, cuplas_ply *p, cuplas_error *err)
-{
-    int rc;
-    struct stat st;
-    memset(p, 0, sizeof *p);
-    if (!(p->path = strdup(path)))
-        return cuplas_error_set(err, CUPLAS_ERR_NOMEM, "out of memory");
-    /* open() of a FIFO waits for a writer (a hung run, deaf to SIGTERM);
-       a folder or device is no scene either */
-    const char *what;
-    char why[PATH_MAX + 64];
-    if (stat(path, &st) != 0) {   /* a dangling link is named as one (fsutil.h) */
-        rc = cuplas_error_set(err, CUPLAS_ERR_INPUT, "cannot open: %s",
-                              cuplas_open_problem(path, errno, why, sizeof why));
-        cuplas_error_where(err, "%s", path);
-        return rc;
-    }
-    if ((what = cuplas_mode_not_regular(st.st_mode))) {
-        rc = cuplas_error_set(err, CUPLAS_ERR_INPUT, "cannot open: %s", what);
-        cuplas_error_where(err, "%s", path);
-        return rc;
-    }
-    if (is_splat_path(path))
-        return cuplas_splat_open(path, p, err);
-    rc = ply_open(path, p, err);
     return rc;
 }

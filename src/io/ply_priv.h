@@ -1,6 +1,6 @@
 /*
- * ply_priv.h - what ply.c, ply_read.c, ply_write.c, splat.c and
- * ply_compressed.c share and nobody else uses: the ascii row scanner, the
+ * ply_priv.h - what ply.c, ply_open.c, ply_read.c, ply_write.c, splat.c
+ * and ply_compressed.c share and nobody else uses: the ascii row scanner, the
  * read-only file mapping, host order, the header's elements, the table of
  * a decoded format.
  */
@@ -43,6 +43,26 @@ typedef struct cuplas_ply__elem {
     int nprops;              /* its scalar properties (for `vertex`: 0,  */
     cuplas_ply_prop *props;  /* they are the cuplas_ply's own props)     */
 } cuplas_ply__elem;
+
+/* Every element of a parsed header, in file order. */
+typedef struct cuplas_ply__header {
+    cuplas_ply__elem *el;
+    int nel;
+    int npre;                /* elements before vertex (el[npre] is it)  */
+} cuplas_ply__header;
+
+/* Parse path's header into p (props, counts, body offset; no check of the
+ * body against them yet) and hand its elements out in *hd (free with
+ * cuplas_ply__header_free, also after a failure). Errors name the header
+ * line. cuplas_ply_open (ply_open.c) decides what the header is. */
+int cuplas_ply__parse(const char *path, cuplas_ply *p, cuplas_ply__header *hd,
+                      cuplas_error *err);
+void cuplas_ply__header_free(cuplas_ply__header *hd);
+
+/* A plain PLY's body size against its header's counts (a binary one; a
+ * lower bound for ascii); moves p->body_offset past the elements before
+ * vertex. Errors name the element's header line. */
+int cuplas_ply__check_body(cuplas_ply *p, const cuplas_ply__header *hd, cuplas_error *err);
 
 /* 1 when a parsed header is a compressed PLY's (ply_compressed.c): an
  * element `chunk` and a vertex property packed_position, packed_rotation,
