@@ -825,7 +825,7 @@ static void test_cli_output_errors(void **state)
     assert_int_equal(tu_sh(f, BIN " run blocked.yaml --log-format text"), 1);
     text = tu_slurp(f, "err.txt", NULL);
     assert_int_equal(count_str(text, "cannot create folder blocker/sub: Not a directory "
-                                     "[blocked.yaml:7:8]"), 6);   /* + failure list */
+                                     "[blocked.yaml:7:8]"), 7);   /* + list + manifest */
     assert_int_equal(count_str(text, "[blocked.yaml:2]"), 0);
     free(text);
     /* and JSON's config_line is output.dir's line, as the text says */
@@ -952,6 +952,10 @@ static void test_cli_check_manifest(void **state)
     free(text);
     assert_int_equal(tu_sh(f, BIN " run cfg.yaml --dry-run"), 1);
     assert_int_equal(tu_sh(f, BIN " run cfg.yaml --log-format text"), 3);   /* as predicted */
+    text = tu_slurp(f, "err.txt", NULL);   /* citing output.dir, as check did */
+    assert_true(has_line(text, "cuplas: error:", "out/cuplas-manifest.json", "nothing was run",
+                         "[cfg.yaml:5:8]", NULL));
+    free(text);
     /* another shard's manifest has another name */
     assert_int_equal(tu_sh(f, BIN " check cfg.yaml --shard 1/2"), 0);
     text = tu_slurp(f, "out.txt", NULL);
@@ -975,7 +979,12 @@ static void test_cli_check_manifest(void **state)
                          "folder out/ is not writable (`cuplas run` would exit 3 after its "
                          "jobs) [--set output.dir=out/]", NULL));
     free(text);
-    assert_int_equal(tu_sh(f, "%s" BIN " run cfg.yaml --set output.dir=out/", as), 3);
+    assert_int_equal(tu_sh(f, "%s" BIN " run cfg.yaml --set output.dir=out/ --log-format text",
+                           as), 3);
+    text = tu_slurp(f, "err.txt", NULL);
+    assert_true(has_line(text, "cuplas: error:", "out/cuplas-manifest.json",
+                         "[--set output.dir=out/]", NULL));
+    free(text);
     assert_int_equal(tu_sh(f, "chmod 755 out"), 0);
 }
 

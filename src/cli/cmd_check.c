@@ -217,10 +217,7 @@ int cuplas_cli_check_manifest(FILE *out, const cuplas_config *cfg, const cuplas_
         verdict = "`cuplas run` would exit 3 after its jobs";
     else
         verdict = "`cuplas run` would exit 1 for the jobs above, without a manifest";
-    if (cfg->output.dir_where)
-        snprintf(at, sizeof at, " [%s]", cfg->output.dir_where);
-    else if (cfg->path && cfg->path[0])
-        snprintf(at, sizeof at, " [%s: output.dir's default]", cfg->path);
+    cuplas_output_dir_cite(cfg->output.dir_where, cfg->path, at, sizeof at);
     fputs("manifest: ", out);
     cuplas_put_visible(out, path);
     fputs(" cannot be written: ", out);

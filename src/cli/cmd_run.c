@@ -85,6 +85,16 @@ static void report(cuplas_log *lg, const cuplas_error *e)
         fprintf(stderr, "%s\n", text);
 }
 
+/* The manifest's errors are output.dir's doing: e's message gets its
+ * citation (cuplas_output_dir_cite), as the job errors of the folder do. */
+static void cite_output_dir(cuplas_error *e, const cuplas_config *cfg)
+{
+    char at[600], msg[sizeof e->msg];
+    cuplas_output_dir_cite(cfg->output.dir_where, cfg->path, at, sizeof at);
+    cuplas_error_fitf(msg, sizeof msg, "%s%s", e->msg, at);
+    memcpy(e->msg, msg, sizeof msg);
+}
+
 /* Which shard this process runs: --shard, else the SLURM array task
  * (unless --no-shard), else all of it. */
 static int pick_shard(const char *opt, int no_env, cuplas_shard *sh, char *source, size_t size,
@@ -357,6 +367,7 @@ static int cmd_run(int argc, char **argv)
     }
     clean_stale(&mine, man_path, (time_t)man.start_unix, &lg);
     if (mark_started(&man, &mine, man_path, &err) != 0) {
+        cite_output_dir(&err, &cfg);
         report(&lg, &err);
         rc = CUPLAS_EXIT_FATAL;
         goto done;
@@ -383,6 +394,8 @@ static int cmd_run(int argc, char **argv)
             snprintf(text, sizeof text, "cuplas: manifest %s", man_path);
             cuplas_log_event(&lg, CUPLAS_LOG_INFO, "manifest", text,
                              CUPLAS_LF_S("path", man_path), CUPLAS_LF_I("exit_code", rc), NULL);
+        } else {
+            cite_output_dir(&err, &cfg);
         }
     }
     if (err.code) {

@@ -693,6 +693,18 @@ fail:
     return rc;
 }
 
+const char *cuplas_output_dir_cite(const char *dir_where, const char *config_path, char *buf,
+                                   size_t size)
+{
+    if (dir_where)
+        cuplas_error_fitf(buf, size, " [%s]", dir_where);
+    else if (config_path && config_path[0])
+        cuplas_error_fitf(buf, size, " [%s: output.dir's default]", config_path);
+    else
+        buf[0] = '\0';
+    return buf;
+}
+
 int cuplas_job_line(const cuplas_jobs *jobs, const cuplas_job *job, const cuplas_error *e)
 {
     if (e->reason == CUPLAS_REASON_OUTPUT_DIR)
@@ -723,10 +735,8 @@ const char *cuplas_job_error_line(const cuplas_jobs *jobs, const cuplas_job *job
         cuplas_error_fitf(where, sizeof where, "%s:%s", job->file, job->dataset);
     /* a folder that cannot be made or written is output.dir's doing, not
        the inputs entry's (`cuplas sort` names its output itself: no cfg) */
-    if (e->reason == CUPLAS_REASON_OUTPUT_DIR && jobs && jobs->output_dir_where)
-        cuplas_error_fitf(at, sizeof at, " [%s]", jobs->output_dir_where);
-    else if (e->reason == CUPLAS_REASON_OUTPUT_DIR && cfgp[0])
-        cuplas_error_fitf(at, sizeof at, " [%s: output.dir's default]", cfgp);
+    if (e->reason == CUPLAS_REASON_OUTPUT_DIR)
+        cuplas_output_dir_cite(jobs ? jobs->output_dir_where : NULL, cfgp, at, sizeof at);
     else if (job->line && cfgp[0])
         cuplas_error_fitf(at, sizeof at, " [%s:%d]", cfgp, job->line);
     snprintf(buf, size, "%s: %s%s", where, e->msg, at);

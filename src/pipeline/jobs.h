@@ -119,6 +119,13 @@ int cuplas_job_channels(const cuplas_config *cfg, int64_t C, int **use, int *nus
  * the runner and the manifest size their buffers by it). */
 #define CUPLAS_JOB_LINE_LEN 2048
 
+/* " [cfg.yaml:L:C]", " [--set output.dir=...]" or " [cfg.yaml: output.dir's
+ * default]" into buf: where the output folder's errors point (dir_where:
+ * cuplas_config.output.dir_where, NULL for the default); "" without a
+ * config file. */
+const char *cuplas_output_dir_cite(const char *dir_where, const char *config_path, char *buf,
+                                   size_t size);
+
 /* The config file line a job failure is about: output.dir's for an error
  * of the output folder (0 when it was not set in the file), else the
  * job's inputs entry's (0 for none). JSON's config_line. */
