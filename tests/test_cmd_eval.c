@@ -204,6 +204,23 @@ static void test_preview_cli(void **state)
     free(data);
     assert_int_equal(tu_sh(f, "\"$B\" preview out.h5 q.png --channels 5"), 2);
     assert_int_equal(tu_sh(f, "\"$B\" preview in.h5 q.png"), 1);
+    /* a scene given where a result goes: said so, with what to do instead;
+       any other file that is no HDF5 keeps the plain reason */
+    assert_int_equal(tu_sh(f, "printf 'ply\\nformat ascii 1.0\\nelement vertex 1\\n"
+                           "property float x\\nend_header\\n1\\n' > s.ply && "
+                           "printf 'no hdf5\\n' > s.h5"), 0);
+    const char *const scene_cmds[] = { "eval s.ply", "preview s.ply q.png" };
+    for (int k = 0; k < 2; k++) {
+        assert_int_equal(tu_sh(f, "\"$B\" %s", scene_cmds[k]), 1);
+        assert_non_null(data = tu_slurp(f, "err.txt", NULL));
+        assert_non_null(strstr(data, "cuplas: error: s.ply: a 3DGS scene, not a cuplas result"));
+        assert_non_null(strstr(data, "cuplas sort SCENE OUT.h5 first"));
+        free(data);
+    }
+    assert_int_equal(tu_sh(f, "\"$B\" eval s.h5"), 1);
+    assert_non_null(data = tu_slurp(f, "err.txt", NULL));
+    assert_non_null(strstr(data, "s.h5: not an HDF5 file or corrupt"));
+    free(data);
     assert_int_equal(tu_sh(f, "ls -a | grep -c tmp || true"), 0);
     assert_non_null(data = tu_slurp(f, "out.txt", NULL));
     assert_int_equal(atoi(data), 0);   /* no temporary file left */

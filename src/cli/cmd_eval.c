@@ -27,6 +27,7 @@
 #include "io/dtype.h"
 #include "io/h5_lib.h"
 #include "io/h5_result.h"
+#include "io/ply.h"
 #include "io/publish.h"
 #include "util/fsutil.h"
 
@@ -145,7 +146,18 @@ static int load(const char *spec, loaded *l, cuplas_error *err)
     memset(l, 0, sizeof *l);
     if (split_spec(spec, &file, &group) != 0)
         CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
-    CUPLAS_TRY(cuplas_h5_result_read(file, group, &l->r, err));
+    if (cuplas_h5_result_read(file, group, &l->r, err) != 0) {
+        /* `cuplas eval scene.ply`: the scene is what sort reads, not a result */
+        if (err->reason == CUPLAS_REASON_NOT_HDF5 && cuplas_ply_is_scene_path(file)) {
+            cuplas_error_clear(err);   /* the first error is kept: replace it */
+            cuplas_error_set(err, CUPLAS_ERR_INPUT, "a 3DGS scene, not a cuplas result: eval and "
+                             "preview read what sort and run write (cuplas sort SCENE OUT.h5 "
+                             "first)");
+            cuplas_error_where(err, "%s", file);
+        }
+        rc = (int)err->code;
+        goto fail;
+    }
     const cuplas_h5grid *g = &l->r.sorted;
     size_t cells = (size_t)(g->H * g->W);
     if (!(use = malloc((size_t)g->C * sizeof *use)) ||

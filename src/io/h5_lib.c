@@ -200,7 +200,9 @@ int cuplas_h5_open_input(const char *file, int64_t *fid, cuplas_error *err)
         return cuplas_error_set(err, CUPLAS_ERR_INPUT, "cannot open: another program has it open "
                                 "for writing (HDF5's file lock); run again once it is closed "
                                 "(HDF5_USE_FILE_LOCKING=FALSE reads it regardless)");
-    return cuplas_error_set(err, CUPLAS_ERR_INPUT, "not an HDF5 file or corrupt (%s)", cause);
+    int rc = cuplas_error_set(err, CUPLAS_ERR_INPUT, "not an HDF5 file or corrupt (%s)", cause);
+    err->reason = CUPLAS_REASON_NOT_HDF5;
+    return rc;
 }
 
 char *cuplas_h5_dataset_path(const char *dataset)

@@ -61,9 +61,12 @@ typedef struct cuplas_error {
 enum {
     CUPLAS_REASON_NONE = 0,
     CUPLAS_REASON_NOT_SQUARE = 1,  /* (N, C) data, no shape given, N not a square */
-    CUPLAS_REASON_OUTPUT_DIR = 2   /* the output folder cannot be made or written:
+    CUPLAS_REASON_OUTPUT_DIR = 2,  /* the output folder cannot be made or written:
                                       a job's message cites output.dir, not the
                                       job's inputs entry                      */
+    CUPLAS_REASON_NOT_HDF5 = 3     /* an input that HDF5 cannot open as a file (no
+                                      signature, or corrupt): cmd_eval.c names a
+                                      scene given in place of a result        */
 };
 
 void cuplas_error_clear(cuplas_error *err);
