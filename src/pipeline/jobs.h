@@ -91,6 +91,11 @@ int cuplas_jobs_add_one(cuplas_jobs *jobs, const cuplas_config *cfg, const char 
  * (a scene input only: else CUPLAS_ERR_USAGE). */
 int cuplas_jobs_set_ply(cuplas_jobs *jobs, const char *ply_out, cuplas_error *err);
 
+/* No two jobs publish the same output: else CUPLAS_ERR_USAGE at the first
+ * pair (their inputs and the output), with the first one's inputs line.
+ * cuplas_jobs_build calls it (jobs_check.c). */
+int cuplas_jobs_check_collisions(const cuplas_jobs *jobs, cuplas_error *err);
+
 /* Each job's input, output and sorted PLY are three files, and neither
  * output names an existing file that is not a regular one (publishing
  * renames a temp file onto it): else CUPLAS_ERR_USAGE naming the paths,
