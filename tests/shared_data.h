@@ -29,6 +29,21 @@ static inline char *tu_slurp_path(const char *path, size_t *n)
     return buf;
 }
 
+/* The path of shared data file `rel` ("scenes/plant.splat") into
+ * buf[size]; NULL, with a "skipped" note, when it cannot be read. */
+static inline const char *tu_shared_path(const char *rel, char *buf, size_t size)
+{
+    const char *dir = getenv("CUPLAS_SHARED_DATA");
+    snprintf(buf, size, "%s/%s", dir ? dir : CUPLAS_SRCDIR "/../shared/data", rel);
+    FILE *fp = fopen(buf, "rb");
+    if (!fp) {
+        print_message("skipped: %s not found (set CUPLAS_SHARED_DATA)\n", buf);
+        return NULL;
+    }
+    fclose(fp);
+    return buf;
+}
+
 /* Shared data file `rel` ("colors_1024_random.png", "bad-inputs/...")
  * read whole (tu_slurp_path); NULL, with a "skipped" note, when absent. */
 static inline char *tu_shared_data(const char *rel, size_t *n)

@@ -786,14 +786,10 @@ static void test_splat_decode(void **state)
 static void test_plant(void **state)
 {
     (void)state;
-    const char *path = CUPLAS_SRCDIR "/../shared/data/scenes/plant.splat";
-    const char *env = getenv("CUPLAS_PLANT_SPLAT");
-    if (env)
-        path = env;
-    FILE *g = fopen(path, "rb");
-    if (!g)
+    char buf[PATH_MAX];
+    const char *path = tu_shared_path("scenes/plant.splat", buf, sizeof buf);
+    if (!path)
         skip();
-    fclose(g);
     cuplas_ply p;
     void *rows;
     open_ok(path, &p, &rows);

@@ -27,10 +27,10 @@
 
 #include "tmpdir.h"
 #include "clitest.h"
+#include "shared_data.h"
 #include "io/ply.h"
 #include "io/ply_compressed.h"
 
-#define PLANT CUPLAS_SRCDIR "/../shared/data/scenes/plant.splat"
 #define SH_C0 0.28209479177387814
 
 static int setup(void **state) { return tu_fixture_new(state, "/tmp/cuplas_plyc_XXXXXX"); }
@@ -418,13 +418,14 @@ static void test_cli_plant(void **state)
     cuplas_ply sp, cp, op;
     int64_t cells, nv, k = 0;
 
-    if (access(PLANT, R_OK) != 0) {
+    char plant[PATH_MAX];
+    if (!tu_shared_path("scenes/plant.splat", plant, sizeof plant)) {
         skip();
         return;
     }
     /* the capture as cuplas's .splat reader decodes it (graphdeco order,
        no SH: the decoded compressed layout with S = 0), encoded here */
-    float *s = decode_file(PLANT, &sp);
+    float *s = decode_file(plant, &sp);
     encode(tu_path(f->dir, "plant.compressed.ply", path), s, sp.n, 0, 0, 1);
     float *d = decode_file(path, &cp);
     assert_int_equal(cp.n, sp.n);

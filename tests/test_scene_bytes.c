@@ -23,7 +23,8 @@
  * Also: the per-image breakdown (`image_bytes`) adds up to the totals, and
  * colour, scale and rotation each beat Morton by a documented margin.
  *
- * Skipped without the shared scenes (shared/data/scenes/).
+ * Skipped without the shared scenes (shared/data/scenes/, or
+ * $CUPLAS_SHARED_DATA/scenes/).
  */
 #define _GNU_SOURCE
 #include <stdarg.h>
@@ -41,10 +42,9 @@
 
 #include "tmpdir.h"
 #include "clitest.h"
+#include "shared_data.h"
 #include "util/json.h"
 
-#define PLANT CUPLAS_SRCDIR "/../shared/data/scenes/plant.splat"
-#define TAROT CUPLAS_SRCDIR "/../shared/data/scenes/academic_tarot_cards.splat"
 #define SOG_YAML CUPLAS_SRCDIR "/configs/sog.yaml"
 
 /* sorted / Morton PNG bytes of the shipped config must stay at or below
@@ -105,16 +105,17 @@ static void test_sog_preset_beats_morton_in_png(void **state)
     fixture *f = *state;
     cuplas_json *doc = NULL;
     double ratio;
+    char plant[PATH_MAX];
 
-    if (access(PLANT, R_OK) != 0) {
+    if (!tu_shared_path("scenes/plant.splat", plant, sizeof plant)) {
         skip();
         return;
     }
     /* the preset plans clean: its 13 weights match the 13 channels it
      * names (check once compared them with all 14 of the scene) */
-    assert_int_equal(tu_sh(f, "\"$B\" check '" SOG_YAML "' --set 'inputs=[{files: \"" PLANT
-                           "\"}]' --set output.dir=out"), 0);
-    doc = sort_and_eval(f, PLANT, "plant", 337, &ratio);   /* floor(sqrt(113648)) */
+    assert_int_equal(tu_sh(f, "\"$B\" check '" SOG_YAML "' --set 'inputs=[{files: \"%s\"}]' "
+                           "--set output.dir=out", plant), 0);
+    doc = sort_and_eval(f, plant, "plant", 337, &ratio);   /* floor(sqrt(113648)) */
     assert_true(ratio <= PNG_RATIO_FLOOR);
     /* and it beats the file order and a random order by more */
     double vs_input = cuplas_json_get_num(
@@ -150,12 +151,13 @@ static void test_sog_preset_beats_morton_on_tarot(void **state)
 {
     fixture *f = *state;
     double ratio;
+    char tarot[PATH_MAX];
 
-    if (access(TAROT, R_OK) != 0) {
+    if (!tu_shared_path("scenes/academic_tarot_cards.splat", tarot, sizeof tarot)) {
         skip();
         return;
     }
-    cuplas_json_free(sort_and_eval(f, TAROT, "academic_tarot_cards", 338, &ratio));
+    cuplas_json_free(sort_and_eval(f, tarot, "academic_tarot_cards", 338, &ratio));
     assert_true(ratio <= PNG_RATIO_FLOOR);
 }
 
