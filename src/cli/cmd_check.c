@@ -14,7 +14,6 @@
 #include "cuplas_build.h"
 #include "cli/cli.h"
 
-#include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -199,7 +198,6 @@ int cuplas_cli_check_manifest(FILE *out, const cuplas_config *cfg, const cuplas_
     const char *dir = cfg->output.dir && cfg->output.dir[0] ? cfg->output.dir : ".";
     char *path = cuplas_manifest_path(dir, shard), why_buf[LINE_LEN], at[LINE_LEN] = "";
     const char *why, *verdict;
-    struct stat st;
     int bad = 0;
 
     if (!path)
@@ -209,9 +207,7 @@ int cuplas_cli_check_manifest(FILE *out, const cuplas_config *cfg, const cuplas_
     /* cmd_run.c's mark_started: an earlier manifest (or a name that cannot
        be seen to be free) that cannot be replaced stops the run at once;
        else only the manifest at the end fails, exit 3 if nothing else did */
-    errno = 0;
-    if (stat(path, &st) == 0 || (errno != ENOENT && errno != ENOTDIR &&
-                                 errno != ENAMETOOLONG && errno != ELOOP))
+    if (!cuplas_manifest_absent(path))
         verdict = "`cuplas run` would exit 3 before its first job";
     else if (plan_errors == 0)
         verdict = "`cuplas run` would exit 3 after its jobs";

@@ -14,11 +14,9 @@
  */
 #include "cli/cli.h"
 
-#include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 
 #include "util/fsutil.h"
@@ -193,18 +191,14 @@ static void clean_stale(const cuplas_jobs *mine, const char *manifest, time_t si
 static int mark_started(const cuplas_manifest *man, const cuplas_jobs *mine, const char *path,
                         cuplas_error *err)
 {
-    struct stat st;
     cuplas_error werr;
     int rc = 0;
 
     cuplas_error_clear(&werr);
     if (cuplas_manifest_start(man, mine, path, &werr) == 0)
         return 0;
-    /* no earlier manifest can be there: none by that name, a folder on the
-       way that is not one, or a name too long to exist at all */
-    if (stat(path, &st) != 0 && (errno == ENOENT || errno == ENOTDIR ||
-                                 errno == ENAMETOOLONG || errno == ELOOP))
-        return 0;
+    if (cuplas_manifest_absent(path))
+        return 0;   /* nothing earlier there to outlive this run */
     CUPLAS_FAIL(err, CUPLAS_ERR_OUTPUT, "%s (the previous run's manifest there would "
                 "outlive this run: nothing was run)", werr.msg);
 fail:

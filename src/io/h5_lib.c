@@ -13,14 +13,13 @@
  * apart (after the failure, so a good open costs nothing) from a damaged
  * file, which the message said before. A dangling symbolic link (a glob
  * lists one as a file) is named as such, with its target, not as a file
- * that is not there (util/fsutil.h: cuplas_open_problem).
+ * that is not there (util/fsutil.h: cuplas_input_file_check).
  */
 #include "io/h5_lib.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <hdf5.h>
-#include <limits.h>
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
@@ -181,15 +180,11 @@ static int locked_for_writing(const char *file)
 
 int cuplas_h5_open_input(const char *file, int64_t *fid, cuplas_error *err)
 {
-    struct stat st;
-    char cause[CUPLAS_H5_CAUSE_LEN], why[PATH_MAX + 64];
-    const char *what;
+    char cause[CUPLAS_H5_CAUSE_LEN];
+    int rc;
 
-    if (stat(file, &st) != 0)
-        return cuplas_error_set(err, CUPLAS_ERR_INPUT, "cannot open: %s",
-                                cuplas_open_problem(file, errno, why, sizeof why));
-    if ((what = cuplas_mode_not_regular(st.st_mode)))
-        return cuplas_error_set(err, CUPLAS_ERR_INPUT, "cannot open: %s", what);
+    if ((rc = cuplas_input_file_check(file, err)) != 0)
+        return rc;
     if (access(file, R_OK) != 0)
         return cuplas_error_set(err, CUPLAS_ERR_INPUT, "cannot open: %s", strerror(errno));
     *fid = (int64_t)H5Fopen(file, H5F_ACC_RDONLY, H5P_DEFAULT);
@@ -200,7 +195,7 @@ int cuplas_h5_open_input(const char *file, int64_t *fid, cuplas_error *err)
         return cuplas_error_set(err, CUPLAS_ERR_INPUT, "cannot open: another program has it open "
                                 "for writing (HDF5's file lock); run again once it is closed "
                                 "(HDF5_USE_FILE_LOCKING=FALSE reads it regardless)");
-    int rc = cuplas_error_set(err, CUPLAS_ERR_INPUT, "not an HDF5 file or corrupt (%s)", cause);
+    rc = cuplas_error_set(err, CUPLAS_ERR_INPUT, "not an HDF5 file or corrupt (%s)", cause);
     err->reason = CUPLAS_REASON_NOT_HDF5;
     return rc;
 }

@@ -13,12 +13,9 @@
 #define _GNU_SOURCE /* strdup, strcasecmp */
 #include "io/ply.h"
 
-#include <errno.h>
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 
 #include "io/ply_priv.h"
 #include "io/splat.h"
@@ -52,20 +49,12 @@ static int open_ply(const char *path, cuplas_ply *p, cuplas_error *err)
 
 int cuplas_ply_open(const char *path, cuplas_ply *p, cuplas_error *err)
 {
-    int rc = 0;
-    struct stat st;
-    const char *what;
-    char why[PATH_MAX + 64];
-
     memset(p, 0, sizeof *p);
     if (!(p->path = strdup(path)))
         return cuplas_error_set(err, CUPLAS_ERR_NOMEM, "out of memory");
-    if (stat(path, &st) != 0)   /* a dangling link is named as one (fsutil.h) */
-        CUPLAS_FAIL_IN(err, CUPLAS_ERR_INPUT, path, "cannot open: %s",
-                       cuplas_open_problem(path, errno, why, sizeof why));
-    if ((what = cuplas_mode_not_regular(st.st_mode)))
-        CUPLAS_FAIL_IN(err, CUPLAS_ERR_INPUT, path, "cannot open: %s", what);
-    rc = has_suffix(path, ".splat") ? cuplas_splat_open(path, p, err) : open_ply(path, p, err);
-fail:
-    return rc;
+    if (cuplas_input_file_check(path, err) != 0) {
+        cuplas_error_where(err, "%s", path);
+        return (int)err->code;
+    }
+    return has_suffix(path, ".splat") ? cuplas_splat_open(path, p, err) : open_ply(path, p, err);
 }

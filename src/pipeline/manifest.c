@@ -239,6 +239,13 @@ void cuplas_manifest_finish(cuplas_manifest *m, int exit_code, int interrupted)
     m->interrupted = interrupted != 0;
 }
 
+int cuplas_manifest_absent(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) != 0 && (errno == ENOENT || errno == ENOTDIR ||
+                                    errno == ENAMETOOLONG || errno == ELOOP);
+}
+
 char *cuplas_manifest_path(const char *dir, const cuplas_shard *shard)
 {
     char name[64], *p = NULL;

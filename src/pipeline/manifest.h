@@ -98,6 +98,12 @@ void cuplas_manifest_finish(cuplas_manifest *m, int exit_code, int interrupted);
  * malloc'd, NULL when out of memory. */
 char *cuplas_manifest_path(const char *dir, const cuplas_shard *shard);
 
+/* 1 when no earlier manifest can be at path: none by that name, a folder
+ * on the way that is not one, or a name too long to exist. 0 when one is
+ * there or cannot be seen to be absent: a run that cannot replace it must
+ * not start (cmd_run.c), and check foresees that (cmd_check.c). */
+int cuplas_manifest_absent(const char *path);
+
 /* Write m as JSON to f (the documented format). */
 void cuplas_manifest_print(FILE *f, const cuplas_manifest *m);
 

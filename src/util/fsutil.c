@@ -80,7 +80,9 @@ const char *cuplas_mode_not_regular(mode_t m)
          : "not a regular file";
 }
 
-const char *cuplas_open_problem(const char *path, int e, char *buf, size_t size)
+/* Why path cannot be opened, once stat() of it failed with errno e; the
+ * text is in buf, or static. */
+static const char *open_problem(const char *path, int e, char *buf, size_t size)
 {
     struct stat st;
     char target[PATH_MAX];
@@ -95,6 +97,20 @@ const char *cuplas_open_problem(const char *path, int e, char *buf, size_t size)
     target[n] = '\0';
     snprintf(buf, size, "a dangling symbolic link to %s (no such file there)", target);
     return buf;
+}
+
+int cuplas_input_file_check(const char *path, cuplas_error *err)
+{
+    struct stat st;
+    char why[PATH_MAX + 64];
+    const char *what;
+
+    if (stat(path, &st) != 0)
+        return cuplas_error_set(err, CUPLAS_ERR_INPUT, "cannot open: %s",
+                                open_problem(path, errno, why, sizeof why));
+    if ((what = cuplas_mode_not_regular(st.st_mode)))
+        return cuplas_error_set(err, CUPLAS_ERR_INPUT, "cannot open: %s", what);
+    return 0;
 }
 
 int cuplas_path_special(const char *path)

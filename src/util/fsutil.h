@@ -36,13 +36,14 @@ char *cuplas_path_key(const char *path);
  * hung run, deaf to SIGTERM), and a device is no file to read twice. */
 const char *cuplas_mode_not_regular(mode_t mode);
 
-/* Why path cannot be opened, once stat() or open() of it failed with errno
- * e, for "cannot open: ...": "a dangling symbolic link to TARGET (no such
- * file there)" when path is a symbolic link whose target is missing (a glob
+/* 0 when path is a regular file (links followed); else CUPLAS_ERR_INPUT
+ * with "cannot open: WHY" in err (no where): "a dangling symbolic link to
+ * TARGET (no such file there)" for a link whose target is missing (a glob
  * lists such a link as a file, and `ls` shows it: "no such file" alone
- * reads as a wrong path), "no such file", or strerror(e). The text is in
- * buf, or static. */
-const char *cuplas_open_problem(const char *path, int e, char *buf, size_t size);
+ * reads as a wrong path), "no such file", strerror, or what
+ * cuplas_mode_not_regular says. The check every input makes before it is
+ * opened (HDF5 files, scenes). */
+int cuplas_input_file_check(const char *path, cuplas_error *err);
 
 /* 1 when path exists (symbolic links followed) and is not a regular file:
  * a folder, a device, a FIFO. A result is published by rename, which would
