@@ -19,6 +19,8 @@
 
 #include <libdeflate.h>
 
+#include "util/fsutil.h"
+
 #define MSG_LEN 128                          /* per-chunk failure text */
 
 /* ------------------------------------------------------------- filters */
@@ -210,17 +212,7 @@ static int pread_chunk(void *p, int64_t i)
 {
     const pread_ctx *x = p;
     const cuplas_h5_stored *c = &x->f->c[i];
-    size_t got = 0;
-
-    while (got < c->size) {
-        ssize_t n = pread(x->fd, x->f->bytes + c->pos + got, c->size - got, c->at + (off_t)got);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return n < 0 ? (errno ? errno : EIO) : -1;
-        got += (size_t)n;
-    }
-    return 0;
+    return cuplas_pread_full(x->fd, x->f->bytes + c->pos, c->size, (int64_t)c->at, NULL);
 }
 
 /* Outside the lock: read every stored chunk with pread, in parallel. The

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "io/ply_priv.h"
+#include "util/fsutil.h"
 
 #define HEADER_MAX (1 << 20)
 #define MAX_TOKENS 8
@@ -395,14 +396,9 @@ int cuplas_ply__parse(const char *path, cuplas_ply *p, cuplas_ply__header *hd, c
     size_t want = st.st_size < HEADER_MAX ? (size_t)st.st_size : HEADER_MAX;
     if (!(buf = malloc(want + 1)) || !(tmp = malloc(want + 1)))
         FFAIL(CUPLAS_ERR_NOMEM, "out of memory");
-    while (got < want) {
-        ssize_t r = pread(fd, buf + got, want - got, (off_t)got);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            FFAIL(CUPLAS_ERR_INPUT, "cannot read: %s", r ? strerror(errno) : "short read");
-        got += (size_t)r;
-    }
+    int code = cuplas_pread_full(fd, buf, want, 0, &got);
+    if (code)
+        FFAIL(CUPLAS_ERR_INPUT, "cannot read: %s", code > 0 ? strerror(code) : "short read");
     buf[got] = 0;
     while (!ended) {
         char *nl = memchr(buf + pos, '\n', got - pos);

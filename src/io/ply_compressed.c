@@ -52,6 +52,7 @@
 
 #include "io/ply_priv.h"
 #include "io/splat.h"
+#include "util/fsutil.h"
 
 #define BLOCK 65536 /* splats a decode block; a multiple of the chunk size */
 
@@ -320,22 +321,7 @@ void cuplas_plyc_decode(const float *b, const uint32_t w[4], const unsigned char
         o[4 + k] = (float)(k == big ? sqrt(ss < 1 ? 1 - ss : 0) : q[j++]);
 }
 
-/* len bytes at off: 0, an errno, or -1 when the file ends first. */
-static int read_at(int fd, unsigned char *buf, size_t len, int64_t off)
-{
-    size_t got = 0;
-    while (got < len) {
-        ssize_t r = pread(fd, buf + got, len - got, (off_t)(off + (int64_t)got));
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            return r < 0 ? errno : -1;
-        got += (size_t)r;
-    }
-    return 0;
-}
-
-/* The error of a read_at that failed inside element ename (header line
+/* The error of a cuplas_pread_full that failed inside element ename (line
  * eline): a file cut short since its header was checked, or an I/O error. */
 static int read_failed(const char *path, int code, const char *ename, int eline,
                        cuplas_error *err)
@@ -362,7 +348,7 @@ static int read_bounds(const cuplas_ply *p, int fd, float *bounds, cuplas_error 
 
     if (!raw)
         FFAIL(CUPLAS_ERR_NOMEM, "out of memory");
-    if ((code = read_at(fd, raw, c->chunks * c->chunk_row, c->chunk_at)))
+    if ((code = cuplas_pread_full(fd, raw, c->chunks * c->chunk_row, c->chunk_at, NULL)))
         CUPLAS_TRY(read_failed(path, code, "chunk", c->chunk_line, err));
     for (int64_t i = 0; i < c->chunks; i++)
         for (int k = 0; k < CUPLAS_PLYC_BOUNDS; k++) {
@@ -397,9 +383,11 @@ int cuplas_plyc_read(const cuplas_ply *p, void *rows, cuplas_error *err)
     for (int64_t done = 0, k; done < p->n; done += k) {
         k = p->n - done < BLOCK ? p->n - done : BLOCK;
         unsigned char *shb = buf + (size_t)k * vs;
-        if ((code = read_at(fd, buf, (size_t)k * vs, c->vertex_at + done * (int64_t)vs)))
+        if ((code = cuplas_pread_full(fd, buf, (size_t)k * vs, c->vertex_at + done * (int64_t)vs,
+                                      NULL)))
             CUPLAS_TRY(read_failed(path, code, "vertex", c->vertex_line, err));
-        if (ns && (code = read_at(fd, shb, (size_t)k * ns, c->sh_at + done * (int64_t)ns)))
+        if (ns && (code = cuplas_pread_full(fd, shb, (size_t)k * ns,
+                                            c->sh_at + done * (int64_t)ns, NULL)))
             CUPLAS_TRY(read_failed(path, code, "sh", c->sh_line, err));
         for (int64_t j = 0; j < k; j++) {
             const unsigned char *r = buf + (size_t)j * vs;

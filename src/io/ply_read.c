@@ -26,6 +26,7 @@
 #include "io/ply_compressed.h"
 #include "io/ply_priv.h"
 #include "io/splat.h"
+#include "util/fsutil.h"
 
 #define FFAIL(code, ...) CUPLAS_FAIL_IN(err, code, path, __VA_ARGS__)
 
@@ -209,22 +210,8 @@ static int read_block(void *ctx, int64_t b)
 {
     const read_job *x = ctx;
     size_t off = (size_t)b * READ_BLOCK;
-    size_t len = x->want - off < READ_BLOCK ? x->want - off : READ_BLOCK, got = 0;
-    int code = 0;
-
-    while (got < len) {
-        ssize_t r = pread(x->fd, x->rows + off + got, len - got,
-                          (off_t)(x->at + (int64_t)(off + got)));
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0) {
-            code = r < 0 ? (errno ? errno : EIO) : -1;
-            break;
-        }
-        got += (size_t)r;
-    }
-    x->got[b] = got;
-    return code;
+    size_t len = x->want - off < READ_BLOCK ? x->want - off : READ_BLOCK;
+    return cuplas_pread_full(x->fd, x->rows + off, len, x->at + (int64_t)off, &x->got[b]);
 }
 
 static int read_binary(const cuplas_ply *p, unsigned char *rows, cuplas_pool *pool,

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "io/ply_priv.h"
+#include "util/fsutil.h"
 
 #define CHUNK 65536
 
@@ -98,19 +99,13 @@ int cuplas_splat_read(const cuplas_ply *p, void *rows, cuplas_error *err)
         SFAIL(CUPLAS_ERR_NOMEM, "out of memory");
     while (done < p->n) {
         int64_t k = p->n - done < CHUNK ? p->n - done : CHUNK;
-        size_t want = (size_t)k * CUPLAS_SPLAT_RECORD, got = 0;
-        while (got < want) {
-            ssize_t r = pread(fd, buf + got, want - got,
-                              (off_t)(done * CUPLAS_SPLAT_RECORD + (int64_t)got));
-            if (r < 0 && errno == EINTR)
-                continue;
-            if (r < 0)
-                SFAIL(CUPLAS_ERR_INPUT, "cannot read: %s", strerror(errno));
-            if (r == 0)
-                SFAIL(CUPLAS_ERR_INPUT, "truncated: the file ended after %lld of %lld splats "
-                      "(did it change?)", (long long)done, (long long)p->n);
-            got += (size_t)r;
-        }
+        int code = cuplas_pread_full(fd, buf, (size_t)k * CUPLAS_SPLAT_RECORD,
+                                     done * CUPLAS_SPLAT_RECORD, NULL);
+        if (code > 0)
+            SFAIL(CUPLAS_ERR_INPUT, "cannot read: %s", strerror(code));
+        if (code < 0)
+            SFAIL(CUPLAS_ERR_INPUT, "truncated: the file ended after %lld of %lld splats "
+                  "(did it change?)", (long long)done, (long long)p->n);
         cuplas_splat_decode(buf, k, (float *)rows + done * CUPLAS_SPLAT_NPROPS);
         done += k;
     }

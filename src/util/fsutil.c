@@ -69,6 +69,26 @@ int cuplas_path_same(const char *a, const char *b)
     return same;
 }
 
+int cuplas_pread_full(int fd, void *buf, size_t len, int64_t off, size_t *got)
+{
+    size_t n = 0;
+    int code = 0;
+
+    while (n < len) {
+        ssize_t r = pread(fd, (char *)buf + n, len - n, (off_t)(off + (int64_t)n));
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0) {
+            code = r < 0 ? (errno ? errno : EIO) : -1;
+            break;
+        }
+        n += (size_t)r;
+    }
+    if (got)
+        *got = n;
+    return code;
+}
+
 const char *cuplas_mode_not_regular(mode_t m)
 {
     return S_ISREG(m) ? NULL

@@ -30,6 +30,12 @@ int cuplas_path_same(const char *a, const char *b);
  * sorting. Malloc'd; NULL when out of memory. */
 char *cuplas_path_key(const char *path);
 
+/* Read len bytes at offset off of fd into buf, through short reads and
+ * EINTR: 0 when all came, else an errno (a read error) or -1 (the file
+ * ended first). *got, if given, is what was read either way. The one
+ * pread loop of the readers (PLY, .splat, compressed PLY, HDF5 chunks). */
+int cuplas_pread_full(int fd, void *buf, size_t len, int64_t off, size_t *got);
+
 /* NULL for a regular file's mode, else what it is instead, for "cannot
  * open: ..." ("is a directory", "is a FIFO, not a regular file", ...). An
  * input must be a regular file: open() of a FIFO waits for a writer (a
