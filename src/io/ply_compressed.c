@@ -89,9 +89,8 @@ static const cuplas_ply_prop *find_prop(const cuplas_ply_prop *pr, int n, const 
     return NULL;
 }
 
-int cuplas_plyc__claims(const cuplas_ply *p, const cuplas_ply__elem *el, int nel, int vi)
+int cuplas_plyc__claims(const cuplas_ply *p, const cuplas_ply__elem *el, int nel)
 {
-    (void)vi;
     if (!find_elem(el, nel, "chunk"))
         return 0;
     for (int k = 0; k < 4; k++)

@@ -39,7 +39,7 @@ static int open_ply(const char *path, cuplas_ply *p, cuplas_error *err)
     cuplas_ply__header hd = {0};
     int rc = cuplas_ply__parse(path, p, &hd, err);
 
-    if (rc == 0 && cuplas_plyc__claims(p, hd.el, hd.nel, hd.npre))
+    if (rc == 0 && cuplas_plyc__claims(p, hd.el, hd.nel))
         rc = cuplas_plyc__adopt(p, hd.el, hd.nel, hd.npre, err);
     else if (rc == 0)
         rc = cuplas_ply__check_body(p, &hd, err);

@@ -66,8 +66,8 @@ int cuplas_ply__check_body(cuplas_ply *p, const cuplas_ply__header *hd, cuplas_e
 
 /* 1 when a parsed header is a compressed PLY's (ply_compressed.c): an
  * element `chunk` and a vertex property packed_position, packed_rotation,
- * packed_scale or packed_color. vi is the index of `vertex` in el. */
-int cuplas_plyc__claims(const cuplas_ply *p, const cuplas_ply__elem *el, int nel, int vi);
+ * packed_scale or packed_color. */
+int cuplas_plyc__claims(const cuplas_ply *p, const cuplas_ply__elem *el, int nel);
 
 /* Check such a header against its file and turn p (header parsed, body
  * offset set) into the decoded table cuplas_plyc_read fills. Errors name
