@@ -445,7 +445,8 @@ static void test_small_findings(void **state)
 /* A dangling symbolic link among the inputs (named, or matched by a glob:
  * glob lists the link) fails its job naming the link's target, as one
  * line and with the exit of any unreadable input (1), for HDF5, PLY and
- * .splat inputs alike; it read as "no such file", which `ls` contradicts. */
+ * .splat inputs alike; it read as "no such file", which `ls` contradicts.
+ * A chain of links names every hop (it named the first only). */
 static void test_dangling_links(void **state)
 {
     const fixture *f = *state;
@@ -486,6 +487,12 @@ static void test_dangling_links(void **state)
     assert_int_equal(tu_sh(f, BIN " eval d/h.h5"), 1);
     expect_in(f, "err.txt", "cuplas: error: d/h.h5: cannot open: a dangling symbolic link to "
                             "gone.h5");
+    /* a chain of links names every hop: the missing file is behind the last */
+    assert_int_equal(tu_sh(f, "mkdir -p d/in && ln -s in/mid.splat d/c.splat && "
+                           "ln -s ../gone2.splat d/in/mid.splat"), 0);
+    assert_int_equal(tu_sh(f, BIN " sort d/c.splat x.h5 --log-format text"), 1);
+    expect_in(f, "err.txt", "d/c.splat: cannot open: a dangling symbolic link to in/mid.splat "
+                            "-> ../gone2.splat (no such file there)");
     /* a plain missing file still says so */
     assert_int_equal(tu_sh(f, BIN " sort d/none.h5 x.h5"), 1);
     expect_in(f, "err.txt", "cannot open: no such file");

@@ -100,22 +100,48 @@ const char *cuplas_mode_not_regular(mode_t m)
          : "not a regular file";
 }
 
+/* Links a dangling chain is followed through before its text stops: the
+ * kernel's own limit (SYMLOOP_MAX is 40 on Linux), so a chain stat() walked
+ * is always shown whole. */
+#define LINK_HOPS 40
+
 /* Why path cannot be opened, once stat() of it failed with errno e; the
- * text is in buf, or static. */
+ * text is in buf, or static. A dangling link names where it points; a
+ * chain of links names every hop ("to b -> c"), since the link that is
+ * missing its file may be the last one, not the first. */
 static const char *open_problem(const char *path, int e, char *buf, size_t size)
 {
     struct stat st;
-    char target[PATH_MAX];
+    char cur[PATH_MAX], target[PATH_MAX], next[PATH_MAX];
+    size_t used = 0;
     ssize_t n;
 
     if (e != ENOENT && e != ENOTDIR)
         return strerror(e);
     if (lstat(path, &st) != 0 || !S_ISLNK(st.st_mode))
         return e == ENOENT ? "no such file" : strerror(e);
-    if ((n = readlink(path, target, sizeof target - 1)) < 0)
+    snprintf(cur, sizeof cur, "%s", path);
+    for (int hop = 0; hop < LINK_HOPS && lstat(cur, &st) == 0 && S_ISLNK(st.st_mode); hop++) {
+        if ((n = readlink(cur, target, sizeof target - 1)) < 0)
+            break;
+        target[n] = '\0';
+        int w = snprintf(buf + used, size - used, hop ? " -> %s" : "a dangling symbolic link to %s",
+                         target);
+        if (w < 0 || (size_t)w >= size - used)
+            break;
+        used += (size_t)w;
+        /* a relative target is relative to the folder of the link holding it */
+        const char *slash = strrchr(cur, '/');
+        size_t dir = target[0] == '/' || !slash ? 0 : (size_t)(slash - cur) + 1;
+        if (dir + (size_t)n >= sizeof next)
+            break;
+        memcpy(next, cur, dir);
+        memcpy(next + dir, target, (size_t)n + 1);
+        memcpy(cur, next, dir + (size_t)n + 1);
+    }
+    if (used == 0)
         return "a dangling symbolic link (no such file where it points)";
-    target[n] = '\0';
-    snprintf(buf, size, "a dangling symbolic link to %s (no such file there)", target);
+    snprintf(buf + used, size - used, " (no such file there)");
     return buf;
 }
 

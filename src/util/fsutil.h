@@ -46,7 +46,7 @@ const char *cuplas_mode_not_regular(mode_t mode);
  * with "cannot open: WHY" in err (no where): "a dangling symbolic link to
  * TARGET (no such file there)" for a link whose target is missing (a glob
  * lists such a link as a file, and `ls` shows it: "no such file" alone
- * reads as a wrong path), "no such file", strerror, or what
+ * reads as a wrong path; a chain of links reads "to B -> C (...)"), "no such file", strerror, or what
  * cuplas_mode_not_regular says. The check every input makes before it is
  * opened (HDF5 files, scenes). */
 int cuplas_input_file_check(const char *path, cuplas_error *err);
