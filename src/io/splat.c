@@ -4,9 +4,9 @@
  * Design facts: the file is read in chunks of 64Ki records (2 MiB), each
  * chunk one item of a loop on the caller's pool: read into a scratch
  * buffer of its own and decoded straight into its rows of the caller's
- * buffer. Decoding is three log()s and a few divisions a record, and a
- * production scene has millions (4.6M: 0.21 s on one thread, a fifth of
- * a GPU sort; bench/results/2026-11-28-cpu-decpar). A record's floats
+ * buffer. Decoding is four log()s and a few divisions a record, and a
+ * production scene has millions (4.6M: 0.21 s on one thread of the
+ * development VM; bench/results/2026-11-28-cpu-decpar). A record's floats
  * depend on its 32 bytes only, so they are the same on any thread count,
  * and memory is the decoded table plus one chunk a thread at work. A
  * failing chunk is reported as the sequential loop did: the first in file
