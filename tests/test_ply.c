@@ -5,8 +5,11 @@
  * an export in a permuted order with holes has exactly the rows in index
  * order (also over several write blocks, on any thread count); other elements are skipped and dropped; every malformed header
  * or body gives its one-line error naming the file (and the line); .splat
- * decoding against hand-computed values; the real plant scene when the
- * shared data is there.
+ * decoding against hand-computed values; a .splat of several 64Ki-record
+ * chunks decodes to the same bytes on one thread, an OpenMP team and a
+ * pool, and a file cut short after its open fails with the first short
+ * chunk's message on any of them; the real plant scene when the shared
+ * data is there.
  */
 #define _GNU_SOURCE
 #include <setjmp.h>
@@ -23,10 +26,12 @@
 #include <cmocka.h>
 
 #include "tmpdir.h"
+#include "testutil.h"
 #include "shared_data.h"
 #include "io/ply.h"
 #include "io/splat.h"
 #include "util/pool.h"
+#include "util/threads.h"
 
 static int setup(void **state) { return tu_fixture_new(state, "/tmp/cuplas_ply_XXXXXX"); }
 static int teardown(void **state) { tu_fixture_free(state); return 0; }
@@ -783,6 +788,72 @@ static void test_splat_decode(void **state)
     assert_false(cuplas_ply_is_scene_path("plant.h5"));
 }
 
+/* The ways a scene body is read: one thread, an OpenMP team of 4, a pool
+ * of 3 threads (and its caller). */
+enum { WAYS = 3 };
+
+static cuplas_pool *way(int w, cuplas_pool *pool)
+{
+    cuplas_set_threads(w == 1 ? 4 : 1);
+    return w == 2 ? pool : NULL;
+}
+
+/* 5 chunks of 64Ki records (the last one short) of random bytes: every
+ * byte value, and as floats NaNs, infinities, zeros and negative scales
+ * (the log clamp). The same decoded bytes on every thread count; the file
+ * cut inside chunk 2 after its open (it changed) fails with chunk 2's
+ * message, though chunks 3 and 4 fail too, maybe first. */
+static void test_splat_threads(void **state)
+{
+    fixture *f = *state;
+    enum { CHUNK = 65536, N = 4 * CHUNK + 1000 };
+    unsigned char *rec = malloc((size_t)N * 32);
+    float *want = malloc((size_t)N * 14 * sizeof *want);
+    char path[PATH_MAX], msg[PATH_MAX + 200], expect[PATH_MAX + 200];
+    uint64_t seed = 7;
+    cuplas_pool *pool = NULL;
+    cuplas_error e;
+    int threads = cuplas_max_threads();
+    assert_true(rec && want);
+    for (size_t i = 0; i < (size_t)N * 32; i += 8) {
+        uint64_t v = tu_next_u64(&seed);
+        memcpy(rec + i, &v, 8);
+    }
+    cuplas_splat_decode(rec, N, want);
+    write_bytes(tu_path(f->dir, "big.splat", path), rec, (size_t)N * 32);
+    assert_int_equal(cuplas_pool_create(3, &pool, &e), 0);
+    for (int w = 0; w < WAYS; w++) {
+        cuplas_ply p;
+        void *rows;
+        cuplas_error_clear(&e);
+        assert_int_equal(cuplas_ply_open(path, &p, &e), 0);
+        assert_non_null(rows = malloc(cuplas_ply_body_bytes(&p)));
+        assert_int_equal(cuplas_ply_read(&p, rows, way(w, pool), &e), 0);
+        assert_memory_equal(rows, want, (size_t)N * 14 * sizeof *want);
+        free(rows);
+        cuplas_ply_close(&p);
+    }
+    snprintf(expect, sizeof expect, "%s: truncated: the file ended after %d of %d splats (did "
+             "it change?)", path, 2 * CHUNK, N);
+    for (int w = 0; w < WAYS; w++) {
+        cuplas_ply p;
+        void *rows;
+        write_bytes(path, rec, (size_t)N * 32);
+        cuplas_error_clear(&e);
+        assert_int_equal(cuplas_ply_open(path, &p, &e), 0);
+        assert_int_equal(truncate(path, (off_t)(2 * CHUNK + 100) * 32 + 5), 0);
+        assert_non_null(rows = malloc(cuplas_ply_body_bytes(&p)));
+        assert_int_equal(cuplas_ply_read(&p, rows, way(w, pool), &e), CUPLAS_ERR_INPUT);
+        assert_string_equal(cuplas_error_format(&e, msg, sizeof msg), expect);
+        free(rows);
+        cuplas_ply_close(&p);
+    }
+    cuplas_set_threads(threads);
+    cuplas_pool_free(pool);
+    free(want);
+    free(rec);
+}
+
 static void test_plant(void **state)
 {
     (void)state;
@@ -829,6 +900,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_splat_errors, setup, teardown),
         cmocka_unit_test_setup_teardown(test_not_regular, setup, teardown),
         cmocka_unit_test_setup_teardown(test_splat_decode, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_splat_threads, setup, teardown),
         cmocka_unit_test(test_plant),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -8,8 +8,11 @@
  * plant scene, encoded so, sorts through the CLI into rows that are the
  * decoded rows in index order, and its --ply and export-ply read back to
  * the same values; every malformed file gives its one line naming the
- * file and the header line, exit 1 and no output. The plant scene is by
- * Marcel Padilla, CC-BY-4.0 (shared/data/README.md).
+ * file and the header line, exit 1 and no output; a file of several
+ * 64Ki-splat blocks decodes to the same bytes on one thread, an OpenMP
+ * team and a pool, and one cut short after its open fails with the first
+ * short block's message on each. The plant scene is by Marcel Padilla,
+ * CC-BY-4.0 (shared/data/README.md).
  */
 #define _GNU_SOURCE
 #include <setjmp.h>
@@ -30,6 +33,8 @@
 #include "shared_data.h"
 #include "io/ply.h"
 #include "io/ply_compressed.h"
+#include "util/pool.h"
+#include "util/threads.h"
 
 #define SH_C0 0.28209479177387814
 
@@ -389,7 +394,83 @@ static void test_round_trip(void **state)
     free(in);
 }
 
-/* ---- (c) the real plant scene through the CLI ------------------------- */
+/* ---- (c) blocks on many threads --------------------------------------- */
+
+/* Open path, cut it to `cut` bytes when cut > 0 (it changed since), and
+ * read it on one thread (w = 0), an OpenMP team of 4 (1) or pool (2):
+ * the status, the rows in *rows, the error's text in msg. */
+static int read_way(const char *path, off_t cut, int w, cuplas_pool *pool, float **rows,
+                    char *msg, size_t size)
+{
+    cuplas_ply p;
+    cuplas_error e;
+    int rc;
+    cuplas_error_clear(&e);
+    assert_int_equal(cuplas_ply_open(path, &p, &e), 0);
+    assert_true(cut <= 0 || truncate(path, cut) == 0);
+    assert_non_null(*rows = malloc(cuplas_ply_body_bytes(&p)));
+    cuplas_set_threads(w == 1 ? 4 : 1);
+    rc = cuplas_ply_read(&p, *rows, w == 2 ? pool : NULL, &e);
+    cuplas_error_format(&e, msg, size);
+    cuplas_ply_close(&p);
+    return rc;
+}
+
+/* 3 blocks of 64Ki splats and a short fourth, with 3 SH bytes and
+ * without: the same bytes on any thread count. Cut short after its open
+ * (it changed) inside block 2's packed words, the file has lost every
+ * block's SH bytes too: the sequential reader failed at block 0's, and
+ * so must every thread count, though blocks 2 and 3 fail on their packed
+ * words, maybe first. Without SH the cut fails on the packed words. */
+static void test_threads(void **state)
+{
+    fixture *f = *state;
+    enum { BLOCK = 65536, N = 3 * BLOCK + 300, NSH = 3 };
+    float *in = malloc((size_t)N * (14 + NSH) * sizeof *in), *want = NULL, *got;
+    char path[PATH_MAX], msg[PATH_MAX + 200], expect[PATH_MAX + 200];
+    unsigned s = 11;
+    int threads = cuplas_max_threads();
+    cuplas_pool *pool = NULL;
+    cuplas_error e;
+    assert_non_null(in);
+    assert_int_equal(cuplas_pool_create(3, &pool, &e), 0);
+    tu_path(f->dir, "big.compressed.ply", path);
+    for (int nsh = NSH; nsh >= 0; nsh -= NSH) {
+        const size_t bytes = (size_t)N * (14 + nsh) * sizeof *in;
+        struct stat st;
+        for (size_t i = 0; i < (size_t)N * (14 + nsh); i++)
+            in[i] = (float)(rnd(&s) * 8 - 4);
+        encode(path, in, N, nsh, 0, 1);
+        for (int w = 0; w < 3; w++) {
+            assert_int_equal(read_way(path, 0, w, pool, &got, msg, sizeof msg), 0);
+            if (w == 0)
+                want = got;
+            else
+                assert_memory_equal(got, want, bytes);
+            if (w)
+                free(got);
+        }
+        free(want);
+        /* the body ends with N packed rows of 16 bytes and N of nsh; the
+           header's lines: 23 element vertex, 28 element sh */
+        assert_int_equal(stat(path, &st), 0);
+        off_t cut = st.st_size - (off_t)N * (16 + nsh) + (off_t)(2 * BLOCK + 7) * 16 + 3;
+        snprintf(expect, sizeof expect, "%s:%d: truncated body: the file ended inside element "
+                 "'%s' (did it change?)", path, nsh ? 28 : 23, nsh ? "sh" : "vertex");
+        for (int w = 0; w < 3; w++) {
+            encode(path, in, N, nsh, 0, 1);
+            assert_int_equal(read_way(path, cut, w, pool, &got, msg, sizeof msg),
+                             CUPLAS_ERR_INPUT);
+            assert_string_equal(msg, expect);
+            free(got);
+        }
+    }
+    cuplas_set_threads(threads);
+    cuplas_pool_free(pool);
+    free(in);
+}
+
+/* ---- (d) the real plant scene through the CLI ------------------------- */
 
 /* dataset ds of file (in the fixture folder) read whole as type t. */
 static void *read_ds(const fixture *f, const char *file, const char *ds, hid_t t, size_t size,
@@ -468,7 +549,7 @@ static void test_cli_plant(void **state)
     cuplas_ply_close(&sp);
 }
 
-/* ---- (d) bad input ----------------------------------------------------- */
+/* ---- (e) bad input ----------------------------------------------------- */
 
 /* A compressed PLY header of 300 splats (2 chunks, 3 SH bytes) with its
  * first line `from` replaced by `to` (NULL: none). Its lines: 3 element
@@ -596,6 +677,7 @@ int main(void)
         cmocka_unit_test(test_decode_exact),
         cmocka_unit_test_setup_teardown(test_decode_file_exact, setup, teardown),
         cmocka_unit_test_setup_teardown(test_round_trip, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_threads, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cli_plant, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bad_input, setup, teardown),
         cmocka_unit_test_setup_teardown(test_not_claimed, setup, teardown),

@@ -37,9 +37,10 @@
  * Peak memory (the 6M-splat, 1.5 GB case): binary PLY = the caller's
  * buffer of N * row_size bytes (pread straight into it, no staging copy)
  * plus the header; ascii = that buffer plus a read-only mmap of the file
- * (page cache, not heap); .splat = the buffer plus a 2 MiB decode chunk;
- * compressed PLY = the buffer, the chunk bounds (72 bytes a 256 splats)
- * and a decode block of 64Ki splats (1 MiB, + 2.9 MiB with 45 SH bytes).
+ * (page cache, not heap); .splat = the buffer plus a 2 MiB decode chunk
+ * a thread at work; compressed PLY = the buffer, the chunk bounds (72
+ * bytes a 256 splats) and a decode block of 64Ki splats a thread at work
+ * (1 MiB, + 2.9 MiB with 45 SH bytes).
  * cuplas_ply_write adds a 4 MiB block a thread (binary) or a 1 MiB output
  * buffer (ascii); with rows == NULL it maps the input instead; for ascii
  * it also keeps N line offsets (8 bytes each), for binary N row numbers.
@@ -147,8 +148,10 @@ void cuplas_ply_close(cuplas_ply *p);
 size_t cuplas_ply_body_bytes(const cuplas_ply *p);
 
 /* Read all n rows into rows (cuplas_ply_body_bytes bytes, caller-owned),
- * in file order; a binary body in 64 MiB blocks on pool's threads (NULL:
- * an OpenMP loop). */
+ * in file order; a binary body in 64 MiB blocks, a .splat or compressed
+ * PLY in blocks of 64Ki splats read and decoded, on pool's threads (NULL:
+ * an OpenMP loop). The same bytes, and the same error, on any thread
+ * count. */
 int cuplas_ply_read(const cuplas_ply *p, void *rows, cuplas_pool *pool, cuplas_error *err);
 
 /* Index of the property called name, or -1. */

@@ -8,10 +8,15 @@
  * anything is read, so that a bad file fails with the header line at
  * fault and a good one cannot fail later but by changing. The body is
  * read like a .splat's: the chunk bounds once (72 bytes a 256 splats),
- * then blocks of 64Ki splats (1 MiB of packed words, plus their SH bytes)
- * decoded straight into the caller's rows on the calling thread, so
- * memory is the decoded table plus one block. Values are loaded byte by
- * byte in the file's order, so the decode is the same on any host.
+ * then blocks of 64Ki splats (1 MiB of packed words, plus their SH bytes),
+ * each an item of a loop on the caller's pool: read into a scratch buffer
+ * of its own and decoded straight into its rows of the caller's buffer.
+ * A splat's floats depend on its bytes and its chunk's bounds only, so
+ * they are the same on any thread count, and memory is the decoded table
+ * plus one block a thread at work. A block that cannot be read fails the
+ * read as the sequential loop did: the first in file order, its packed
+ * words before its SH bytes. Values are loaded byte by byte in the file's
+ * order, so the decode is the same on any host.
  *
  * References (the facts taken from each; no code or text copied):
  * - playcanvas/splat-transform src/lib/readers/decompress-ply.ts: which
@@ -365,43 +370,72 @@ fail:
     return rc;
 }
 
-int cuplas_plyc_read(const cuplas_ply *p, void *rows, cuplas_error *err)
+typedef struct plyc_job {
+    const cuplas_ply *p;
+    int fd;
+    const float *bounds;
+    float *rows;
+} plyc_job;
+
+/* What a block's read returns besides 0 and a read error's errno. */
+enum { SHORT_VERTEX = -1 /* as cuplas_pread_full */, SHORT_SH = -2, NO_MEMORY = -3 };
+
+/* Block b: its packed words and SH bytes read, its splats decoded. */
+static int read_block(void *ctx, int64_t b)
+{
+    const plyc_job *x = ctx;
+    const cuplas_plyc *c = x->p->plyc;
+    const size_t vs = c->vertex_row, ns = (size_t)c->nsh, ncol = CUPLAS_PLYC_NPROPS + ns;
+    int64_t first = b * BLOCK, k = x->p->n - first < BLOCK ? x->p->n - first : BLOCK;
+    unsigned char *buf = malloc((size_t)k * (vs + ns)), *shb;
+    int code;
+
+    if (!buf)
+        return NO_MEMORY;
+    shb = buf + (size_t)k * vs;
+    code = cuplas_pread_full(x->fd, buf, (size_t)k * vs, c->vertex_at + first * (int64_t)vs,
+                             NULL);
+    if (code == 0 && ns) {
+        code = cuplas_pread_full(x->fd, shb, (size_t)k * ns, c->sh_at + first * (int64_t)ns,
+                                 NULL);
+        code = code < 0 ? SHORT_SH : code;
+    }
+    for (int64_t j = 0; j < k && code == 0; j++) {
+        const unsigned char *r = buf + (size_t)j * vs;
+        uint32_t w[4];
+        for (int m = 0; m < 4; m++)
+            w[m] = load_u32(r + c->packed[m], c->big_endian);
+        cuplas_plyc_decode(x->bounds + (first + j) / CUPLAS_PLYC_CHUNK * CUPLAS_PLYC_BOUNDS, w,
+                           shb + (size_t)j * ns, c->nsh, x->rows + (size_t)(first + j) * ncol);
+    }
+    free(buf);
+    return code;
+}
+
+int cuplas_plyc_read(const cuplas_ply *p, void *rows, cuplas_pool *pool, cuplas_error *err)
 {
     const char *path = p->path;
     const cuplas_plyc *c = p->plyc;
-    const size_t vs = c->vertex_row, ns = (size_t)c->nsh, ncol = CUPLAS_PLYC_NPROPS + ns;
-    unsigned char *buf = NULL;
     float *bounds = malloc((size_t)c->chunks * CUPLAS_PLYC_BOUNDS * sizeof *bounds);
-    int rc = 0, code, fd = open(path, O_RDONLY);
+    plyc_job x = {p, open(path, O_RDONLY), bounds, rows};
+    int64_t nb = cuplas_par_blocks(p->n, BLOCK), b;
+    int rc = 0, code = 0;
 
-    if (fd < 0)
+    if (x.fd < 0)
         FFAIL(CUPLAS_ERR_INPUT, "cannot open: %s", strerror(errno));
-    if (!bounds || !(buf = malloc(BLOCK * (vs + ns))))
+    if (!bounds)
         FFAIL(CUPLAS_ERR_NOMEM, "out of memory");
-    CUPLAS_TRY(read_bounds(p, fd, bounds, err));
-    for (int64_t done = 0, k; done < p->n; done += k) {
-        k = p->n - done < BLOCK ? p->n - done : BLOCK;
-        unsigned char *shb = buf + (size_t)k * vs;
-        if ((code = cuplas_pread_full(fd, buf, (size_t)k * vs, c->vertex_at + done * (int64_t)vs,
-                                      NULL)))
-            CUPLAS_TRY(read_failed(path, code, "vertex", c->vertex_line, err));
-        if (ns && (code = cuplas_pread_full(fd, shb, (size_t)k * ns,
-                                            c->sh_at + done * (int64_t)ns, NULL)))
-            CUPLAS_TRY(read_failed(path, code, "sh", c->sh_line, err));
-        for (int64_t j = 0; j < k; j++) {
-            const unsigned char *r = buf + (size_t)j * vs;
-            uint32_t w[4];
-            for (int m = 0; m < 4; m++)
-                w[m] = load_u32(r + c->packed[m], c->big_endian);
-            cuplas_plyc_decode(bounds + (done + j) / CUPLAS_PLYC_CHUNK * CUPLAS_PLYC_BOUNDS, w,
-                               shb + (size_t)j * ns, c->nsh,
-                               (float *)rows + (size_t)(done + j) * ncol);
-        }
-    }
+    CUPLAS_TRY(read_bounds(p, x.fd, bounds, err));
+    b = cuplas_par_for(pool, nb, read_block, &x, &code);
+    if (b < nb && code == NO_MEMORY)
+        FFAIL(CUPLAS_ERR_NOMEM, "out of memory");
+    if (b < nb && code == SHORT_SH)
+        CUPLAS_TRY(read_failed(path, -1, "sh", c->sh_line, err));
+    if (b < nb)
+        CUPLAS_TRY(read_failed(path, code, "vertex", c->vertex_line, err));
 fail:
     free(bounds);
-    free(buf);
-    if (fd >= 0)
-        close(fd);
+    if (x.fd >= 0)
+        close(x.fd);
     return rc;
 }

@@ -93,9 +93,12 @@ typedef struct cuplas_plyc {
 void cuplas_plyc_decode(const float *bounds, const uint32_t packed[4],
                         const unsigned char *sh, int nsh, float *out);
 
-/* The body of a compressed PLY table, decoded in blocks into rows
- * (n * (14 + nsh) * 4 bytes); cuplas_ply_read calls it. */
-int cuplas_plyc_read(const cuplas_ply *p, void *rows, cuplas_error *err);
+/* The body of a compressed PLY table, decoded into rows (n * (14 + nsh)
+ * * 4 bytes) in blocks of 64Ki splats on pool's threads (NULL: an OpenMP
+ * loop); the same bytes on any thread count. A block that cannot be read
+ * fails the read as the first such block in file order. cuplas_ply_read
+ * calls it. */
+int cuplas_plyc_read(const cuplas_ply *p, void *rows, cuplas_pool *pool, cuplas_error *err);
 
 #ifdef __cplusplus
 }

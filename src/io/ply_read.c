@@ -249,8 +249,8 @@ int cuplas_ply_read(const cuplas_ply *p, void *rows, cuplas_pool *pool, cuplas_e
 {
     switch (p->format) {
     case CUPLAS_PLY_ASCII: return read_ascii(p, rows, err);
-    case CUPLAS_PLY_SPLAT: return cuplas_splat_read(p, rows, err);
-    case CUPLAS_PLY_COMPRESSED: return cuplas_plyc_read(p, rows, err);
+    case CUPLAS_PLY_SPLAT: return cuplas_splat_read(p, rows, pool, err);
+    case CUPLAS_PLY_COMPRESSED: return cuplas_plyc_read(p, rows, pool, err);
     default: return read_binary(p, rows, pool, err);
     }
 }

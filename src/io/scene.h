@@ -37,8 +37,9 @@ int cuplas_scene_probe(const char *path, cuplas_h5grid *g, cuplas_error *err);
  * NULL). p keeps the scene's header for a PLY export (cuplas_ply_write);
  * *rows_in_raw = 1 when g->raw holds the rows as cuplas_ply_read gave them
  * (pass g->raw as the rows to export), else 0 (export with rows NULL: the
- * writer reads the file again). The body is read on pool's threads (NULL:
- * an OpenMP loop). The caller closes p (also on failure). */
+ * writer reads the file again). The body is read (a .splat or compressed
+ * PLY also decoded) on pool's threads (NULL: an OpenMP loop). The caller
+ * closes p (also on failure). */
 int cuplas_scene_read(const char *path, cuplas_h5grid *g, cuplas_ply *p,
                       cuplas_h5_buffers *bufs, int *rows_in_raw, cuplas_pool *pool,
                       cuplas_error *err);

@@ -49,9 +49,11 @@ int cuplas_splat_open(const char *path, cuplas_ply *p, cuplas_error *err);
 /* Decode n 32-byte records into n * 14 floats (the row layout above). */
 void cuplas_splat_decode(const unsigned char *rec, int64_t n, float *out);
 
-/* The body of a .splat table, decoded in chunks into rows
- * (n * 14 * 4 bytes); cuplas_ply_read calls it. */
-int cuplas_splat_read(const cuplas_ply *p, void *rows, cuplas_error *err);
+/* The body of a .splat table, decoded into rows (n * 14 * 4 bytes) in
+ * chunks of 64Ki splats on pool's threads (NULL: an OpenMP loop); the
+ * same bytes on any thread count. A chunk that cannot be read fails the
+ * read as the first such chunk in file order. cuplas_ply_read calls it. */
+int cuplas_splat_read(const cuplas_ply *p, void *rows, cuplas_pool *pool, cuplas_error *err);
 
 #ifdef __cplusplus
 }
