@@ -3,10 +3,12 @@
  *
  * Design facts: the four orders are measured one after another (one grid
  * of doubles alive at a time: 10,000 x 384 is 30 MiB), but their images
- * are kept and encoded together afterwards, one (order, codec) pair per
- * OpenMP task, since encoding (WebP at method 6 above all) is where the
- * time goes. Each pair's bytes come from one thread, so the totals are
- * the same on any thread count. The result's JSON and text forms are in
+ * are kept and encoded together afterwards, one (order, codec, image) per
+ * OpenMP task (encode_all), since encoding (WebP at method 6 above all) is
+ * where the time goes: one task an (order, codec) pair left a thread with
+ * six images in series, and at most four pairs a codec to share among
+ * the threads. Each image's bytes come from one encode, so the bytes, the
+ * files and the error reported are the same on any thread count. The result's JSON and text forms are in
  * forms.c.
  */
 #define _GNU_SOURCE /* asprintf */
@@ -141,6 +143,76 @@ fail:
     return rc;
 }
 
+/*
+ * The encodes, where the time goes (WebP at method 6 above all): one
+ * OpenMP task per (order, codec, image), numbered in that order, so that
+ * every thread has work however few orders and codecs are measured. A task
+ * encodes an image already held (no copy; a thread keeps one output buffer
+ * for all its tasks), so each image's bytes, and the totals, do not depend
+ * on the thread count. Neither does the error: the lowest-numbered failing
+ * task's is reported, as if the tasks ran one after another; a task
+ * numbered past a failure is skipped, every one before it runs.
+ */
+static int encode_all(const cuplas_eval_images *imgs, char *const *dirs,
+                      const cuplas_eval_opts *o, cuplas_eval_result *res, cuplas_error *err)
+{
+    int pair[CUPLAS_ORDER_COUNT * CUPLAS_CODEC_COUNT], npair = 0, rc = 0;
+    const int n = res->nimages;
+    int64_t *bytes = NULL;
+
+    for (int k = 0; k < CUPLAS_ORDER_COUNT; k++)
+        for (int c = 0; c < CUPLAS_CODEC_COUNT; c++)
+            if (o->codecs & 1u << c) {
+                pair[npair++] = k * CUPLAS_CODEC_COUNT + c;
+                res->order[k].bytes[c] = 0;
+            }
+    const int ntask = npair * n;
+    int failed = ntask;   /* the lowest failing task so far */
+    if (!(bytes = malloc((size_t)(ntask ? ntask : 1) * sizeof *bytes)))
+        CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
+#pragma omp parallel
+    {
+        cuplas_buf buf = {NULL, 0, 0};
+        cuplas_error e;
+#pragma omp for schedule(dynamic, 1)
+        for (int t = 0; t < ntask; t++) {
+            const int k = pair[t / n] / CUPLAS_CODEC_COUNT, c = pair[t / n] % CUPLAS_CODEC_COUNT;
+            int first;
+#pragma omp atomic read
+            first = failed;
+            bytes[t] = -1;
+            if (t > first)
+                continue;
+            cuplas_error_clear(&e);
+            if (cuplas_image_bytes(&imgs[k].img[t % n], (cuplas_codec)c, &o->codec, dirs[k],
+                                   &buf, &e) == 0) {
+                bytes[t] = (int64_t)buf.size;
+                continue;
+            }
+#pragma omp critical(cuplas_eval_encode_failed)
+            if (t < failed) {
+                *err = e;
+#pragma omp atomic write
+                failed = t;
+            }
+        }
+        free(buf.data);
+    }
+    if (failed < ntask) {
+        rc = (int)err->code;
+        goto fail;
+    }
+    for (int t = 0; t < ntask; t++) {
+        const int k = pair[t / n] / CUPLAS_CODEC_COUNT, c = pair[t / n] % CUPLAS_CODEC_COUNT;
+        res->order[k].bytes[c] += bytes[t];
+        if (res->per_image)
+            res->image_bytes[k][c][t % n] = bytes[t];
+    }
+fail:
+    free(bytes);
+    return rc;
+}
+
 int cuplas_evaluate(const double *items, int64_t N, int C, const char *const *names,
                     const int64_t *sorted, int64_t H, int64_t W, const cuplas_eval_opts *o,
                     cuplas_eval_result *res, cuplas_error *err)
@@ -219,30 +291,7 @@ int cuplas_evaluate(const double *items, int64_t N, int C, const char *const *na
                 res->image_bytes[k][c][i] = -1;
     free(grid), grid = NULL;
 
-    /* the encodes: one (order, codec) pair per task */
-    {
-        int ntask = CUPLAS_ORDER_COUNT * CUPLAS_CODEC_COUNT, failed = -1;
-        cuplas_error terr[CUPLAS_ORDER_COUNT * CUPLAS_CODEC_COUNT];
-#pragma omp parallel for schedule(dynamic, 1)
-        for (int t = 0; t < ntask; t++) {
-            int k = t / CUPLAS_CODEC_COUNT, c = t % CUPLAS_CODEC_COUNT;
-            cuplas_error_clear(&terr[t]);
-            if (!(o->codecs & 1u << c))
-                continue;
-            int64_t total = 0;
-            if (cuplas_images_bytes(&imgs[k], (cuplas_codec)c, &o->codec, dirs[k], &total,
-                                    res->per_image ? res->image_bytes[k][c] : NULL, &terr[t]) == 0)
-                res->order[k].bytes[c] = total;
-        }
-        for (int t = 0; t < ntask && failed < 0; t++)
-            if (terr[t].code)
-                failed = t;
-        if (failed >= 0) {
-            *err = terr[failed];
-            rc = (int)err->code;
-            goto fail;
-        }
-    }
+    CUPLAS_TRY(encode_all(imgs, dirs, o, res, err));
     res->seconds = cuplas_now_s() - t0;
 fail:
     for (int k = 0; k < CUPLAS_ORDER_COUNT; k++) {

@@ -88,8 +88,9 @@ typedef struct cuplas_eval_result {
  * once). Errors: CUPLAS_ERR_INPUT (sorted is not such a map),
  * CUPLAS_ERR_USAGE (the scheme does not apply to these channels, a grid
  * a codec cannot take), CUPLAS_ERR_OUTPUT (images_dir), NOMEM. Encodes
- * run on OpenMP, one order and codec per task; the bytes never depend on
- * the thread count. */
+ * run on OpenMP, one order, codec and image per task; the bytes, the files
+ * and the error reported (the first in that order) never depend on the
+ * thread count. */
 int cuplas_evaluate(const double *items, int64_t N, int C, const char *const *names,
                     const int64_t *sorted, int64_t H, int64_t W, const cuplas_eval_opts *o,
                     cuplas_eval_result *res, cuplas_error *err);
