@@ -432,6 +432,104 @@ static void test_run_eval_fitted_scene(void **state)
     }
 }
 
+/* Parse FILE of the fixture (one JSON object) into *doc. */
+static void json_file(const fixture *f, const char *name, cuplas_json **doc)
+{
+    cuplas_error e;
+    char *js = tu_slurp(f, name, NULL);
+    cuplas_error_clear(&e);
+    *doc = NULL;
+    assert_int_equal(cuplas_json_parse(js, strlen(js), doc, &e), 0);
+    free(js);
+}
+
+/* doc.KEY.ORDER.CODEC as a number, -1 when absent. */
+static double json_at(const cuplas_json *doc, const char *key, const char *order,
+                      const char *codec)
+{
+    return cuplas_json_get_num(cuplas_json_get(cuplas_json_get(doc, key), order), codec, -1);
+}
+
+/* --orders: sorted,morton measures exactly the full run's sorted and
+ * Morton bytes, each image's too, and leaves input and random out of the
+ * JSON (bytes, ratios, metrics, images) and of --images; a list it cannot
+ * take is a usage error (exit 2) of one line naming the option. */
+static void test_eval_orders(void **state)
+{
+    fixture *f = *state;
+    cuplas_json *full = NULL, *sub = NULL;
+    static const char *const codecs[] = {"png", "webp"};
+    static const char *const keyed[] = {"bytes", "bytes_per_item", "ratios", "orders",
+                                        "image_bytes"};
+    char path[PATH_MAX], *text;
+    struct stat st;
+
+    assert_int_equal(tu_sh(f, "\"$B\" gen --kind normal --channels 7 --size 16x12 in.h5 && "
+                              "\"$B\" sort in.h5 out.h5 --backend cpu"), 0);
+    assert_int_equal(tu_sh(f, "\"$B\" eval out.h5 --json > full.json"), 0);
+    assert_int_equal(tu_sh(f, "\"$B\" eval out.h5 --json --orders sorted,morton --images imgs "
+                              "> sub.json"), 0);
+    json_file(f, "full.json", &full);
+    json_file(f, "sub.json", &sub);
+    for (int c = 0; c < 2; c++) {
+        const char *const both[] = {"sorted", "morton"};
+        for (int k = 0; k < 2; k++) {
+            assert_true(json_at(sub, "bytes", both[k], codecs[c]) > 0);
+            assert_true(json_at(sub, "bytes", both[k], codecs[c]) ==
+                        json_at(full, "bytes", both[k], codecs[c]));
+            const cuplas_json *a = cuplas_json_get(cuplas_json_get(cuplas_json_get(
+                                       sub, "image_bytes"), both[k]), codecs[c]);
+            const cuplas_json *b = cuplas_json_get(cuplas_json_get(cuplas_json_get(
+                                       full, "image_bytes"), both[k]), codecs[c]);
+            assert_true(a && b && a->n == 3 && b->n == 3);
+            for (int i = 0; i < 3; i++)
+                assert_true(a->items[i].number == b->items[i].number);
+        }
+        assert_true(json_at(sub, "ratios", "morton", codecs[c]) ==
+                    json_at(full, "ratios", "morton", codecs[c]));
+    }
+    assert_true(cuplas_json_get_num(sub, "and", -1) == cuplas_json_get_num(full, "and", -2));
+    for (size_t i = 0; i < sizeof keyed / sizeof keyed[0]; i++) {
+        const cuplas_json *obj = cuplas_json_get(sub, keyed[i]);
+        assert_non_null(obj);
+        assert_null(cuplas_json_get(obj, "input"));
+        assert_null(cuplas_json_get(obj, "random"));
+        assert_non_null(cuplas_json_get(obj, "morton"));
+        assert_non_null(cuplas_json_get(cuplas_json_get(full, keyed[i]), "input"));
+    }
+    assert_int_equal(stat(tu_path(f->dir, "imgs/input", path), &st), -1);
+    assert_int_equal(stat(tu_path(f->dir, "imgs/random", path), &st), -1);
+    assert_int_equal(stat(tu_path(f->dir, "imgs/morton/plain_002.webp", path), &st), 0);
+    cuplas_json_free(full);
+    cuplas_json_free(sub);
+    /* the table: no row of input or random, and it says why */
+    assert_int_equal(tu_sh(f, "\"$B\" eval out.h5 --orders morton --codecs png"), 0);
+    assert_non_null(text = tu_slurp(f, "out.txt", NULL));
+    assert_null(strstr(text, "\ninput "));
+    assert_non_null(strstr(text, "\nmorton "));
+    assert_non_null(strstr(text, "Not measured (--orders): input, random."));
+    free(text);
+
+    static const struct { const char *arg, *why; } bad[] = {
+        {"foo", "unknown order 'foo'"},
+        {"''", "an empty list"},
+        {"morton,morton", "'morton' is listed twice"},
+        {"sorted,", "an empty entry in 'sorted,'"},
+        {"sorted,,input", "an empty entry in 'sorted,,input'"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char want[160];
+        assert_int_equal(tu_sh(f, "\"$B\" eval out.h5 --orders %s", bad[i].arg), 2);
+        assert_non_null(text = tu_slurp(f, "err.txt", NULL));
+        snprintf(want, sizeof want, "cuplas eval: --orders: %s (accepted: sorted, input, random, "
+                 "morton", bad[i].why);
+        if (strncmp(text, want, strlen(want)) != 0 ||
+            strcmp(strchr(text, '\n'), "\nTry 'cuplas help eval'.\n") != 0)
+            fail_msg("--orders %s: %s", bad[i].arg, text);
+        free(text);
+    }
+}
+
 /* The output's and_before and and_after (cuplas_h5_output_metrics). */
 static void and_attrs(const fixture *f, const char *name, double *before, double *after)
 {
@@ -544,6 +642,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_eval_json_and_images, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_eval_orders, setup, teardown),
         cmocka_unit_test_setup_teardown(test_preview_cli, setup, teardown),
         cmocka_unit_test_setup_teardown(test_run_resume_extras, setup, teardown),
         cmocka_unit_test_setup_teardown(test_run_eval_report, setup, teardown),

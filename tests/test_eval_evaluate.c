@@ -452,6 +452,155 @@ static void test_encode_error_order(void **state)
     free(map);
 }
 
+/* --orders / eval.orders lists: sorted is added, anything else exact. */
+static void test_parse_orders(void **state)
+{
+    (void)state;
+    const unsigned S = 1u << CUPLAS_ORDER_SORTED, I = 1u << CUPLAS_ORDER_INPUT,
+                   R = 1u << CUPLAS_ORDER_RANDOM, M = 1u << CUPLAS_ORDER_MORTON;
+    const struct {
+        const char *list;
+        unsigned mask;    /* 0: refused */
+        const char *why;  /* in the message */
+    } cases[] = {
+        {"sorted,morton", S | M, NULL},
+        {"morton", S | M, NULL},
+        {"sorted", S, NULL},
+        {"input,random", S | I | R, NULL},
+        {"morton,random,input,sorted", S | I | R | M, NULL},
+        {"", 0, "an empty list"},
+        {"foo", 0, "unknown order 'foo'"},
+        {"sorted,Morton", 0, "unknown order 'Morton'"},
+        {"sorted,morton_and_a_long_tail", 0, "unknown order 'morton_and_a_long_tail'"},
+        {"morton,morton", 0, "'morton' is listed twice"},
+        {"sorted,sorted", 0, "'sorted' is listed twice"},
+        {"sorted,", 0, "an empty entry in 'sorted,'"},
+        {",morton", 0, "an empty entry in ',morton'"},
+        {"sorted,,morton", 0, "an empty entry"},
+        {"sorted morton", 0, "unknown order 'sorted morton'"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        unsigned mask = 99;
+        cuplas_error e;
+        cuplas_error_clear(&e);
+        int rc = cuplas_eval_parse_orders(cases[i].list, &mask, &e);
+        if (cases[i].mask ? rc != 0 || mask != cases[i].mask
+                          : rc != CUPLAS_ERR_USAGE || !strstr(e.msg, cases[i].why) ||
+                                !strstr(e.msg, "(accepted: sorted, input, random, morton"))
+            fail_msg("'%s': rc %d, mask %u, message '%s'", cases[i].list, rc, mask, e.msg);
+    }
+}
+
+/* Only sorted and Morton measured: their bytes (each image's too) and
+ * metrics are the full run's; input and random cost nothing and are
+ * absent from the JSON (bytes, bytes_per_item, ratios, image_bytes,
+ * orders) and the table, not 0 bytes; the JSON reads back as measured. */
+static void test_orders_subset(void **state)
+{
+    (void)state;
+    double *items = malloc(EN * EC * sizeof *items);
+    int64_t map[EH * EW];
+    char dir[] = "/tmp/test_eval_orders.XXXXXX", path[PATH_MAX];
+    cuplas_eval_opts o;
+    cuplas_eval_result all, sub, back;
+    cuplas_error e;
+    struct stat st;
+
+    cuplas_error_clear(&e);
+    encode_case(items, map);
+    cuplas_eval_opts_default(&o);
+    o.per_image = 1;
+    assert_int_equal(cuplas_evaluate(items, EN, EC, NULL, map, EH, EW, &o, &all, &e), 0);
+    assert_int_equal(all.orders, CUPLAS_ORDERS_ALL);
+    o.orders = 1u << CUPLAS_ORDER_SORTED | 1u << CUPLAS_ORDER_MORTON;
+    assert_non_null(mkdtemp(dir));
+    o.images_dir = dir;
+    assert_int_equal(cuplas_evaluate(items, EN, EC, NULL, map, EH, EW, &o, &sub, &e), 0);
+    assert_int_equal(sub.orders, o.orders);
+    for (int k = 0; k < CUPLAS_ORDER_COUNT; k++) {
+        const int on = k == CUPLAS_ORDER_SORTED || k == CUPLAS_ORDER_MORTON;
+        for (int c = 0; c < CUPLAS_CODEC_COUNT; c++) {
+            assert_int_equal(sub.order[k].bytes[c], on ? all.order[k].bytes[c] : -1);
+            for (int i = 0; i < sub.nimages; i++)
+                assert_int_equal(sub.image_bytes[k][c][i], on ? all.image_bytes[k][c][i] : -1);
+        }
+        if (on) {
+            assert_true(sub.order[k].and_ == all.order[k].and_);
+            assert_true(sub.order[k].vad == all.order[k].vad);
+            assert_memory_equal(&sub.order[k].dpq, &all.order[k].dpq, sizeof(double));
+        } else {
+            assert_true(isnan(sub.order[k].and_) && isnan(sub.order[k].vad) &&
+                        isnan(sub.order[k].dpq));
+        }
+        snprintf(path, sizeof path, "%s/%s", dir, cuplas_order_name((cuplas_order_kind)k));
+        assert_int_equal(stat(path, &st) == 0, on);   /* no folder of its images */
+    }
+    assert_string_equal(sub.morton_keys, all.morton_keys);
+    assert_true(isnan(cuplas_eval_ratio(&sub, CUPLAS_ORDER_INPUT, CUPLAS_CODEC_PNG)));
+
+    char *js = cuplas_eval_result_json_str(&sub);
+    cuplas_json *doc = NULL;
+    assert_non_null(js);
+    assert_int_equal(cuplas_json_parse(js, strlen(js), &doc, &e), 0);
+    static const char *const keyed[] = {"bytes", "bytes_per_item", "ratios", "image_bytes",
+                                        "orders"};
+    for (size_t i = 0; i < sizeof keyed / sizeof keyed[0]; i++) {
+        const cuplas_json *obj = cuplas_json_get(doc, keyed[i]);
+        assert_non_null(obj);
+        assert_null(cuplas_json_get(obj, "input"));
+        assert_null(cuplas_json_get(obj, "random"));
+        assert_non_null(cuplas_json_get(obj, "morton"));
+        assert_int_equal(obj->n, i == 2 ? 1 : 2);   /* ratios: morton alone */
+    }
+    assert_int_equal(cuplas_eval_result_from_json(doc, &back), 0);
+    assert_int_equal(back.orders, sub.orders);
+    assert_true(isnan(back.order[CUPLAS_ORDER_INPUT].and_));
+    assert_int_equal(back.order[CUPLAS_ORDER_MORTON].bytes[CUPLAS_CODEC_WEBP],
+                     all.order[CUPLAS_ORDER_MORTON].bytes[CUPLAS_CODEC_WEBP]);
+    cuplas_json_free(doc);
+    free(js);
+    /* an eval of before --orders (every order in "bytes") reads as all four */
+    js = cuplas_eval_result_json_str(&all);
+    assert_int_equal(cuplas_json_parse(js, strlen(js), &doc, &e), 0);
+    assert_int_equal(cuplas_eval_result_from_json(doc, &back), 0);
+    assert_int_equal(back.orders, CUPLAS_ORDERS_ALL);
+    cuplas_json_free(doc);
+    free(js);
+
+    /* the table: no row, no ratio of an unmeasured order; said so */
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    assert_non_null(f);
+    cuplas_eval_result_print(f, &sub);
+    fclose(f);
+    assert_null(strstr(text, "\ninput "));
+    assert_null(strstr(text, "\nrandom "));
+    assert_non_null(strstr(text, "\nmorton "));
+    assert_non_null(strstr(text, "Not measured (--orders): input, random.\n"));
+    assert_null(strstr(text, "nan"));
+    free(text);
+    /* sorted alone: no Morton column in the per-image table either */
+    o.orders = 1u << CUPLAS_ORDER_SORTED;
+    o.images_dir = NULL;
+    assert_int_equal(cuplas_evaluate(items, EN, EC, NULL, map, EH, EW, &o, &sub, &e), 0);
+    assert_string_equal(sub.morton_keys, "");
+    assert_non_null(f = open_memstream(&text, &len));
+    cuplas_eval_result_print(f, &sub);
+    fclose(f);
+    assert_null(strstr(text, "morton "));
+    assert_null(strstr(text, "Morton of"));
+    assert_null(strstr(text, "nan"));
+    assert_non_null(strstr(text, "Not measured (--orders): input, random, morton.\n"));
+    free(text);
+    assert_non_null(js = cuplas_eval_result_json_str(&sub));
+    assert_non_null(strstr(js, "\"morton_keys\": null"));
+    assert_non_null(strstr(js, "\"ratios\": {}"));
+    free(js);
+    tu_rmtree(dir);
+    free(items);
+}
+
 /* Preview: 2x2 gray items 0..3 over their 1..99 % range; enlarged. */
 static void test_preview(void **state)
 {
@@ -508,6 +657,7 @@ int main(void)
         cmocka_unit_test(test_bad_maps),     cmocka_unit_test(test_unsort),
         cmocka_unit_test(test_bytes_are_files), cmocka_unit_test(test_preview),
         cmocka_unit_test(test_encode_threads), cmocka_unit_test(test_encode_error_order),
+        cmocka_unit_test(test_parse_orders),   cmocka_unit_test(test_orders_subset),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

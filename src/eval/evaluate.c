@@ -1,8 +1,8 @@
 /*
  * evaluate.c - a result against its baselines (evaluate.h).
  *
- * Design facts: the four orders are measured one after another (one grid
- * of doubles alive at a time: 10,000 x 384 is 30 MiB), but their images
+ * Design facts: the orders are measured one after another (one grid of
+ * doubles alive at a time: 10,000 x 384 is 30 MiB), but their images
  * are kept and encoded together afterwards, one (order, codec, image) per
  * OpenMP task (encode_all), since encoding (WebP at method 6 above all) is
  * where the time goes: one task an (order, codec) pair left a thread with
@@ -28,6 +28,7 @@ void cuplas_eval_opts_default(cuplas_eval_opts *o)
 {
     memset(o, 0, sizeof *o);
     o->codecs = 1u << CUPLAS_CODEC_PNG | 1u << CUPLAS_CODEC_WEBP;
+    o->orders = CUPLAS_ORDERS_ALL;
     o->scheme = CUPLAS_SCHEME_PLAIN;
     o->dpq_p = CUPLAS_DPQ_P;
     cuplas_codec_opts_default(&o->codec);
@@ -52,6 +53,36 @@ int cuplas_eval_parse_codecs(const char *list, unsigned *mask, cuplas_error *err
     }
     if (!*mask)
         return cuplas_error_set(err, CUPLAS_ERR_USAGE, "no codec given (accepted: png, webp, jxl)");
+    return 0;
+}
+
+int cuplas_eval_parse_orders(const char *list, unsigned *mask, cuplas_error *err)
+{
+    char name[16];
+    *mask = 0;
+    for (const char *s = list;; s++) {
+        size_t len = strcspn(s, ",");
+        cuplas_order_kind k;
+        if (len == 0 && !*list)
+            return cuplas_error_set(err, CUPLAS_ERR_USAGE, "an empty list (accepted: %s, "
+                                    "comma-separated, each once)", CUPLAS_ORDERS_TEXT);
+        if (len == 0)
+            return cuplas_error_set(err, CUPLAS_ERR_USAGE, "an empty entry in '%s' (accepted: "
+                                    "%s, comma-separated, each once)", list, CUPLAS_ORDERS_TEXT);
+        snprintf(name, sizeof name, "%.*s", (int)len, s);
+        if (len >= sizeof name || cuplas_order_parse(name, &k) != 0)
+            return cuplas_error_set(err, CUPLAS_ERR_USAGE, "unknown order '%.*s' (accepted: %s, "
+                                    "comma-separated, each once)", (int)len, s,
+                                    CUPLAS_ORDERS_TEXT);
+        if (*mask & 1u << k)
+            return cuplas_error_set(err, CUPLAS_ERR_USAGE, "'%s' is listed twice (accepted: %s, "
+                                    "each once)", name, CUPLAS_ORDERS_TEXT);
+        *mask |= 1u << k;
+        s += len;
+        if (!*s)
+            break;
+    }
+    *mask |= 1u << CUPLAS_ORDER_SORTED;   /* what the others are baselines of */
     return 0;
 }
 
@@ -162,7 +193,7 @@ static int encode_all(const cuplas_eval_images *imgs, char *const *dirs,
 
     for (int k = 0; k < CUPLAS_ORDER_COUNT; k++)
         for (int c = 0; c < CUPLAS_CODEC_COUNT; c++)
-            if (o->codecs & 1u << c) {
+            if (res->orders & 1u << k && o->codecs & 1u << c) {
                 pair[npair++] = k * CUPLAS_CODEC_COUNT + c;
                 res->order[k].bytes[c] = 0;
             }
@@ -233,9 +264,13 @@ int cuplas_evaluate(const double *items, int64_t N, int C, const char *const *na
     res->scheme = o->scheme, res->codecs = o->codecs, res->dpq_p = o->dpq_p, res->seed = o->seed;
     res->dpq_max_n = o->dpq_max_n == 0 ? CUPLAS_DPQ_MAX_N : o->dpq_max_n;
     res->codec = o->codec;
-    for (int k = 0; k < CUPLAS_ORDER_COUNT; k++)
+    res->orders = ((o->orders ? o->orders : CUPLAS_ORDERS_ALL) | 1u << CUPLAS_ORDER_SORTED) &
+                  CUPLAS_ORDERS_ALL;
+    for (int k = 0; k < CUPLAS_ORDER_COUNT; k++) {
+        res->order[k].and_ = res->order[k].vad = res->order[k].dpq = NAN;
         for (int c = 0; c < CUPLAS_CODEC_COUNT; c++)
             res->order[k].bytes[c] = -1;
+    }
     if (N < 1 || C < 1 || cells < N)
         CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "%lld items do not fit a %lldx%lld grid", (long long)N,
                     (long long)H, (long long)W);
@@ -246,14 +281,18 @@ int cuplas_evaluate(const double *items, int64_t N, int C, const char *const *na
                     "channel_names attribute; use --scheme plain");
     CUPLAS_TRY(check_map(sorted, cells, N, err));
     for (int k = 1; k < CUPLAS_ORDER_COUNT; k++)
-        if (!(maps[k] = malloc((size_t)cells * sizeof *maps[k])))
+        if (res->orders & 1u << k && !(maps[k] = malloc((size_t)cells * sizeof *maps[k])))
             CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
     maps[CUPLAS_ORDER_SORTED] = (int64_t *)sorted;   /* read only */
-    cuplas_order_input(N, cells, maps[CUPLAS_ORDER_INPUT]);
-    cuplas_order_random(N, cells, o->seed, maps[CUPLAS_ORDER_RANDOM]);
-    CUPLAS_TRY(cuplas_order_morton(items, N, C, names, cells, maps[CUPLAS_ORDER_MORTON], &used,
-                                   err));
-    snprintf(res->morton_keys, sizeof res->morton_keys, "%s", used);
+    if (maps[CUPLAS_ORDER_INPUT])
+        cuplas_order_input(N, cells, maps[CUPLAS_ORDER_INPUT]);
+    if (maps[CUPLAS_ORDER_RANDOM])
+        cuplas_order_random(N, cells, o->seed, maps[CUPLAS_ORDER_RANDOM]);
+    if (maps[CUPLAS_ORDER_MORTON]) {
+        CUPLAS_TRY(cuplas_order_morton(items, N, C, names, cells, maps[CUPLAS_ORDER_MORTON],
+                                       &used, err));
+        snprintf(res->morton_keys, sizeof res->morton_keys, "%s", used);
+    }
 
     if (!(grid = malloc((size_t)cells * (size_t)C * sizeof *grid)) || !(empty = malloc((size_t)cells)))
         CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory for a %lldx%lldx%d grid", (long long)H,
@@ -261,13 +300,14 @@ int cuplas_evaluate(const double *items, int64_t N, int C, const char *const *na
     const int ue = metric_exponent(items, N * (int64_t)C);
     for (int k = 0; k < CUPLAS_ORDER_COUNT; k++) {
         cuplas_eval_order_stats *s = &res->order[k];
+        if (!maps[k])
+            continue;   /* not measured */
         int64_t nempty = cuplas_eval_gather(items, C, maps[k], cells, grid, empty);
         const uint8_t *e = nempty ? empty : NULL;
         for (int64_t i = 0; ue && i < cells * (int64_t)C; i++)
             grid[i] = ldexp(grid[i], ue);
         s->and_ = ldexp(cuplas_eval_and(grid, H, W, C, e), -ue);
         s->vad = ldexp(cuplas_eval_vad(grid, H, W, C, e), -2 * ue);
-        s->dpq = NAN;
         if (o->dpq_max_n >= 0)
             CUPLAS_TRY(cuplas_eval_dpq(grid, H, W, C, e, o->dpq_p, o->dpq_max_n, &s->dpq, err));
         if (ue)   /* the images code the values as stored */

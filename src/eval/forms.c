@@ -16,6 +16,12 @@
 
 #include "eval/quality.h"
 
+/* Was order k measured? One not measured is left out of every form. */
+static int measured(const cuplas_eval_result *r, int k)
+{
+    return (int)(r->orders >> k & 1u);
+}
+
 /* ------------------------------------------------------------- JSON */
 
 static void json_codecs(FILE *f, const cuplas_eval_result *r, int what)
@@ -24,7 +30,7 @@ static void json_codecs(FILE *f, const cuplas_eval_result *r, int what)
     int first_order = 1;
     fputc('{', f);
     for (int k = 0; k < CUPLAS_ORDER_COUNT; k++) {
-        if (what == 2 && k == CUPLAS_ORDER_SORTED)
+        if ((what == 2 && k == CUPLAS_ORDER_SORTED) || !measured(r, k))
             continue;
         fprintf(f, "%s\"%s\": {", first_order ? "" : ", ", cuplas_order_name((cuplas_order_kind)k));
         first_order = 0;
@@ -52,8 +58,12 @@ static void json_codecs(FILE *f, const cuplas_eval_result *r, int what)
 static void json_image_bytes(FILE *f, const cuplas_eval_result *r)
 {
     fputs(", \"image_bytes\": {", f);
-    for (int k = 0; k < CUPLAS_ORDER_COUNT; k++) {
-        fprintf(f, "%s\"%s\": {", k ? ", " : "", cuplas_order_name((cuplas_order_kind)k));
+    for (int k = 0, first_order = 1; k < CUPLAS_ORDER_COUNT; k++) {
+        if (!measured(r, k))
+            continue;
+        fprintf(f, "%s\"%s\": {", first_order ? "" : ", ",
+                cuplas_order_name((cuplas_order_kind)k));
+        first_order = 0;
         for (int c = 0, first = 1; c < CUPLAS_CODEC_COUNT; c++) {
             if (!(r->codecs & 1u << c))
                 continue;
@@ -85,9 +95,13 @@ void cuplas_eval_result_json(FILE *f, const cuplas_eval_result *r)
     fputs(", \"dpq_p\": ", f);
     cuplas_json_write_num(f, r->dpq_p);
     fprintf(f, ", \"N\": %lld, \"H\": %lld, \"W\": %lld, \"C\": %d, \"scheme\": \"%s\", "
-            "\"images\": %d, \"fill\": 0, \"morton_keys\": \"%s\", \"seed\": %llu, \"codecs\": [",
-            (long long)r->N, (long long)r->H, (long long)r->W, r->C, cuplas_scheme_name(r->scheme),
-            r->nimages, r->morton_keys, (unsigned long long)r->seed);
+            "\"images\": %d, \"fill\": 0, \"morton_keys\": ", (long long)r->N, (long long)r->H,
+            (long long)r->W, r->C, cuplas_scheme_name(r->scheme), r->nimages);
+    if (measured(r, CUPLAS_ORDER_MORTON))
+        fprintf(f, "\"%s\"", r->morton_keys);
+    else
+        fputs("null", f);
+    fprintf(f, ", \"seed\": %llu, \"codecs\": [", (unsigned long long)r->seed);
     for (int c = 0, first = 1; c < CUPLAS_CODEC_COUNT; c++)
         if (r->codecs & 1u << c) {
             fprintf(f, "%s\"%s\"", first ? "" : ", ", cuplas_codec_name((cuplas_codec)c));
@@ -105,8 +119,12 @@ void cuplas_eval_result_json(FILE *f, const cuplas_eval_result *r)
     if (r->per_image)
         json_image_bytes(f, r);
     fputs(", \"orders\": {", f);
-    for (int k = 0; k < CUPLAS_ORDER_COUNT; k++) {
-        fprintf(f, "%s\"%s\": {\"and\": ", k ? ", " : "", cuplas_order_name((cuplas_order_kind)k));
+    for (int k = 0, first = 1; k < CUPLAS_ORDER_COUNT; k++) {
+        if (!measured(r, k))
+            continue;
+        fprintf(f, "%s\"%s\": {\"and\": ", first ? "" : ", ",
+                cuplas_order_name((cuplas_order_kind)k));
+        first = 0;
         cuplas_json_write_num(f, r->order[k].and_);
         fputs(", \"vad\": ", f);
         cuplas_json_write_num(f, r->order[k].vad);
@@ -177,6 +195,10 @@ int cuplas_eval_result_from_json(const cuplas_json *v, cuplas_eval_result *r)
         const char *name = cuplas_order_name((cuplas_order_kind)k);
         const cuplas_json *o = orders ? cuplas_json_get(orders, name) : NULL;
         const cuplas_json *b = cuplas_json_get(bytes, name);
+        if (b && b->type == CUPLAS_JSON_OBJECT)
+            r->orders |= 1u << k;   /* measured: all four before --orders */
+        else
+            o = b = NULL;
         r->order[k].and_ = o ? cuplas_json_get_num(o, "and", NAN) : NAN;
         r->order[k].vad = o ? cuplas_json_get_num(o, "vad", NAN) : NAN;
         r->order[k].dpq = o ? cuplas_json_get_num(o, "dpq", NAN) : NAN;
@@ -212,12 +234,26 @@ const char *cuplas_eval_morton_text(const cuplas_eval_result *r)
                                                      : "the first 3 principal components";
 }
 
+const char *cuplas_eval_unmeasured_text(const cuplas_eval_result *r, char *buf, size_t size)
+{
+    size_t at = 0;
+    buf[0] = '\0';
+    for (int k = 0; k < CUPLAS_ORDER_COUNT && at < size; k++)
+        if (!measured(r, k))
+            at += (size_t)snprintf(buf + at, size - at, "%s%s", at ? ", " : "",
+                                   cuplas_order_name((cuplas_order_kind)k));
+    return buf;
+}
+
 void cuplas_eval_result_print(FILE *f, const cuplas_eval_result *r)
 {
+    const int morton = measured(r, CUPLAS_ORDER_MORTON);
+    char unmeasured[64];
     fprintf(f, "%lld items on a %lldx%lld grid, %d channel%s; scheme %s (%d image%s per order, "
-            "empty cells coded 0); Morton of %s\n\n", (long long)r->N, (long long)r->H,
+            "empty cells coded 0)%s%s\n\n", (long long)r->N, (long long)r->H,
             (long long)r->W, r->C, r->C == 1 ? "" : "s", cuplas_scheme_name(r->scheme),
-            r->nimages, r->nimages == 1 ? "" : "s", cuplas_eval_morton_text(r));
+            r->nimages, r->nimages == 1 ? "" : "s", morton ? "; Morton of " : "",
+            morton ? cuplas_eval_morton_text(r) : "");
     fprintf(f, "%-8s %12s %12s %12s", "order", "AND", "VAD", "DPQ");
     for (int c = 0; c < CUPLAS_CODEC_COUNT; c++)
         if (r->codecs & 1u << c)
@@ -225,6 +261,8 @@ void cuplas_eval_result_print(FILE *f, const cuplas_eval_result *r)
     fputc('\n', f);
     for (int k = 0; k < CUPLAS_ORDER_COUNT; k++) {
         const cuplas_eval_order_stats *s = &r->order[k];
+        if (!measured(r, k))
+            continue;
         fprintf(f, "%-8s", cuplas_order_name((cuplas_order_kind)k));
         num(f, " %12.6g", s->and_);
         num(f, " %12.6g", s->vad);
@@ -252,13 +290,19 @@ void cuplas_eval_result_print(FILE *f, const cuplas_eval_result *r)
                  r->N < 2 ? "fewer than 2 items" : "no two items differ");
     fprintf(f, "\nDPQ_%g: %s. sorted/x: the sorted grid's bytes over that order's (below 1: "
             "sorting wins).\n", r->dpq_p, isfinite(r->order[0].dpq) ? "exact" : why);
+    if (*cuplas_eval_unmeasured_text(r, unmeasured, sizeof unmeasured))
+        fprintf(f, "Not measured (--orders): %s.\n", unmeasured);
     if (!r->per_image)
         return;
-    /* where the bytes are: each image, sorted and Morton side by side */
+    /* where the bytes are: each image, sorted and Morton side by side
+     * (sorted alone when Morton is not measured) */
     fprintf(f, "\n%-16s", "image (bytes)");
     for (int c = 0; c < CUPLAS_CODEC_COUNT; c++)
-        if (r->codecs & 1u << c)
-            fprintf(f, " %11s %11s %8s", cuplas_codec_name((cuplas_codec)c), "morton", "sorted/M");
+        if (r->codecs & 1u << c) {
+            fprintf(f, " %11s", cuplas_codec_name((cuplas_codec)c));
+            if (morton)
+                fprintf(f, " %11s %8s", "morton", "sorted/M");
+        }
     fputc('\n', f);
     for (int i = 0; i < r->nimages; i++) {
         fprintf(f, "%-16s", r->image_name[i]);
@@ -267,8 +311,11 @@ void cuplas_eval_result_print(FILE *f, const cuplas_eval_result *r)
                 continue;
             int64_t a = r->image_bytes[CUPLAS_ORDER_SORTED][c][i];
             int64_t b = r->image_bytes[CUPLAS_ORDER_MORTON][c][i];
-            fprintf(f, " %11lld %11lld %8.4f", (long long)a, (long long)b,
-                    b > 0 ? (double)a / (double)b : NAN);
+            if (morton)
+                fprintf(f, " %11lld %11lld %8.4f", (long long)a, (long long)b,
+                        b > 0 ? (double)a / (double)b : NAN);
+            else
+                fprintf(f, " %11lld", (long long)a);
         }
         fputc('\n', f);
     }
