@@ -530,6 +530,68 @@ static void test_eval_orders(void **state)
     }
 }
 
+/* eval.orders in run: the step measures the orders listed (sorted always),
+ * the attribute leaves the others out, the job line prints only measured
+ * ratios, and report (--html, --json) says "not measured" for them. */
+static void test_run_eval_orders(void **state)
+{
+    fixture *f = *state;
+    char path[PATH_MAX], *text, *attr;
+    cuplas_json *doc = NULL, *cli = NULL;
+    cuplas_error e;
+    FILE *fp;
+
+    cuplas_error_clear(&e);
+    assert_int_equal(tu_sh(f, "\"$B\" gen --size 16x16 in.h5"), 0);
+    assert_non_null(fp = fopen(tu_path(f->dir, "c.yaml", path), "w"));
+    fputs("inputs: [{files: in.h5}]\noutput: {dir: out}\n"
+          "eval: {enabled: true, codecs: [png], orders: [morton]}\nbackend: {device: cpu}\n", fp);
+    fclose(fp);
+    assert_int_equal(tu_sh(f, "\"$B\" run c.yaml --log-format text"), 0);
+    assert_non_null(text = tu_slurp(f, "err.txt", NULL));
+    if (!strstr(text, "; eval: png bytes sorted/morton ") || strstr(text, "sorted/input") ||
+        strstr(text, "nan"))
+        fail_msg("%s", text);
+    free(text);
+    assert_non_null(attr = cuplas_h5_output_str(tu_path(f->dir, "out/in.grid.h5", path), "/grid",
+                                                "eval"));
+    assert_int_equal(cuplas_json_parse(attr, strlen(attr), &doc, &e), 0);
+    free(attr);
+    assert_null(cuplas_json_get(cuplas_json_get(doc, "bytes"), "input"));
+    assert_null(cuplas_json_get(cuplas_json_get(doc, "orders"), "random"));
+    /* the bytes `cuplas eval` measures on the written file */
+    assert_int_equal(tu_sh(f, "\"$B\" eval out/in.grid.h5 --codecs png --orders morton --json "
+                              "> cli.json"), 0);
+    json_file(f, "cli.json", &cli);
+    assert_true(json_at(doc, "bytes", "morton", "png") > 0);
+    assert_true(json_at(doc, "bytes", "morton", "png") == json_at(cli, "bytes", "morton", "png"));
+    assert_true(json_at(doc, "bytes", "sorted", "png") == json_at(cli, "bytes", "sorted", "png"));
+    cuplas_json_free(doc);
+    cuplas_json_free(cli);
+    /* report: the page says so where the input ratio would be, and keeps
+       Morton's; --json carries the eval as stored */
+    assert_int_equal(tu_sh(f, "\"$B\" report out --html r.html --json r.json"), 0);
+    assert_non_null(text = tu_slurp(f, "r.html", NULL));
+    assert_non_null(strstr(text, "<td class=\"note\">not measured</td>"));
+    assert_non_null(strstr(text, "Not measured (eval.orders): input, random."));
+    assert_null(strstr(text, "<td class=\"l\">input</td>"));
+    assert_non_null(strstr(text, "<td class=\"l\">morton</td>"));
+    assert_null(strstr(text, "nan"));
+    free(text);
+    json_file(f, "r.json", &doc);
+    const cuplas_json *ds = cuplas_json_get(doc, "datasets");
+    cuplas_eval_result er;
+    assert_true(ds && ds->n == 1);
+    assert_int_equal(cuplas_eval_result_from_json(cuplas_json_get(&ds->items[0], "eval"), &er), 0);
+    assert_int_equal(er.orders, 1u << CUPLAS_ORDER_SORTED | 1u << CUPLAS_ORDER_MORTON);
+    cuplas_json_free(doc);
+    /* a bad list is the config's error, at its line */
+    assert_int_equal(tu_sh(f, "\"$B\" run c.yaml --set 'eval.orders=[morton, bogus]'"), 2);
+    assert_non_null(text = tu_slurp(f, "err.txt", NULL));
+    assert_non_null(strstr(text, "eval.orders: unknown order 'bogus'"));
+    free(text);
+}
+
 /* The output's and_before and and_after (cuplas_h5_output_metrics). */
 static void and_attrs(const fixture *f, const char *name, double *before, double *after)
 {
@@ -647,6 +709,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_run_resume_extras, setup, teardown),
         cmocka_unit_test_setup_teardown(test_run_eval_report, setup, teardown),
         cmocka_unit_test_setup_teardown(test_run_eval_fitted_scene, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_run_eval_orders, setup, teardown),
         cmocka_unit_test_setup_teardown(test_and_undefined, setup, teardown),
         cmocka_unit_test_setup_teardown(test_report_preview_not_png, setup, teardown),
     };
