@@ -432,6 +432,166 @@ static void test_run_eval_fitted_scene(void **state)
     }
 }
 
+/* Parse FILE of the fixture (one JSON object) into *doc. */
+static void json_file(const fixture *f, const char *name, cuplas_json **doc)
+{
+    cuplas_error e;
+    char *js = tu_slurp(f, name, NULL);
+    cuplas_error_clear(&e);
+    *doc = NULL;
+    assert_int_equal(cuplas_json_parse(js, strlen(js), doc, &e), 0);
+    free(js);
+}
+
+/* doc.KEY.ORDER.CODEC as a number, -1 when absent. */
+static double json_at(const cuplas_json *doc, const char *key, const char *order,
+                      const char *codec)
+{
+    return cuplas_json_get_num(cuplas_json_get(cuplas_json_get(doc, key), order), codec, -1);
+}
+
+/* --orders: sorted,morton measures exactly the full run's sorted and
+ * Morton bytes, each image's too, and leaves input and random out of the
+ * JSON (bytes, ratios, metrics, images) and of --images; a list it cannot
+ * take is a usage error (exit 2) of one line naming the option. */
+static void test_eval_orders(void **state)
+{
+    fixture *f = *state;
+    cuplas_json *full = NULL, *sub = NULL;
+    static const char *const codecs[] = {"png", "webp"};
+    static const char *const keyed[] = {"bytes", "bytes_per_item", "ratios", "orders",
+                                        "image_bytes"};
+    char path[PATH_MAX], *text;
+    struct stat st;
+
+    assert_int_equal(tu_sh(f, "\"$B\" gen --kind normal --channels 7 --size 16x12 in.h5 && "
+                              "\"$B\" sort in.h5 out.h5 --backend cpu"), 0);
+    assert_int_equal(tu_sh(f, "\"$B\" eval out.h5 --json > full.json"), 0);
+    assert_int_equal(tu_sh(f, "\"$B\" eval out.h5 --json --orders sorted,morton --images imgs "
+                              "> sub.json"), 0);
+    json_file(f, "full.json", &full);
+    json_file(f, "sub.json", &sub);
+    for (int c = 0; c < 2; c++) {
+        const char *const both[] = {"sorted", "morton"};
+        for (int k = 0; k < 2; k++) {
+            assert_true(json_at(sub, "bytes", both[k], codecs[c]) > 0);
+            assert_true(json_at(sub, "bytes", both[k], codecs[c]) ==
+                        json_at(full, "bytes", both[k], codecs[c]));
+            const cuplas_json *a = cuplas_json_get(cuplas_json_get(cuplas_json_get(
+                                       sub, "image_bytes"), both[k]), codecs[c]);
+            const cuplas_json *b = cuplas_json_get(cuplas_json_get(cuplas_json_get(
+                                       full, "image_bytes"), both[k]), codecs[c]);
+            assert_true(a && b && a->n == 3 && b->n == 3);
+            for (int i = 0; i < 3; i++)
+                assert_true(a->items[i].number == b->items[i].number);
+        }
+        assert_true(json_at(sub, "ratios", "morton", codecs[c]) ==
+                    json_at(full, "ratios", "morton", codecs[c]));
+    }
+    assert_true(cuplas_json_get_num(sub, "and", -1) == cuplas_json_get_num(full, "and", -2));
+    for (size_t i = 0; i < sizeof keyed / sizeof keyed[0]; i++) {
+        const cuplas_json *obj = cuplas_json_get(sub, keyed[i]);
+        assert_non_null(obj);
+        assert_null(cuplas_json_get(obj, "input"));
+        assert_null(cuplas_json_get(obj, "random"));
+        assert_non_null(cuplas_json_get(obj, "morton"));
+        assert_non_null(cuplas_json_get(cuplas_json_get(full, keyed[i]), "input"));
+    }
+    assert_int_equal(stat(tu_path(f->dir, "imgs/input", path), &st), -1);
+    assert_int_equal(stat(tu_path(f->dir, "imgs/random", path), &st), -1);
+    assert_int_equal(stat(tu_path(f->dir, "imgs/morton/plain_002.webp", path), &st), 0);
+    cuplas_json_free(full);
+    cuplas_json_free(sub);
+    /* the table: no row of input or random, and it says why */
+    assert_int_equal(tu_sh(f, "\"$B\" eval out.h5 --orders morton --codecs png"), 0);
+    assert_non_null(text = tu_slurp(f, "out.txt", NULL));
+    assert_null(strstr(text, "\ninput "));
+    assert_non_null(strstr(text, "\nmorton "));
+    assert_non_null(strstr(text, "Not measured (--orders): input, random."));
+    free(text);
+
+    static const struct { const char *arg, *why; } bad[] = {
+        {"foo", "unknown order 'foo'"},
+        {"''", "an empty list"},
+        {"morton,morton", "'morton' is listed twice"},
+        {"sorted,", "an empty entry in 'sorted,'"},
+        {"sorted,,input", "an empty entry in 'sorted,,input'"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char want[160];
+        assert_int_equal(tu_sh(f, "\"$B\" eval out.h5 --orders %s", bad[i].arg), 2);
+        assert_non_null(text = tu_slurp(f, "err.txt", NULL));
+        snprintf(want, sizeof want, "cuplas eval: --orders: %s (accepted: sorted, input, random, "
+                 "morton", bad[i].why);
+        if (strncmp(text, want, strlen(want)) != 0 ||
+            strcmp(strchr(text, '\n'), "\nTry 'cuplas help eval'.\n") != 0)
+            fail_msg("--orders %s: %s", bad[i].arg, text);
+        free(text);
+    }
+}
+
+/* eval.orders in run: the step measures the orders listed (sorted always),
+ * the attribute leaves the others out, the job line prints only measured
+ * ratios, and report (--html, --json) says "not measured" for them. */
+static void test_run_eval_orders(void **state)
+{
+    fixture *f = *state;
+    char path[PATH_MAX], *text, *attr;
+    cuplas_json *doc = NULL, *cli = NULL;
+    cuplas_error e;
+    FILE *fp;
+
+    cuplas_error_clear(&e);
+    assert_int_equal(tu_sh(f, "\"$B\" gen --size 16x16 in.h5"), 0);
+    assert_non_null(fp = fopen(tu_path(f->dir, "c.yaml", path), "w"));
+    fputs("inputs: [{files: in.h5}]\noutput: {dir: out}\n"
+          "eval: {enabled: true, codecs: [png], orders: [morton]}\nbackend: {device: cpu}\n", fp);
+    fclose(fp);
+    assert_int_equal(tu_sh(f, "\"$B\" run c.yaml --log-format text"), 0);
+    assert_non_null(text = tu_slurp(f, "err.txt", NULL));
+    if (!strstr(text, "; eval: png bytes sorted/morton ") || strstr(text, "sorted/input") ||
+        strstr(text, "nan"))
+        fail_msg("%s", text);
+    free(text);
+    assert_non_null(attr = cuplas_h5_output_str(tu_path(f->dir, "out/in.grid.h5", path), "/grid",
+                                                "eval"));
+    assert_int_equal(cuplas_json_parse(attr, strlen(attr), &doc, &e), 0);
+    free(attr);
+    assert_null(cuplas_json_get(cuplas_json_get(doc, "bytes"), "input"));
+    assert_null(cuplas_json_get(cuplas_json_get(doc, "orders"), "random"));
+    /* the bytes `cuplas eval` measures on the written file */
+    assert_int_equal(tu_sh(f, "\"$B\" eval out/in.grid.h5 --codecs png --orders morton --json "
+                              "> cli.json"), 0);
+    json_file(f, "cli.json", &cli);
+    assert_true(json_at(doc, "bytes", "morton", "png") > 0);
+    assert_true(json_at(doc, "bytes", "morton", "png") == json_at(cli, "bytes", "morton", "png"));
+    assert_true(json_at(doc, "bytes", "sorted", "png") == json_at(cli, "bytes", "sorted", "png"));
+    cuplas_json_free(doc);
+    cuplas_json_free(cli);
+    /* report: the page says so where the input ratio would be, and keeps
+       Morton's; --json carries the eval as stored */
+    assert_int_equal(tu_sh(f, "\"$B\" report out --html r.html --json r.json"), 0);
+    assert_non_null(text = tu_slurp(f, "r.html", NULL));
+    assert_non_null(strstr(text, "<td class=\"note\">not measured</td>"));
+    assert_non_null(strstr(text, "Not measured (eval.orders): input, random."));
+    assert_null(strstr(text, "<td class=\"l\">input</td>"));
+    assert_non_null(strstr(text, "<td class=\"l\">morton</td>"));
+    assert_null(strstr(text, "nan"));
+    free(text);
+    json_file(f, "r.json", &doc);
+    const cuplas_json *ds = cuplas_json_get(doc, "datasets");
+    cuplas_eval_result er;
+    assert_true(ds && ds->n == 1);
+    assert_int_equal(cuplas_eval_result_from_json(cuplas_json_get(&ds->items[0], "eval"), &er), 0);
+    assert_int_equal(er.orders, 1u << CUPLAS_ORDER_SORTED | 1u << CUPLAS_ORDER_MORTON);
+    cuplas_json_free(doc);
+    /* a bad list is the config's error, at its line */
+    assert_int_equal(tu_sh(f, "\"$B\" run c.yaml --set 'eval.orders=[morton, bogus]'"), 2);
+    assert_non_null(text = tu_slurp(f, "err.txt", NULL));
+    assert_non_null(strstr(text, "eval.orders: unknown order 'bogus'"));
+    free(text);
+}
+
 /* The output's and_before and and_after (cuplas_h5_output_metrics). */
 static void and_attrs(const fixture *f, const char *name, double *before, double *after)
 {
@@ -544,10 +704,12 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_eval_json_and_images, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_eval_orders, setup, teardown),
         cmocka_unit_test_setup_teardown(test_preview_cli, setup, teardown),
         cmocka_unit_test_setup_teardown(test_run_resume_extras, setup, teardown),
         cmocka_unit_test_setup_teardown(test_run_eval_report, setup, teardown),
         cmocka_unit_test_setup_teardown(test_run_eval_fitted_scene, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_run_eval_orders, setup, teardown),
         cmocka_unit_test_setup_teardown(test_and_undefined, setup, teardown),
         cmocka_unit_test_setup_teardown(test_report_preview_not_png, setup, teardown),
     };

@@ -187,6 +187,12 @@ static void assert_config_equal(const cuplas_config *a, const cuplas_config *b)
     assert_ints_equal(a->backend.gpus, a->backend.ngpus, b->backend.gpus, b->backend.ngpus);
     assert_int_equal(a->backend.cpu_fallback, b->backend.cpu_fallback);
     assert_int_equal(a->backend.threads, b->backend.threads);
+    assert_int_equal(a->eval.enabled, b->eval.enabled);
+    assert_strv_equal(a->eval.codecs, a->eval.ncodecs, b->eval.codecs, b->eval.ncodecs);
+    assert_strv_equal(a->eval.orders, a->eval.norders, b->eval.orders, b->eval.norders);
+    assert_int_equal(a->eval.scheme, b->eval.scheme);
+    assert_int_equal(a->eval.images, b->eval.images);
+    assert_int_equal(a->eval.webp_method, b->eval.webp_method);
     assert_int_equal(a->log.level, b->log.level);
     assert_int_equal(a->log.format, b->log.format);
     assert_int_equal(a->log.file == NULL, b->log.file == NULL);
@@ -248,6 +254,9 @@ static void test_config_defaults(void **state)
     assert_int_equal(cfg.log.level, CUPLAS_LOG_INFO);
     assert_int_equal(cfg.log.format, CUPLAS_LOG_AUTO);
     assert_null(cfg.log.file);
+    assert_int_equal(cfg.eval.norders, 4);   /* every order */
+    assert_string_equal(cfg.eval.orders[0], "sorted");
+    assert_string_equal(cfg.eval.orders[3], "morton");
     assert_int_equal(err.code, CUPLAS_OK);
     cuplas_config_free(&cfg);
 
@@ -691,6 +700,50 @@ static void test_config_error_bad_set_value(void **state)
     cuplas_error err = { 0 };
     assert_int_equal(cuplas_config_load(&cfg, NULL, word, 1, &err), CUPLAS_ERR_USAGE);
     assert_string_equal(err.where, "--set sort.seed=x");
+}
+
+/* eval.orders: order names, each once (sorted need not be listed); an
+ * error points at the item, in the file or in the --set. */
+static void test_config_eval_orders(void **state)
+{
+    static const struct {
+        const char *yaml;   /* under eval: */
+        int n;              /* loaded: the list's length */
+        const char *first;  /* and its first name */
+        const char *at, *msg;   /* refused: where, and what it says */
+    } cases[] = {
+        {"  orders: [sorted, morton]\n", 2, "sorted", NULL, NULL},
+        {"  orders: morton\n", 1, "morton", NULL, NULL},
+        {"  orders: [input, random, morton, sorted]\n", 4, "input", NULL, NULL},
+        {"  orders: [sorted, foo]\n", 0, NULL, "4:20",
+         "eval.orders: unknown order 'foo' (accepted: sorted, input, random, morton, each once)"},
+        {"  orders: [morton, input, morton]\n", 0, NULL, "4:27",
+         "eval.orders: morton is listed twice (accepted: each order once)"},
+        {"  orders:\n    - sorted\n    - Morton\n", 0, NULL, "6:7",
+         "eval.orders: unknown order 'Morton'"},
+        {"  orders: nope\n", 0, NULL, "4:11", "eval.orders: unknown order 'nope'"},
+        {"  orders: []\n", 0, NULL, "4:11", "eval.orders: a list is empty"},
+        {"  orders: [sorted, [input]]\n", 0, NULL, "4:20",
+         "eval.orders: a list is not a non-empty string"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char text[256], name[32];
+        snprintf(text, sizeof text, INPUTS "eval:\n%s", cases[i].yaml);
+        snprintf(name, sizeof name, "orders%zu", i);
+        if (cases[i].at) {
+            expect_error(state, name, text, NULL, 0, cases[i].at, cases[i].msg, NULL);
+            continue;
+        }
+        cuplas_config cfg;
+        cuplas_error err;
+        assert_int_equal(load_text(state, name, text, NULL, 0, &cfg, &err), 0);
+        assert_int_equal(cfg.eval.norders, cases[i].n);
+        assert_string_equal(cfg.eval.orders[0], cases[i].first);
+        cuplas_config_free(&cfg);
+    }
+    static const char *const ovr[] = { "eval.orders=[random, bar]" };
+    expect_error(state, "orders_set", INPUTS, ovr, 1, "--set eval.orders=[random, bar]",
+                 "eval.orders: unknown order 'bar'", NULL);
 }
 
 /* A removed key is refused with its release and advice, not as "unknown
@@ -1269,6 +1322,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_config_error_bad_set_key),
         cmocka_unit_test(test_config_error_bad_set_value),
         cmocka_unit_test(test_config_error_removed_key),
+        cmocka_unit_test(test_config_eval_orders),
         cmocka_unit_test(test_config_override_scalar),
         cmocka_unit_test(test_config_override_nested),
         cmocka_unit_test(test_config_override_list),

@@ -21,6 +21,8 @@
 #include "eval/preview.h"
 #include "eval/quality.h"
 #include "tmpdir.h"
+#include "shared_data.h"   /* tu_slurp_path */
+#include "util/threads.h"
 
 /* 2x2, one channel: items 0, 1, 2, 3; identity map. Right edges |0-1|,
  * |2-3| = 1, down edges |0-2|, |1-3| = 2: AND 1.5 (hand computed). */
@@ -279,6 +281,326 @@ static void test_bytes_are_files(void **state)
     tu_rmtree(pattern);
 }
 
+/* Items of a small padded grid for the encode tests: noise-like values
+ * in [0, 100], 7 channels (plain: RGB, RGB, gray), and a sorted map. */
+enum { EH = 40, EW = 36, EC = 7, EN = 1400 };
+
+static void encode_case(double *items, int64_t *map)
+{
+    for (int i = 0; i < EN * EC; i++)
+        items[i] = (double)((i * 7919u + (unsigned)i * i) % 101u);
+    for (int k = 0; k < EH * EW; k++)
+        map[k] = k < EN ? (int64_t)((k * 13) % EN) : -1;   /* 13 is prime to 1400 */
+}
+
+/* Each image's bytes as the serial path measures them (cuplas_images_bytes,
+ * one order and codec at a time, as before the per-image tasks): the
+ * orders built here, gathered and coded by the plain scheme. */
+static void serial_bytes(const double *items, const int64_t *sorted,
+                         int64_t want[CUPLAS_ORDER_COUNT][CUPLAS_CODEC_COUNT][8], int *nimg)
+{
+    const int64_t cells = EH * EW;
+    int64_t *map = malloc(cells * sizeof *map);
+    double *grid = malloc(cells * EC * sizeof *grid);
+    uint8_t empty[EH * EW];
+    cuplas_codec_opts co;
+    cuplas_error e;
+    cuplas_error_clear(&e);
+    cuplas_codec_opts_default(&co);
+    for (int k = 0; k < CUPLAS_ORDER_COUNT; k++) {
+        cuplas_eval_images imgs = {0};
+        if (k == CUPLAS_ORDER_SORTED)
+            memcpy(map, sorted, cells * sizeof *map);
+        else if (k == CUPLAS_ORDER_INPUT)
+            cuplas_order_input(EN, cells, map);
+        else if (k == CUPLAS_ORDER_RANDOM)
+            cuplas_order_random(EN, cells, 0, map);
+        else
+            assert_int_equal(cuplas_order_morton(items, EN, EC, NULL, cells, map, NULL, &e), 0);
+        cuplas_eval_gather(items, EC, map, cells, grid, empty);
+        assert_int_equal(cuplas_scheme_encode(CUPLAS_SCHEME_PLAIN, grid, EH, EW, EC, NULL, empty,
+                                              &imgs, &e), 0);
+        assert_true(imgs.n <= 8);
+        *nimg = imgs.n;
+        for (int c = 0; c < CUPLAS_CODEC_COUNT; c++) {
+            int64_t total;
+            assert_int_equal(cuplas_images_bytes(&imgs, (cuplas_codec)c, &co, NULL, &total,
+                                                 want[k][c], &e), 0);
+        }
+        cuplas_eval_images_free(&imgs);
+    }
+    free(map);
+    free(grid);
+}
+
+/* The encodes run one task per (order, codec, image): on 1, 2, 3 and 4
+ * threads each image's bytes are the serial path's, the totals their sums,
+ * and the files written under images_dir the same bytes. */
+static void test_encode_threads(void **state)
+{
+    (void)state;
+    static const int threads[] = {1, 2, 3, 4};
+    double *items = malloc(EN * EC * sizeof *items);
+    int64_t map[EH * EW], want[CUPLAS_ORDER_COUNT][CUPLAS_CODEC_COUNT][8];
+    char dirs[4][PATH_MAX];
+    int nimg = 0;
+    const int nt = cuplas_max_threads();
+
+    encode_case(items, map);
+    serial_bytes(items, map, want, &nimg);
+    assert_int_equal(nimg, 3);
+    for (size_t t = 0; t < sizeof threads / sizeof threads[0]; t++) {
+        cuplas_eval_opts o;
+        cuplas_eval_result r;
+        cuplas_error e;
+        cuplas_error_clear(&e);
+        cuplas_eval_opts_default(&o);
+        o.codecs = 1u << CUPLAS_CODEC_PNG | 1u << CUPLAS_CODEC_WEBP | 1u << CUPLAS_CODEC_JXL;
+        o.per_image = 1;
+        snprintf(dirs[t], sizeof dirs[t], "/tmp/test_eval_threads.XXXXXX");
+        assert_non_null(mkdtemp(dirs[t]));
+        o.images_dir = dirs[t];
+        cuplas_set_threads(threads[t]);
+        assert_int_equal(cuplas_evaluate(items, EN, EC, NULL, map, EH, EW, &o, &r, &e), 0);
+        cuplas_set_threads(nt);
+        assert_int_equal(r.nimages, nimg);
+        for (int k = 0; k < CUPLAS_ORDER_COUNT; k++)
+            for (int c = 0; c < CUPLAS_CODEC_COUNT; c++) {
+                int64_t sum = 0;
+                for (int i = 0; i < nimg; i++) {
+                    if (r.image_bytes[k][c][i] != want[k][c][i])
+                        fail_msg("%d threads: %s %s image %d: %lld bytes, serially %lld",
+                                 threads[t], cuplas_order_name((cuplas_order_kind)k),
+                                 cuplas_codec_name((cuplas_codec)c), i,
+                                 (long long)r.image_bytes[k][c][i], (long long)want[k][c][i]);
+                    sum += want[k][c][i];
+                    if (t == 0)
+                        continue;
+                    /* the file is the one-thread run's, byte for byte */
+                    char a[PATH_MAX + 64], b[PATH_MAX + 64];
+                    size_t na = 0, nb = 0;
+                    snprintf(a, sizeof a, "%s/%s/plain_%03d.%s", dirs[0],
+                             cuplas_order_name((cuplas_order_kind)k), i,
+                             cuplas_codec_name((cuplas_codec)c));
+                    snprintf(b, sizeof b, "%s/%s/plain_%03d.%s", dirs[t],
+                             cuplas_order_name((cuplas_order_kind)k), i,
+                             cuplas_codec_name((cuplas_codec)c));
+                    char *da = tu_slurp_path(a, &na), *db = tu_slurp_path(b, &nb);
+                    assert_non_null(da);
+                    assert_non_null(db);
+                    assert_int_equal(na, nb);
+                    assert_int_equal((int64_t)na, want[k][c][i]);
+                    assert_memory_equal(da, db, na);
+                    free(da);
+                    free(db);
+                }
+                assert_int_equal(r.order[k].bytes[c], sum);
+            }
+    }
+    for (size_t t = 0; t < sizeof threads / sizeof threads[0]; t++)
+        tu_rmtree(dirs[t]);
+    free(items);
+}
+
+/* Two encodes fail (a folder where the file goes): the one first in
+ * (order, codec, image) order is reported on any thread count, even when
+ * the other fails first in time. sorted/plain_000.webp is a slow WebP
+ * (noise at method 6) that fails at its write; input/plain_000.png is a
+ * fast PNG that a second thread finishes and fails long before. */
+static void test_encode_error_order(void **state)
+{
+    (void)state;
+    enum { S = 256, SN = S * S };
+    static const int threads[] = {1, 4};
+    double *items = malloc(SN * 3 * sizeof *items);
+    int64_t *map = malloc(SN * sizeof *map);
+    uint32_t x = 12345;
+    const int nt = cuplas_max_threads();
+
+    for (int i = 0; i < SN * 3; i++) {
+        x = x * 1664525u + 1013904223u;
+        items[i] = (double)(x >> 24);
+    }
+    for (int k = 0; k < SN; k++)
+        map[k] = k;
+    for (size_t t = 0; t < sizeof threads / sizeof threads[0]; t++) {
+        char dir[] = "/tmp/test_eval_fail.XXXXXX", blk[PATH_MAX];
+        cuplas_eval_opts o;
+        cuplas_eval_result r;
+        cuplas_error e;
+        assert_non_null(mkdtemp(dir));
+        static const char *const blocked[] = {"sorted", "sorted/plain_000.webp", "input",
+                                              "input/plain_000.png"};
+        for (int b = 0; b < 4; b++) {
+            snprintf(blk, sizeof blk, "%s/%s", dir, blocked[b]);
+            assert_int_equal(mkdir(blk, 0755), 0);
+        }
+        cuplas_error_clear(&e);
+        cuplas_eval_opts_default(&o);
+        o.codecs = 1u << CUPLAS_CODEC_PNG | 1u << CUPLAS_CODEC_WEBP;
+        o.dpq_max_n = -1;
+        o.images_dir = dir;
+        cuplas_set_threads(threads[t]);
+        int rc = cuplas_evaluate(items, SN, 3, NULL, map, S, S, &o, &r, &e);
+        cuplas_set_threads(nt);
+        assert_int_equal(rc, CUPLAS_ERR_OUTPUT);
+        if (!strstr(e.msg, "/sorted/plain_000.webp: Is a directory"))
+            fail_msg("%d threads: %s", threads[t], e.msg);
+        tu_rmtree(dir);
+    }
+    free(items);
+    free(map);
+}
+
+/* --orders / eval.orders lists: sorted is added, anything else exact. */
+static void test_parse_orders(void **state)
+{
+    (void)state;
+    const unsigned S = 1u << CUPLAS_ORDER_SORTED, I = 1u << CUPLAS_ORDER_INPUT,
+                   R = 1u << CUPLAS_ORDER_RANDOM, M = 1u << CUPLAS_ORDER_MORTON;
+    const struct {
+        const char *list;
+        unsigned mask;    /* 0: refused */
+        const char *why;  /* in the message */
+    } cases[] = {
+        {"sorted,morton", S | M, NULL},
+        {"morton", S | M, NULL},
+        {"sorted", S, NULL},
+        {"input,random", S | I | R, NULL},
+        {"morton,random,input,sorted", S | I | R | M, NULL},
+        {"", 0, "an empty list"},
+        {"foo", 0, "unknown order 'foo'"},
+        {"sorted,Morton", 0, "unknown order 'Morton'"},
+        {"sorted,morton_and_a_long_tail", 0, "unknown order 'morton_and_a_long_tail'"},
+        {"morton,morton", 0, "'morton' is listed twice"},
+        {"sorted,sorted", 0, "'sorted' is listed twice"},
+        {"sorted,", 0, "an empty entry in 'sorted,'"},
+        {",morton", 0, "an empty entry in ',morton'"},
+        {"sorted,,morton", 0, "an empty entry"},
+        {"sorted morton", 0, "unknown order 'sorted morton'"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        unsigned mask = 99;
+        cuplas_error e;
+        cuplas_error_clear(&e);
+        int rc = cuplas_eval_parse_orders(cases[i].list, &mask, &e);
+        if (cases[i].mask ? rc != 0 || mask != cases[i].mask
+                          : rc != CUPLAS_ERR_USAGE || !strstr(e.msg, cases[i].why) ||
+                                !strstr(e.msg, "(accepted: sorted, input, random, morton"))
+            fail_msg("'%s': rc %d, mask %u, message '%s'", cases[i].list, rc, mask, e.msg);
+    }
+}
+
+/* Only sorted and Morton measured: their bytes (each image's too) and
+ * metrics are the full run's; input and random cost nothing and are
+ * absent from the JSON (bytes, bytes_per_item, ratios, image_bytes,
+ * orders) and the table, not 0 bytes; the JSON reads back as measured. */
+static void test_orders_subset(void **state)
+{
+    (void)state;
+    double *items = malloc(EN * EC * sizeof *items);
+    int64_t map[EH * EW];
+    char dir[] = "/tmp/test_eval_orders.XXXXXX", path[PATH_MAX];
+    cuplas_eval_opts o;
+    cuplas_eval_result all, sub, back;
+    cuplas_error e;
+    struct stat st;
+
+    cuplas_error_clear(&e);
+    encode_case(items, map);
+    cuplas_eval_opts_default(&o);
+    o.per_image = 1;
+    assert_int_equal(cuplas_evaluate(items, EN, EC, NULL, map, EH, EW, &o, &all, &e), 0);
+    assert_int_equal(all.orders, CUPLAS_ORDERS_ALL);
+    o.orders = 1u << CUPLAS_ORDER_SORTED | 1u << CUPLAS_ORDER_MORTON;
+    assert_non_null(mkdtemp(dir));
+    o.images_dir = dir;
+    assert_int_equal(cuplas_evaluate(items, EN, EC, NULL, map, EH, EW, &o, &sub, &e), 0);
+    assert_int_equal(sub.orders, o.orders);
+    for (int k = 0; k < CUPLAS_ORDER_COUNT; k++) {
+        const int on = k == CUPLAS_ORDER_SORTED || k == CUPLAS_ORDER_MORTON;
+        for (int c = 0; c < CUPLAS_CODEC_COUNT; c++) {
+            assert_int_equal(sub.order[k].bytes[c], on ? all.order[k].bytes[c] : -1);
+            for (int i = 0; i < sub.nimages; i++)
+                assert_int_equal(sub.image_bytes[k][c][i], on ? all.image_bytes[k][c][i] : -1);
+        }
+        if (on) {
+            assert_true(sub.order[k].and_ == all.order[k].and_);
+            assert_true(sub.order[k].vad == all.order[k].vad);
+            assert_memory_equal(&sub.order[k].dpq, &all.order[k].dpq, sizeof(double));
+        } else {
+            assert_true(isnan(sub.order[k].and_) && isnan(sub.order[k].vad) &&
+                        isnan(sub.order[k].dpq));
+        }
+        snprintf(path, sizeof path, "%s/%s", dir, cuplas_order_name((cuplas_order_kind)k));
+        assert_int_equal(stat(path, &st) == 0, on);   /* no folder of its images */
+    }
+    assert_string_equal(sub.morton_keys, all.morton_keys);
+    assert_true(isnan(cuplas_eval_ratio(&sub, CUPLAS_ORDER_INPUT, CUPLAS_CODEC_PNG)));
+
+    char *js = cuplas_eval_result_json_str(&sub);
+    cuplas_json *doc = NULL;
+    assert_non_null(js);
+    assert_int_equal(cuplas_json_parse(js, strlen(js), &doc, &e), 0);
+    static const char *const keyed[] = {"bytes", "bytes_per_item", "ratios", "image_bytes",
+                                        "orders"};
+    for (size_t i = 0; i < sizeof keyed / sizeof keyed[0]; i++) {
+        const cuplas_json *obj = cuplas_json_get(doc, keyed[i]);
+        assert_non_null(obj);
+        assert_null(cuplas_json_get(obj, "input"));
+        assert_null(cuplas_json_get(obj, "random"));
+        assert_non_null(cuplas_json_get(obj, "morton"));
+        assert_int_equal(obj->n, i == 2 ? 1 : 2);   /* ratios: morton alone */
+    }
+    assert_int_equal(cuplas_eval_result_from_json(doc, &back), 0);
+    assert_int_equal(back.orders, sub.orders);
+    assert_true(isnan(back.order[CUPLAS_ORDER_INPUT].and_));
+    assert_int_equal(back.order[CUPLAS_ORDER_MORTON].bytes[CUPLAS_CODEC_WEBP],
+                     all.order[CUPLAS_ORDER_MORTON].bytes[CUPLAS_CODEC_WEBP]);
+    cuplas_json_free(doc);
+    free(js);
+    /* an eval of before --orders (every order in "bytes") reads as all four */
+    js = cuplas_eval_result_json_str(&all);
+    assert_int_equal(cuplas_json_parse(js, strlen(js), &doc, &e), 0);
+    assert_int_equal(cuplas_eval_result_from_json(doc, &back), 0);
+    assert_int_equal(back.orders, CUPLAS_ORDERS_ALL);
+    cuplas_json_free(doc);
+    free(js);
+
+    /* the table: no row, no ratio of an unmeasured order; said so */
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    assert_non_null(f);
+    cuplas_eval_result_print(f, &sub);
+    fclose(f);
+    assert_null(strstr(text, "\ninput "));
+    assert_null(strstr(text, "\nrandom "));
+    assert_non_null(strstr(text, "\nmorton "));
+    assert_non_null(strstr(text, "Not measured (--orders): input, random.\n"));
+    assert_null(strstr(text, "nan"));
+    free(text);
+    /* sorted alone: no Morton column in the per-image table either */
+    o.orders = 1u << CUPLAS_ORDER_SORTED;
+    o.images_dir = NULL;
+    assert_int_equal(cuplas_evaluate(items, EN, EC, NULL, map, EH, EW, &o, &sub, &e), 0);
+    assert_string_equal(sub.morton_keys, "");
+    assert_non_null(f = open_memstream(&text, &len));
+    cuplas_eval_result_print(f, &sub);
+    fclose(f);
+    assert_null(strstr(text, "morton "));
+    assert_null(strstr(text, "Morton of"));
+    assert_null(strstr(text, "nan"));
+    assert_non_null(strstr(text, "Not measured (--orders): input, random, morton.\n"));
+    free(text);
+    assert_non_null(js = cuplas_eval_result_json_str(&sub));
+    assert_non_null(strstr(js, "\"morton_keys\": null"));
+    assert_non_null(strstr(js, "\"ratios\": {}"));
+    free(js);
+    tu_rmtree(dir);
+    free(items);
+}
+
 /* Preview: 2x2 gray items 0..3 over their 1..99 % range; enlarged. */
 static void test_preview(void **state)
 {
@@ -334,6 +656,8 @@ int main(void)
         cmocka_unit_test(test_dpq_reason),   cmocka_unit_test(test_extreme_values),
         cmocka_unit_test(test_bad_maps),     cmocka_unit_test(test_unsort),
         cmocka_unit_test(test_bytes_are_files), cmocka_unit_test(test_preview),
+        cmocka_unit_test(test_encode_threads), cmocka_unit_test(test_encode_error_order),
+        cmocka_unit_test(test_parse_orders),   cmocka_unit_test(test_orders_subset),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

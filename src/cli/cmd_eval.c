@@ -52,6 +52,10 @@ static const char eval_help[] =
     "                      their sizes add up to the reported bytes. DIR must\n"
     "                      not exist or be empty\n"
     "  --codecs LIST       png,webp,jxl or a part of it (default png,webp)\n"
+    "  --orders LIST       the orders measured: sorted,input,random,morton or a\n"
+    "                      part of it (default all four); sorted always is, so\n"
+    "                      --orders morton measures sorted and morton. The\n"
+    "                      others cost nothing and are left out of the output\n"
     "  --scheme NAME       plain (default: each channel to 8 bits over its\n"
     "                      range), sog or gsplat (need channels x, y, z, ...)\n"
     "  --dpq-p P           the p of DPQ_p (default 16)\n"
@@ -202,7 +206,8 @@ static int cmd_eval(int argc, char **argv)
         {"codecs", required_argument, NULL, 'c'}, {"scheme", required_argument, NULL, 's'},
         {"dpq-p", required_argument, NULL, 'p'},  {"seed", required_argument, NULL, 'S'},
         {"names", required_argument, NULL, 'n'},  {"webp-method", required_argument, NULL, 'w'},
-        {"help", no_argument, NULL, 'h'},       {NULL, 0, NULL, 0},
+        {"orders", required_argument, NULL, 'o'}, {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
     };
     cuplas_eval_opts o;
     cuplas_eval_result res;
@@ -234,6 +239,10 @@ static int cmd_eval(int argc, char **argv)
         case 's':
             if (cuplas_scheme_parse(optarg, &o.scheme, &err) != 0)
                 return cuplas_cli_usage("eval", "%s", err.msg);
+            break;
+        case 'o':
+            if (cuplas_eval_parse_orders(optarg, &o.orders, &err) != 0)
+                return cuplas_cli_usage("eval", "--orders: %s", err.msg);
             break;
         case 'p': {
             char *end;

@@ -115,18 +115,30 @@ static const char *ratio_class(double q)
     return !isfinite(q) ? "" : q < 1 ? "win" : q > 1 ? "lose" : "";
 }
 
+/* Was order k measured (eval.orders)? One not measured is said so, never
+ * shown as a figure. */
+static int measured(const cuplas_eval_result *r, int k)
+{
+    return (int)(r->orders >> k & 1u);
+}
+
 static void eval_table(FILE *f, const cuplas_eval_result *r)
 {
+    char unmeasured[64];
     double maxb = 0;
     for (int k = 0; k < CUPLAS_ORDER_COUNT; k++)
         for (int c = 0; c < CUPLAS_CODEC_COUNT; c++)
             if (r->order[k].bytes[c] > 0 && (double)r->order[k].bytes[c] / r->N > maxb)
                 maxb = (double)r->order[k].bytes[c] / r->N;
     fprintf(f, "<p class=\"note\">%lld items on a %lldx%lld grid, %d channel%s; scheme %s, %d "
-            "image%s per order; empty cells coded 0; Morton of %s. Ratio = sorted bytes / that "
-            "order's bytes (below 1: sorting wins).</p>\n", (long long)r->N, (long long)r->H,
-            (long long)r->W, r->C, r->C == 1 ? "" : "s", cuplas_scheme_name(r->scheme),
-            r->nimages, r->nimages == 1 ? "" : "s", cuplas_eval_morton_text(r));
+            "image%s per order; empty cells coded 0%s%s. Ratio = sorted bytes / that order's "
+            "bytes (below 1: sorting wins).", (long long)r->N, (long long)r->H, (long long)r->W,
+            r->C, r->C == 1 ? "" : "s", cuplas_scheme_name(r->scheme), r->nimages,
+            r->nimages == 1 ? "" : "s", measured(r, CUPLAS_ORDER_MORTON) ? "; Morton of " : "",
+            measured(r, CUPLAS_ORDER_MORTON) ? cuplas_eval_morton_text(r) : "");
+    if (*cuplas_eval_unmeasured_text(r, unmeasured, sizeof unmeasured))
+        fprintf(f, " Not measured (eval.orders): %s.", unmeasured);
+    fputs("</p>\n", f);
     fputs("<table><tr><th class=\"l\">order</th><th>AND</th><th>VAD</th><th>DPQ</th>", f);
     for (int c = 0; c < CUPLAS_CODEC_COUNT; c++)
         if (r->codecs & 1u << c)
@@ -135,6 +147,8 @@ static void eval_table(FILE *f, const cuplas_eval_result *r)
     fputs("</tr>\n", f);
     for (int k = 0; k < CUPLAS_ORDER_COUNT; k++) {
         const cuplas_eval_order_stats *s = &r->order[k];
+        if (!measured(r, k))
+            continue;
         fprintf(f, "<tr><td class=\"l\">%s</td><td>", cuplas_order_name((cuplas_order_kind)k));
         num(f, "%.4g", s->and_);
         fputs("</td><td>", f);
@@ -216,6 +230,10 @@ void cuplas_report_html(FILE *f, const char *dir, const cuplas_merged *mg, int n
         fputs("</td>", f);
         for (int c = CUPLAS_CODEC_PNG; c <= CUPLAS_CODEC_WEBP; c++)
             for (int k = CUPLAS_ORDER_INPUT; k <= CUPLAS_ORDER_MORTON; k += 2) {
+                if (e->eval && !measured(e->eval, k)) {
+                    fputs("<td class=\"note\">not measured</td>", f);
+                    continue;
+                }
                 double q = e->eval ? cuplas_eval_ratio(e->eval, (cuplas_order_kind)k,
                                                        (cuplas_codec)c) : NAN;
                 fprintf(f, "<td class=\"%s\">", ratio_class(q));

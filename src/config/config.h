@@ -82,6 +82,9 @@ typedef struct cuplas_eval_cfg {
     bool enabled;              /* eval.enabled                                   */
     char **codecs;             /* eval.codecs: "png", "webp", "jxl"              */
     int ncodecs;
+    char **orders;             /* eval.orders: "sorted", "input", "random",
+                                  "morton" (sorted always measured)              */
+    int norders;
     int scheme;                /* eval.scheme: cuplas_scheme (eval/schemes.h)    */
     bool images;               /* eval.images: OUT.eval/ORDER/NAME.EXT           */
     int webp_method;           /* eval.webp_method: 0..6                         */

@@ -10,6 +10,7 @@
  * loader, `cuplas check`, the output attributes and docs/config-keys.md.
  */
 #include "config/schema.h"
+#include "eval/orders.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -244,10 +245,15 @@ const struct key cuplas_cfg_keys[] = {
 
     { "eval.enabled", K_BOOL, AT(eval.enabled),
       .doc = "after each sort, measure the result as `cuplas eval` does (AND, VAD, DPQ_16 "
-             "and lossless bytes of the sorted, input, random and Morton orders); stored in "
-             "the output's `eval` attribute, the job_done event, the manifest and `report`" },
+             "and lossless bytes of the sorted grid and the baseline orders of eval.orders); "
+             "stored in the output's `eval` attribute, the job_done event, the manifest and "
+             "`report`" },
     { "eval.codecs", K_STRLIST, AT(eval.codecs), AT(eval.ncodecs), .flags = F_NONEMPTY,
       .doc = "lossless codecs measured: png, webp, jxl" },
+    { "eval.orders", K_STRLIST, AT(eval.orders), AT(eval.norders), .flags = F_NONEMPTY,
+      .doc = "orders measured: sorted, input, random, morton, each once; sorted always is "
+             "(listed or not), the others left out cost no time and are absent from the "
+             "`eval` attribute" },
     { "eval.scheme", K_ENUM, AT(eval.scheme), .names = scheme_names,
       .doc = "8-bit quantisation of the channels: plain (each channel over its range), sog "
              "or gsplat (3DGS channel names needed; else plain is used, with a warning)" },
@@ -469,6 +475,11 @@ void cuplas_config_defaults(cuplas_config *cfg)
         cfg->eval.codecs[0] = strdup("png");
         cfg->eval.codecs[1] = strdup("webp");
     }
+    if ((cfg->eval.orders = calloc(CUPLAS_ORDER_COUNT, sizeof *cfg->eval.orders))) {
+        cfg->eval.norders = CUPLAS_ORDER_COUNT;   /* all of them */
+        for (int k = 0; k < CUPLAS_ORDER_COUNT; k++)
+            cfg->eval.orders[k] = strdup(cuplas_order_name((cuplas_order_kind)k));
+    }
     cfg->eval.scheme = 0;   /* plain */
     cfg->eval.images = false;
     cfg->eval.webp_method = 4;
@@ -522,6 +533,7 @@ void cuplas_config_free(cuplas_config *cfg)
     free(cfg->grid.crop_by);
     free(cfg->backend.gpus);
     cuplas_cfg_free_strv(cfg->eval.codecs, cfg->eval.ncodecs);
+    cuplas_cfg_free_strv(cfg->eval.orders, cfg->eval.norders);
     free(cfg->log.file);
     memset(cfg, 0, sizeof *cfg);
 }

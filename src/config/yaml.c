@@ -13,6 +13,7 @@
  */
 #include "config/loader.h"
 #include "eval/codec.h"
+#include "eval/orders.h"
 #include "util/fsutil.h"
 
 #include <errno.h>
@@ -73,6 +74,34 @@ static void apply_preset(const struct loader *ld, cuplas_config *cfg)
                              cuplas_preset_small_row_decays(cfg->sort.preset));
 }
 
+/* Item i of a list key's node (a scalar stands for a list of one). */
+static const yaml_node_t *list_item(struct loader *ld, const yaml_node_t *node, int i)
+{
+    if (node->type != YAML_SEQUENCE_NODE)
+        return node;
+    return yaml_document_get_node(&ld->doc, node->data.sequence.items.start[i]);
+}
+
+/* eval.orders: order names, each once, blamed on the item; sorted need
+ * not be listed (it is always measured). */
+static int check_eval_orders(struct loader *ld, const cuplas_config *cfg)
+{
+    const yaml_node_t *node = seen_node(ld, "eval.orders");
+    unsigned seen = 0;
+    for (int i = 0; i < cfg->eval.norders; i++) {
+        const yaml_node_t *item = node ? list_item(ld, node, i) : NULL;
+        cuplas_order_kind k;
+        if (cuplas_order_parse(cfg->eval.orders[i], &k) != 0)
+            return cuplas_cfg_fail_at(ld, item, "eval.orders: unknown order '%s' (accepted: %s, "
+                                      "each once)", cfg->eval.orders[i], CUPLAS_ORDERS_TEXT);
+        if (seen & 1u << k)
+            return cuplas_cfg_fail_at(ld, item, "eval.orders: %s is listed twice (accepted: "
+                                      "each order once)", cfg->eval.orders[i]);
+        seen |= 1u << k;
+    }
+    return 0;
+}
+
 /* Rules that involve more than one key, once every key is read. */
 static int check_config(struct loader *ld, const cuplas_config *cfg)
 {
@@ -109,7 +138,7 @@ static int check_config(struct loader *ld, const cuplas_config *cfg)
                                       "codec '%s' (accepted: png, webp, jxl)",
                                       cfg->eval.codecs[i]);
     }
-    return 0;
+    return check_eval_orders(ld, cfg);
 }
 
 /* ------------------------------------------------------------------------
@@ -433,8 +462,11 @@ int cuplas_config_load(cuplas_config *cfg, const char *path,
     }
     if (!cfg->path || !cfg->base_dir || !cfg->output.dir || !cfg->output.name ||
         !cfg->grid.crop_by || !cfg->eval.codecs || !cfg->eval.codecs[0] ||
-        !cfg->eval.codecs[1])
+        !cfg->eval.codecs[1] || !cfg->eval.orders)
         CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
+    for (int k = 0; k < cfg->eval.norders; k++)
+        if (!cfg->eval.orders[k])
+            CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
     if (path)
         CUPLAS_TRY(read_document(&ld));
     else if (!yaml_document_initialize(&ld.doc, NULL, NULL, NULL, 1, 1))

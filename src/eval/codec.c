@@ -465,30 +465,39 @@ int cuplas_write_file(const char *path, const uint8_t *data, size_t size, cuplas
     return 0;
 }
 
+int cuplas_image_bytes(const cuplas_eval_image *img, cuplas_codec c,
+                       const cuplas_codec_opts *opts, const char *dir, cuplas_buf *buf,
+                       cuplas_error *err)
+{
+    int rc = 0;
+    char *path = NULL;
+    CUPLAS_TRY(cuplas_image_encode(c, img, opts, buf, err));
+    if (dir) {
+        size_t len = strlen(dir) + strlen(img->name) + 8;
+        if (!(path = malloc(len)))
+            CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
+        snprintf(path, len, "%s/%s.%s", dir, img->name, cuplas_codec_name(c));
+        CUPLAS_TRY(cuplas_write_file(path, buf->data, buf->size, err));
+    }
+fail:
+    free(path);
+    return rc;
+}
+
 int cuplas_images_bytes(const cuplas_eval_images *imgs, cuplas_codec c,
                         const cuplas_codec_opts *opts, const char *dir, int64_t *total,
                         int64_t *per_image, cuplas_error *err)
 {
     int rc = 0;
     cuplas_buf buf = {NULL, 0, 0};
-    char *path = NULL;
     *total = 0;
     for (int i = 0; i < imgs->n; i++) {
-        CUPLAS_TRY(cuplas_image_encode(c, &imgs->img[i], opts, &buf, err));
-        if (dir) {
-            size_t len = strlen(dir) + strlen(imgs->img[i].name) + 8;
-            free(path);
-            if (!(path = malloc(len)))
-                CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
-            snprintf(path, len, "%s/%s.%s", dir, imgs->img[i].name, cuplas_codec_name(c));
-            CUPLAS_TRY(cuplas_write_file(path, buf.data, buf.size, err));
-        }
+        CUPLAS_TRY(cuplas_image_bytes(&imgs->img[i], c, opts, dir, &buf, err));
         if (per_image)
             per_image[i] = (int64_t)buf.size;
         *total += (int64_t)buf.size;
     }
 fail:
     free(buf.data);
-    free(path);
     return rc;
 }

@@ -68,10 +68,18 @@ int cuplas_image_decode(cuplas_codec c, const uint8_t *data, size_t size, int ch
 /* Write size bytes to path (created or truncated). CUPLAS_ERR_OUTPUT. */
 int cuplas_write_file(const char *path, const uint8_t *data, size_t size, cuplas_error *err);
 
-/* Total encoded bytes of every image of imgs under codec c. When dir is
- * not NULL each one is also written to dir/NAME.EXT (dir must exist), so
- * the total is the sum of those files' sizes. per_image (may be NULL):
- * imgs->n byte counts. */
+/* One image encoded by codec c into buf (its bytes: buf->size); when dir
+ * is not NULL also written to dir/NAME.EXT (dir must exist), so that the
+ * count is that file's size. buf is reused: a caller encoding many images
+ * keeps one. */
+int cuplas_image_bytes(const cuplas_eval_image *img, cuplas_codec c,
+                       const cuplas_codec_opts *opts, const char *dir, cuplas_buf *buf,
+                       cuplas_error *err);
+
+/* Total encoded bytes of every image of imgs under codec c, one after
+ * another (cuplas_image_bytes each), so the total is the sum of the files'
+ * sizes when dir is not NULL. per_image (may be NULL): imgs->n byte
+ * counts. */
 int cuplas_images_bytes(const cuplas_eval_images *imgs, cuplas_codec c,
                         const cuplas_codec_opts *opts, const char *dir, int64_t *total,
                         int64_t *per_image, cuplas_error *err);

@@ -1,22 +1,23 @@
 /*
  * evaluate.c - a result against its baselines (evaluate.h).
  *
- * Design facts: the four orders are measured one after another (one grid
- * of doubles alive at a time: 10,000 x 384 is 30 MiB), but their images
- * are kept and encoded together afterwards, one (order, codec) pair per
- * OpenMP task, since encoding (WebP at method 6 above all) is where the
- * time goes. Each pair's bytes come from one thread, so the totals are
- * the same on any thread count.
+ * Design facts: the orders are measured one after another (one grid of
+ * doubles alive at a time: 10,000 x 384 is 30 MiB), but their images
+ * are kept and encoded together afterwards, one (order, codec, image) per
+ * OpenMP task (encode_all), since encoding (WebP at method 6 above all) is
+ * where the time goes: one task an (order, codec) pair left a thread with
+ * six images in series, and at most four pairs a codec to share among
+ * the threads. Each image's bytes come from one encode, so the bytes, the
+ * files and the error reported are the same on any thread count. The result's JSON and text forms are in
+ * forms.c.
  */
-#define _GNU_SOURCE /* open_memstream */
+#define _GNU_SOURCE /* asprintf */
 #include "eval/evaluate.h"
 
-#include <errno.h>
-#include <limits.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "core/metrics.h"   /* cuplas_safe_exponent */
 #include "eval/quality.h"
@@ -27,6 +28,7 @@ void cuplas_eval_opts_default(cuplas_eval_opts *o)
 {
     memset(o, 0, sizeof *o);
     o->codecs = 1u << CUPLAS_CODEC_PNG | 1u << CUPLAS_CODEC_WEBP;
+    o->orders = CUPLAS_ORDERS_ALL;
     o->scheme = CUPLAS_SCHEME_PLAIN;
     o->dpq_p = CUPLAS_DPQ_P;
     cuplas_codec_opts_default(&o->codec);
@@ -51,6 +53,36 @@ int cuplas_eval_parse_codecs(const char *list, unsigned *mask, cuplas_error *err
     }
     if (!*mask)
         return cuplas_error_set(err, CUPLAS_ERR_USAGE, "no codec given (accepted: png, webp, jxl)");
+    return 0;
+}
+
+int cuplas_eval_parse_orders(const char *list, unsigned *mask, cuplas_error *err)
+{
+    char name[16];
+    *mask = 0;
+    for (const char *s = list;; s++) {
+        size_t len = strcspn(s, ",");
+        cuplas_order_kind k;
+        if (len == 0 && !*list)
+            return cuplas_error_set(err, CUPLAS_ERR_USAGE, "an empty list (accepted: %s, "
+                                    "comma-separated, each once)", CUPLAS_ORDERS_TEXT);
+        if (len == 0)
+            return cuplas_error_set(err, CUPLAS_ERR_USAGE, "an empty entry in '%s' (accepted: "
+                                    "%s, comma-separated, each once)", list, CUPLAS_ORDERS_TEXT);
+        snprintf(name, sizeof name, "%.*s", (int)len, s);
+        if (len >= sizeof name || cuplas_order_parse(name, &k) != 0)
+            return cuplas_error_set(err, CUPLAS_ERR_USAGE, "unknown order '%.*s' (accepted: %s, "
+                                    "comma-separated, each once)", (int)len, s,
+                                    CUPLAS_ORDERS_TEXT);
+        if (*mask & 1u << k)
+            return cuplas_error_set(err, CUPLAS_ERR_USAGE, "'%s' is listed twice (accepted: %s, "
+                                    "each once)", name, CUPLAS_ORDERS_TEXT);
+        *mask |= 1u << k;
+        s += len;
+        if (!*s)
+            break;
+    }
+    *mask |= 1u << CUPLAS_ORDER_SORTED;   /* what the others are baselines of */
     return 0;
 }
 
@@ -142,6 +174,76 @@ fail:
     return rc;
 }
 
+/*
+ * The encodes, where the time goes (WebP at method 6 above all): one
+ * OpenMP task per (order, codec, image), numbered in that order, so that
+ * every thread has work however few orders and codecs are measured. A task
+ * encodes an image already held (no copy; a thread keeps one output buffer
+ * for all its tasks), so each image's bytes, and the totals, do not depend
+ * on the thread count. Neither does the error: the lowest-numbered failing
+ * task's is reported, as if the tasks ran one after another; a task
+ * numbered past a failure is skipped, every one before it runs.
+ */
+static int encode_all(const cuplas_eval_images *imgs, char *const *dirs,
+                      const cuplas_eval_opts *o, cuplas_eval_result *res, cuplas_error *err)
+{
+    int pair[CUPLAS_ORDER_COUNT * CUPLAS_CODEC_COUNT], npair = 0, rc = 0;
+    const int n = res->nimages;
+    int64_t *bytes = NULL;
+
+    for (int k = 0; k < CUPLAS_ORDER_COUNT; k++)
+        for (int c = 0; c < CUPLAS_CODEC_COUNT; c++)
+            if (res->orders & 1u << k && o->codecs & 1u << c) {
+                pair[npair++] = k * CUPLAS_CODEC_COUNT + c;
+                res->order[k].bytes[c] = 0;
+            }
+    const int ntask = npair * n;
+    int failed = ntask;   /* the lowest failing task so far */
+    if (!(bytes = malloc((size_t)(ntask ? ntask : 1) * sizeof *bytes)))
+        CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
+#pragma omp parallel
+    {
+        cuplas_buf buf = {NULL, 0, 0};
+        cuplas_error e;
+#pragma omp for schedule(dynamic, 1)
+        for (int t = 0; t < ntask; t++) {
+            const int k = pair[t / n] / CUPLAS_CODEC_COUNT, c = pair[t / n] % CUPLAS_CODEC_COUNT;
+            int first;
+#pragma omp atomic read
+            first = failed;
+            bytes[t] = -1;
+            if (t > first)
+                continue;
+            cuplas_error_clear(&e);
+            if (cuplas_image_bytes(&imgs[k].img[t % n], (cuplas_codec)c, &o->codec, dirs[k],
+                                   &buf, &e) == 0) {
+                bytes[t] = (int64_t)buf.size;
+                continue;
+            }
+#pragma omp critical(cuplas_eval_encode_failed)
+            if (t < failed) {
+                *err = e;
+#pragma omp atomic write
+                failed = t;
+            }
+        }
+        free(buf.data);
+    }
+    if (failed < ntask) {
+        rc = (int)err->code;
+        goto fail;
+    }
+    for (int t = 0; t < ntask; t++) {
+        const int k = pair[t / n] / CUPLAS_CODEC_COUNT, c = pair[t / n] % CUPLAS_CODEC_COUNT;
+        res->order[k].bytes[c] += bytes[t];
+        if (res->per_image)
+            res->image_bytes[k][c][t % n] = bytes[t];
+    }
+fail:
+    free(bytes);
+    return rc;
+}
+
 int cuplas_evaluate(const double *items, int64_t N, int C, const char *const *names,
                     const int64_t *sorted, int64_t H, int64_t W, const cuplas_eval_opts *o,
                     cuplas_eval_result *res, cuplas_error *err)
@@ -162,9 +264,13 @@ int cuplas_evaluate(const double *items, int64_t N, int C, const char *const *na
     res->scheme = o->scheme, res->codecs = o->codecs, res->dpq_p = o->dpq_p, res->seed = o->seed;
     res->dpq_max_n = o->dpq_max_n == 0 ? CUPLAS_DPQ_MAX_N : o->dpq_max_n;
     res->codec = o->codec;
-    for (int k = 0; k < CUPLAS_ORDER_COUNT; k++)
+    res->orders = ((o->orders ? o->orders : CUPLAS_ORDERS_ALL) | 1u << CUPLAS_ORDER_SORTED) &
+                  CUPLAS_ORDERS_ALL;
+    for (int k = 0; k < CUPLAS_ORDER_COUNT; k++) {
+        res->order[k].and_ = res->order[k].vad = res->order[k].dpq = NAN;
         for (int c = 0; c < CUPLAS_CODEC_COUNT; c++)
             res->order[k].bytes[c] = -1;
+    }
     if (N < 1 || C < 1 || cells < N)
         CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "%lld items do not fit a %lldx%lld grid", (long long)N,
                     (long long)H, (long long)W);
@@ -175,14 +281,18 @@ int cuplas_evaluate(const double *items, int64_t N, int C, const char *const *na
                     "channel_names attribute; use --scheme plain");
     CUPLAS_TRY(check_map(sorted, cells, N, err));
     for (int k = 1; k < CUPLAS_ORDER_COUNT; k++)
-        if (!(maps[k] = malloc((size_t)cells * sizeof *maps[k])))
+        if (res->orders & 1u << k && !(maps[k] = malloc((size_t)cells * sizeof *maps[k])))
             CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
     maps[CUPLAS_ORDER_SORTED] = (int64_t *)sorted;   /* read only */
-    cuplas_order_input(N, cells, maps[CUPLAS_ORDER_INPUT]);
-    cuplas_order_random(N, cells, o->seed, maps[CUPLAS_ORDER_RANDOM]);
-    CUPLAS_TRY(cuplas_order_morton(items, N, C, names, cells, maps[CUPLAS_ORDER_MORTON], &used,
-                                   err));
-    snprintf(res->morton_keys, sizeof res->morton_keys, "%s", used);
+    if (maps[CUPLAS_ORDER_INPUT])
+        cuplas_order_input(N, cells, maps[CUPLAS_ORDER_INPUT]);
+    if (maps[CUPLAS_ORDER_RANDOM])
+        cuplas_order_random(N, cells, o->seed, maps[CUPLAS_ORDER_RANDOM]);
+    if (maps[CUPLAS_ORDER_MORTON]) {
+        CUPLAS_TRY(cuplas_order_morton(items, N, C, names, cells, maps[CUPLAS_ORDER_MORTON],
+                                       &used, err));
+        snprintf(res->morton_keys, sizeof res->morton_keys, "%s", used);
+    }
 
     if (!(grid = malloc((size_t)cells * (size_t)C * sizeof *grid)) || !(empty = malloc((size_t)cells)))
         CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory for a %lldx%lldx%d grid", (long long)H,
@@ -190,13 +300,14 @@ int cuplas_evaluate(const double *items, int64_t N, int C, const char *const *na
     const int ue = metric_exponent(items, N * (int64_t)C);
     for (int k = 0; k < CUPLAS_ORDER_COUNT; k++) {
         cuplas_eval_order_stats *s = &res->order[k];
+        if (!maps[k])
+            continue;   /* not measured */
         int64_t nempty = cuplas_eval_gather(items, C, maps[k], cells, grid, empty);
         const uint8_t *e = nempty ? empty : NULL;
         for (int64_t i = 0; ue && i < cells * (int64_t)C; i++)
             grid[i] = ldexp(grid[i], ue);
         s->and_ = ldexp(cuplas_eval_and(grid, H, W, C, e), -ue);
         s->vad = ldexp(cuplas_eval_vad(grid, H, W, C, e), -2 * ue);
-        s->dpq = NAN;
         if (o->dpq_max_n >= 0)
             CUPLAS_TRY(cuplas_eval_dpq(grid, H, W, C, e, o->dpq_p, o->dpq_max_n, &s->dpq, err));
         if (ue)   /* the images code the values as stored */
@@ -220,30 +331,7 @@ int cuplas_evaluate(const double *items, int64_t N, int C, const char *const *na
                 res->image_bytes[k][c][i] = -1;
     free(grid), grid = NULL;
 
-    /* the encodes: one (order, codec) pair per task */
-    {
-        int ntask = CUPLAS_ORDER_COUNT * CUPLAS_CODEC_COUNT, failed = -1;
-        cuplas_error terr[CUPLAS_ORDER_COUNT * CUPLAS_CODEC_COUNT];
-#pragma omp parallel for schedule(dynamic, 1)
-        for (int t = 0; t < ntask; t++) {
-            int k = t / CUPLAS_CODEC_COUNT, c = t % CUPLAS_CODEC_COUNT;
-            cuplas_error_clear(&terr[t]);
-            if (!(o->codecs & 1u << c))
-                continue;
-            int64_t total = 0;
-            if (cuplas_images_bytes(&imgs[k], (cuplas_codec)c, &o->codec, dirs[k], &total,
-                                    res->per_image ? res->image_bytes[k][c] : NULL, &terr[t]) == 0)
-                res->order[k].bytes[c] = total;
-        }
-        for (int t = 0; t < ntask && failed < 0; t++)
-            if (terr[t].code)
-                failed = t;
-        if (failed >= 0) {
-            *err = terr[failed];
-            rc = (int)err->code;
-            goto fail;
-        }
-    }
+    CUPLAS_TRY(encode_all(imgs, dirs, o, res, err));
     res->seconds = cuplas_now_s() - t0;
 fail:
     for (int k = 0; k < CUPLAS_ORDER_COUNT; k++) {
@@ -261,262 +349,4 @@ double cuplas_eval_ratio(const cuplas_eval_result *r, cuplas_order_kind baseline
 {
     int64_t s = r->order[CUPLAS_ORDER_SORTED].bytes[c], b = r->order[baseline].bytes[c];
     return s >= 0 && b > 0 ? (double)s / (double)b : NAN;
-}
-
-/* ------------------------------------------------------------- JSON */
-
-static void json_codecs(FILE *f, const cuplas_eval_result *r, int what)
-{
-    /* what: 0 bytes, 1 bytes per item, 2 ratios (baselines only) */
-    int first_order = 1;
-    fputc('{', f);
-    for (int k = 0; k < CUPLAS_ORDER_COUNT; k++) {
-        if (what == 2 && k == CUPLAS_ORDER_SORTED)
-            continue;
-        fprintf(f, "%s\"%s\": {", first_order ? "" : ", ", cuplas_order_name((cuplas_order_kind)k));
-        first_order = 0;
-        int first = 1;
-        for (int c = 0; c < CUPLAS_CODEC_COUNT; c++) {
-            int64_t b = r->order[k].bytes[c];
-            if (b < 0)
-                continue;
-            fprintf(f, "%s\"%s\": ", first ? "" : ", ", cuplas_codec_name((cuplas_codec)c));
-            first = 0;
-            if (what == 0)
-                fprintf(f, "%lld", (long long)b);
-            else if (what == 1)
-                cuplas_json_write_num(f, (double)b / (double)r->N);
-            else
-                cuplas_json_write_num(f, cuplas_eval_ratio(r, (cuplas_order_kind)k,
-                                                           (cuplas_codec)c));
-        }
-        fputc('}', f);
-    }
-    fputc('}', f);
-}
-
-/* "image_bytes": {order: {codec: {image: bytes}}}: where the bytes are */
-static void json_image_bytes(FILE *f, const cuplas_eval_result *r)
-{
-    fputs(", \"image_bytes\": {", f);
-    for (int k = 0; k < CUPLAS_ORDER_COUNT; k++) {
-        fprintf(f, "%s\"%s\": {", k ? ", " : "", cuplas_order_name((cuplas_order_kind)k));
-        for (int c = 0, first = 1; c < CUPLAS_CODEC_COUNT; c++) {
-            if (!(r->codecs & 1u << c))
-                continue;
-            fprintf(f, "%s\"%s\": {", first ? "" : ", ", cuplas_codec_name((cuplas_codec)c));
-            first = 0;
-            for (int i = 0; i < r->nimages; i++) {
-                fputs(i ? ", " : "", f);
-                cuplas_json_write_str(f, r->image_name[i]);
-                fprintf(f, ": %lld", (long long)r->image_bytes[k][c][i]);
-            }
-            fputc('}', f);
-        }
-        fputc('}', f);
-    }
-    fputc('}', f);
-}
-
-void cuplas_eval_result_json(FILE *f, const cuplas_eval_result *r)
-{
-    const cuplas_eval_order_stats *s = &r->order[CUPLAS_ORDER_SORTED];
-    fputs("{\"format\": \"cuplas-eval\", \"format_version\": 1, \"and\": ", f);
-    cuplas_json_write_num(f, s->and_);
-    fputs(", \"vad\": ", f);
-    cuplas_json_write_num(f, s->vad);
-    fputs(", \"dpq16\": ", f);
-    cuplas_json_write_num(f, r->dpq_p == 16 ? s->dpq : NAN);
-    fputs(", \"dpq\": ", f);
-    cuplas_json_write_num(f, s->dpq);
-    fputs(", \"dpq_p\": ", f);
-    cuplas_json_write_num(f, r->dpq_p);
-    fprintf(f, ", \"N\": %lld, \"H\": %lld, \"W\": %lld, \"C\": %d, \"scheme\": \"%s\", "
-            "\"images\": %d, \"fill\": 0, \"morton_keys\": \"%s\", \"seed\": %llu, \"codecs\": [",
-            (long long)r->N, (long long)r->H, (long long)r->W, r->C, cuplas_scheme_name(r->scheme),
-            r->nimages, r->morton_keys, (unsigned long long)r->seed);
-    for (int c = 0, first = 1; c < CUPLAS_CODEC_COUNT; c++)
-        if (r->codecs & 1u << c) {
-            fprintf(f, "%s\"%s\"", first ? "" : ", ", cuplas_codec_name((cuplas_codec)c));
-            first = 0;
-        }
-    fprintf(f, "], \"codec_opts\": {\"png_level\": %d, \"webp_method\": %d, \"webp_quality\": %d, "
-            "\"jxl_effort\": %d}", r->codec.png_level, r->codec.webp_method, r->codec.webp_quality,
-            r->codec.jxl_effort);
-    fputs(", \"bytes\": ", f);
-    json_codecs(f, r, 0);
-    fputs(", \"bytes_per_item\": ", f);
-    json_codecs(f, r, 1);
-    fputs(", \"ratios\": ", f);
-    json_codecs(f, r, 2);
-    if (r->per_image)
-        json_image_bytes(f, r);
-    fputs(", \"orders\": {", f);
-    for (int k = 0; k < CUPLAS_ORDER_COUNT; k++) {
-        fprintf(f, "%s\"%s\": {\"and\": ", k ? ", " : "", cuplas_order_name((cuplas_order_kind)k));
-        cuplas_json_write_num(f, r->order[k].and_);
-        fputs(", \"vad\": ", f);
-        cuplas_json_write_num(f, r->order[k].vad);
-        fputs(", \"dpq\": ", f);
-        cuplas_json_write_num(f, r->order[k].dpq);
-        fputc('}', f);
-    }
-    fputs("}, \"seconds\": ", f);
-    cuplas_json_write_num(f, r->seconds);
-    fputc('}', f);
-}
-
-char *cuplas_eval_result_json_str(const cuplas_eval_result *r)
-{
-    char *s = NULL;
-    size_t n = 0;
-    FILE *f = open_memstream(&s, &n);
-    if (!f)
-        return NULL;
-    cuplas_eval_result_json(f, r);
-    if (fclose(f) != 0) {
-        free(s);
-        return NULL;
-    }
-    return s;
-}
-
-int cuplas_eval_result_from_json(const cuplas_json *v, cuplas_eval_result *r)
-{
-    const cuplas_json *bytes, *orders;
-    cuplas_scheme sch;
-    cuplas_error e;
-
-    memset(r, 0, sizeof *r);
-    cuplas_error_clear(&e);
-    if (!v || v->type != CUPLAS_JSON_OBJECT ||
-        strcmp(cuplas_json_get_str(v, "format", ""), "cuplas-eval") ||
-        !(bytes = cuplas_json_get(v, "bytes")) || bytes->type != CUPLAS_JSON_OBJECT)
-        return -1;
-    r->N = cuplas_json_get_int(v, "N", 0, CUPLAS_JSON_INT_MAX, 0);
-    r->H = cuplas_json_get_int(v, "H", 0, CUPLAS_JSON_INT_MAX, 0);
-    r->W = cuplas_json_get_int(v, "W", 0, CUPLAS_JSON_INT_MAX, 0);
-    r->C = (int)cuplas_json_get_int(v, "C", 0, INT_MAX, 0);
-    r->nimages = (int)cuplas_json_get_int(v, "images", 0, INT_MAX, 0);
-    r->dpq_p = cuplas_json_get_num(v, "dpq_p", CUPLAS_DPQ_P);
-    /* the reader keeps numbers as doubles: a seed past 2^53 reads rounded;
-     * one outside [0, 2^64) would be an undefined cast, and reads as 0 */
-    double seed = cuplas_json_get_num(v, "seed", 0);
-    r->seed = seed >= 0 && seed < 18446744073709551616.0 ? (uint64_t)seed : 0;
-    r->seconds = cuplas_json_get_num(v, "seconds", NAN);
-    r->scheme = cuplas_scheme_parse(cuplas_json_get_str(v, "scheme", "plain"), &sch, &e) == 0
-                    ? sch : CUPLAS_SCHEME_PLAIN;
-    snprintf(r->morton_keys, sizeof r->morton_keys, "%s", cuplas_json_get_str(v, "morton_keys", ""));
-    const cuplas_json *co = cuplas_json_get(v, "codec_opts");
-    cuplas_codec_opts_default(&r->codec);
-    if (co) {
-        r->codec.png_level =
-            (int)cuplas_json_get_int(co, "png_level", INT_MIN, INT_MAX, r->codec.png_level);
-        r->codec.webp_method =
-            (int)cuplas_json_get_int(co, "webp_method", INT_MIN, INT_MAX, r->codec.webp_method);
-        r->codec.webp_quality =
-            (int)cuplas_json_get_int(co, "webp_quality", INT_MIN, INT_MAX, r->codec.webp_quality);
-        r->codec.jxl_effort =
-            (int)cuplas_json_get_int(co, "jxl_effort", INT_MIN, INT_MAX, r->codec.jxl_effort);
-    }
-    orders = cuplas_json_get(v, "orders");
-    for (int k = 0; k < CUPLAS_ORDER_COUNT; k++) {
-        const char *name = cuplas_order_name((cuplas_order_kind)k);
-        const cuplas_json *o = orders ? cuplas_json_get(orders, name) : NULL;
-        const cuplas_json *b = cuplas_json_get(bytes, name);
-        r->order[k].and_ = o ? cuplas_json_get_num(o, "and", NAN) : NAN;
-        r->order[k].vad = o ? cuplas_json_get_num(o, "vad", NAN) : NAN;
-        r->order[k].dpq = o ? cuplas_json_get_num(o, "dpq", NAN) : NAN;
-        for (int c = 0; c < CUPLAS_CODEC_COUNT; c++) {
-            long long x = cuplas_json_get_int(b, cuplas_codec_name((cuplas_codec)c), 0,
-                                              CUPLAS_JSON_INT_MAX, -1);
-            r->order[k].bytes[c] = x;
-            if (x >= 0)
-                r->codecs |= 1u << c;
-        }
-    }
-    return 0;
-}
-
-/* ------------------------------------------------------------- text */
-
-/* fmt is " %12..." (a space, then 12 columns): "-" takes the same 13. */
-/* "-" is "undefined" (README: no two filled cells touch); a value past
- * the largest double (the VAD of +-1e308 data) is "inf", not that. */
-static void num(FILE *f, const char *fmt, double v)
-{
-    if (isfinite(v))
-        fprintf(f, fmt, v);
-    else
-        fprintf(f, " %12s", isinf(v) ? "inf" : "-");
-}
-
-const char *cuplas_eval_morton_text(const cuplas_eval_result *r)
-{
-    if (!strcmp(r->morton_keys, "xyz"))
-        return "x, y, z";
-    return r->C == 1 ? "the one channel" : r->C == 2 ? "the first 2 principal components"
-                                                     : "the first 3 principal components";
-}
-
-void cuplas_eval_result_print(FILE *f, const cuplas_eval_result *r)
-{
-    fprintf(f, "%lld items on a %lldx%lld grid, %d channel%s; scheme %s (%d image%s per order, "
-            "empty cells coded 0); Morton of %s\n\n", (long long)r->N, (long long)r->H,
-            (long long)r->W, r->C, r->C == 1 ? "" : "s", cuplas_scheme_name(r->scheme),
-            r->nimages, r->nimages == 1 ? "" : "s", cuplas_eval_morton_text(r));
-    fprintf(f, "%-8s %12s %12s %12s", "order", "AND", "VAD", "DPQ");
-    for (int c = 0; c < CUPLAS_CODEC_COUNT; c++)
-        if (r->codecs & 1u << c)
-            fprintf(f, " %10s/item %9s", cuplas_codec_name((cuplas_codec)c), "sorted/x");
-    fputc('\n', f);
-    for (int k = 0; k < CUPLAS_ORDER_COUNT; k++) {
-        const cuplas_eval_order_stats *s = &r->order[k];
-        fprintf(f, "%-8s", cuplas_order_name((cuplas_order_kind)k));
-        num(f, " %12.6g", s->and_);
-        num(f, " %12.6g", s->vad);
-        num(f, " %12.6f", s->dpq);
-        for (int c = 0; c < CUPLAS_CODEC_COUNT; c++) {
-            if (!(r->codecs & 1u << c))
-                continue;
-            fprintf(f, " %15.4f", (double)s->bytes[c] / (double)r->N);
-            if (k == CUPLAS_ORDER_SORTED)
-                fprintf(f, " %9s", "");
-            else
-                fprintf(f, " %9.4f", cuplas_eval_ratio(r, (cuplas_order_kind)k, (cuplas_codec)c));
-        }
-        fputc('\n', f);
-    }
-    /* a NaN DPQ at or under the item limit is not a skipped computation:
-       one item, or items all alike (every distance 0), have none */
-    char why[64];
-    if (r->dpq_max_n <= 0)
-        snprintf(why, sizeof why, "not computed");
-    else if (r->N > r->dpq_max_n)
-        snprintf(why, sizeof why, "not computed (over %lld items)", (long long)r->dpq_max_n);
-    else
-        snprintf(why, sizeof why, "undefined (%s)",
-                 r->N < 2 ? "fewer than 2 items" : "no two items differ");
-    fprintf(f, "\nDPQ_%g: %s. sorted/x: the sorted grid's bytes over that order's (below 1: "
-            "sorting wins).\n", r->dpq_p, isfinite(r->order[0].dpq) ? "exact" : why);
-    if (!r->per_image)
-        return;
-    /* where the bytes are: each image, sorted and Morton side by side */
-    fprintf(f, "\n%-16s", "image (bytes)");
-    for (int c = 0; c < CUPLAS_CODEC_COUNT; c++)
-        if (r->codecs & 1u << c)
-            fprintf(f, " %11s %11s %8s", cuplas_codec_name((cuplas_codec)c), "morton", "sorted/M");
-    fputc('\n', f);
-    for (int i = 0; i < r->nimages; i++) {
-        fprintf(f, "%-16s", r->image_name[i]);
-        for (int c = 0; c < CUPLAS_CODEC_COUNT; c++) {
-            if (!(r->codecs & 1u << c))
-                continue;
-            int64_t a = r->image_bytes[CUPLAS_ORDER_SORTED][c][i];
-            int64_t b = r->image_bytes[CUPLAS_ORDER_MORTON][c][i];
-            fprintf(f, " %11lld %11lld %8.4f", (long long)a, (long long)b,
-                    b > 0 ? (double)a / (double)b : NAN);
-        }
-        fputc('\n', f);
-    }
 }

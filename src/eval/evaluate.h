@@ -4,10 +4,13 @@
  *
  * The items (N x C, input order) and the sorter's gather map are laid on
  * the H x W grid in four orders (orders.h): sorted, input, random and
- * Morton. Each grid gets AND, VAD and DPQ_p (quality.h), is quantised by
- * one scheme into 8-bit images (schemes.h) and those images are encoded
- * losslessly by each chosen codec (codec.h); bytes are the encoded sizes,
- * which are the file sizes when the images are written.
+ * Morton, or the subset asked for (sorted always: it is what the others
+ * are baselines of). Each grid gets AND, VAD and DPQ_p (quality.h), is
+ * quantised by one scheme into 8-bit images (schemes.h) and those images
+ * are encoded losslessly by each chosen codec (codec.h); bytes are the
+ * encoded sizes, which are the file sizes when the images are written.
+ * An order not measured costs nothing (no map, metric or encode) and is
+ * left out of the JSON and the table, never shown as 0 bytes.
  *
  * Empty cells (a padded grid) are the fill value 0 in every plane, the
  * zero texel a GPU texture is padded with (schemes.h), and are left out
@@ -35,6 +38,9 @@ extern "C" {
 
 typedef struct cuplas_eval_opts {
     unsigned codecs;           /* bit 1 << cuplas_codec per codec (png|webp) */
+    unsigned orders;           /* bit 1 << cuplas_order_kind per order
+                                  measured (all four); sorted always is;
+                                  0 = all                                  */
     cuplas_scheme scheme;      /* plain                                    */
     double dpq_p;              /* 16                                       */
     int64_t dpq_max_n;         /* 0: CUPLAS_DPQ_MAX_N; < 0: never            */
@@ -56,7 +62,13 @@ void cuplas_eval_opts_default(cuplas_eval_opts *o);
 
 /* Parse "png,webp,jxl" into a codec mask. 0 or CUPLAS_ERR_USAGE. */
 int cuplas_eval_parse_codecs(const char *list, unsigned *mask, cuplas_error *err);
+/* Parse "sorted,morton" (any of sorted, input, random, morton, each once)
+ * into an order mask, sorted added (it is always measured). 0 or
+ * CUPLAS_ERR_USAGE: empty, an empty entry, an unknown or repeated name. */
+int cuplas_eval_parse_orders(const char *list, unsigned *mask, cuplas_error *err);
 
+/* One order's figures; an order not measured has NaN metrics and -1
+ * bytes (and no place in the JSON or the table). */
 typedef struct cuplas_eval_order_stats {
     double and_, vad, dpq;               /* dpq NaN: not computed           */
     int64_t bytes[CUPLAS_CODEC_COUNT];   /* -1: codec not measured          */
@@ -68,11 +80,14 @@ typedef struct cuplas_eval_result {
     cuplas_scheme scheme;
     int nimages;                         /* images per order                 */
     unsigned codecs;
+    unsigned orders;                     /* the orders measured (sorted
+                                            always): bit 1 << cuplas_order_kind */
     double dpq_p;
     int64_t dpq_max_n;                   /* the items DPQ is computed up to
                                             (0 or less: never)             */
     uint64_t seed;
-    char morton_keys[4];                 /* "xyz" or "pca"                   */
+    char morton_keys[4];                 /* "xyz" or "pca"; "" when Morton is
+                                            not measured                    */
     cuplas_codec_opts codec;             /* the codec settings measured with */
     double seconds;                      /* wall time of the evaluation      */
     cuplas_eval_order_stats order[CUPLAS_ORDER_COUNT];
@@ -88,8 +103,9 @@ typedef struct cuplas_eval_result {
  * once). Errors: CUPLAS_ERR_INPUT (sorted is not such a map),
  * CUPLAS_ERR_USAGE (the scheme does not apply to these channels, a grid
  * a codec cannot take), CUPLAS_ERR_OUTPUT (images_dir), NOMEM. Encodes
- * run on OpenMP, one order and codec per task; the bytes never depend on
- * the thread count. */
+ * run on OpenMP, one order, codec and image per task; the bytes, the files
+ * and the error reported (the first in that order) never depend on the
+ * thread count. */
 int cuplas_evaluate(const double *items, int64_t N, int C, const char *const *names,
                     const int64_t *sorted, int64_t H, int64_t W, const cuplas_eval_opts *o,
                     cuplas_eval_result *res, cuplas_error *err);
@@ -103,7 +119,8 @@ int cuplas_evaluate(const double *items, int64_t N, int C, const char *const *na
 int cuplas_eval_unsort(const double *grid, int64_t *index, int64_t cells, int C,
                        double *items, int64_t *N, cuplas_error *err);
 
-/* bytes[sorted] / bytes[baseline] for a codec; NaN when not measured. */
+/* bytes[sorted] / bytes[baseline] for a codec; NaN when either is not
+ * measured (the codec, or the order). */
 double cuplas_eval_ratio(const cuplas_eval_result *r, cuplas_order_kind baseline,
                          cuplas_codec c);
 
@@ -111,14 +128,17 @@ double cuplas_eval_ratio(const cuplas_eval_result *r, cuplas_order_kind baseline
 void cuplas_eval_result_json(FILE *f, const cuplas_eval_result *r);
 /* The same into a malloc'd string; NULL when out of memory. */
 char *cuplas_eval_result_json_str(const cuplas_eval_result *r);
-/* Back from a parsed object (the manifest's "eval"). 0, or -1 when v is
- * not such an object. */
+/* Back from a parsed object (the manifest's "eval"). The orders measured
+ * are the keys of its "bytes" (every order, before --orders). 0, or -1
+ * when v is not such an object. */
 int cuplas_eval_result_from_json(const cuplas_json *v, cuplas_eval_result *r);
 
 /* The text table of `cuplas eval`. */
 /* What eval's Morton order keyed on, for a sentence: "x, y, z", or the
  * first min(3, C) principal components. */
 const char *cuplas_eval_morton_text(const cuplas_eval_result *r);
+/* The orders not measured, "input, random", into buf ("" for none). */
+const char *cuplas_eval_unmeasured_text(const cuplas_eval_result *r, char *buf, size_t size);
 void cuplas_eval_result_print(FILE *f, const cuplas_eval_result *r);
 
 #ifdef __cplusplus

@@ -29,6 +29,16 @@ const char *cuplas_order_name(cuplas_order_kind k)
     return (unsigned)k < CUPLAS_ORDER_COUNT ? names[k] : "?";
 }
 
+int cuplas_order_parse(const char *name, cuplas_order_kind *k)
+{
+    for (int i = 0; i < CUPLAS_ORDER_COUNT; i++)
+        if (strcmp(name, cuplas_order_name((cuplas_order_kind)i)) == 0) {
+            *k = (cuplas_order_kind)i;
+            return 0;
+        }
+    return -1;
+}
+
 static void fill_tail(int64_t N, int64_t cells, int64_t *order)
 {
     for (int64_t i = N; i < cells; i++)

@@ -29,8 +29,15 @@ typedef enum {
     CUPLAS_ORDER_COUNT
 } cuplas_order_kind;
 
+/* A set of orders: bit 1 << cuplas_order_kind per order. */
+#define CUPLAS_ORDERS_ALL ((1u << CUPLAS_ORDER_COUNT) - 1)
+/* The names, for messages and help: what the parsers accept. */
+#define CUPLAS_ORDERS_TEXT "sorted, input, random, morton"
+
 /* "sorted", "input", "random", "morton" (the JSON keys of `eval`). */
 const char *cuplas_order_name(cuplas_order_kind k);
+/* The order of that name: 0, or -1 for none (the caller says why). */
+int cuplas_order_parse(const char *name, cuplas_order_kind *k);
 
 /* order[0..cells) = 0..N-1 then -1. cells >= N. */
 void cuplas_order_input(int64_t N, int64_t cells, int64_t *order);

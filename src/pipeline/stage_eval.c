@@ -52,6 +52,12 @@ static void eval_options(job_ctx *j, const char *const *names, int C, cuplas_eva
         if (cuplas_codec_parse(cfg->eval.codecs[i], &c, &e) == 0)   /* checked at load */
             o->codecs |= 1u << c;
     }
+    o->orders = 1u << CUPLAS_ORDER_SORTED;   /* always measured */
+    for (int i = 0; i < cfg->eval.norders; i++) {
+        cuplas_order_kind k;
+        if (cuplas_order_parse(cfg->eval.orders[i], &k) == 0)   /* checked at load */
+            o->orders |= 1u << k;
+    }
     o->codec.webp_method = cfg->eval.webp_method;
     o->scheme = (cuplas_scheme)cfg->eval.scheme;
     if (!cuplas_scheme_applies(o->scheme, names, C)) {

@@ -96,6 +96,26 @@ static const char *and_text(double v, char *buf, size_t size)
     return buf;
 }
 
+/* The eval step's ratios for the text line: sorted over input and over
+ * Morton, in the first codec measured, each only when measured
+ * (eval.orders), never "nan". */
+static void eval_text(const cuplas_eval_result *ev, char *buf, size_t size)
+{
+    static const cuplas_order_kind base[2] = {CUPLAS_ORDER_INPUT, CUPLAS_ORDER_MORTON};
+    int c = 0, n = 0;
+    while (c < CUPLAS_CODEC_COUNT - 1 && ev->order[CUPLAS_ORDER_SORTED].bytes[c] < 0)
+        c++;
+    size_t at = (size_t)snprintf(buf, size, "; eval: %s bytes", cuplas_codec_name((cuplas_codec)c));
+    for (int b = 0; b < 2 && at < size; b++) {
+        double q = cuplas_eval_ratio(ev, base[b], (cuplas_codec)c);
+        if (isfinite(q))
+            at += (size_t)snprintf(buf + at, size - at, "%s sorted/%s %.4f", n++ ? "," : "",
+                                   cuplas_order_name(base[b]), q);
+    }
+    if (!n && at < size)
+        snprintf(buf + at, size - at, ", no input or morton baseline measured");
+}
+
 static void log_result(cuplas_runner *r, const cuplas_job *job, const cuplas_job_result *res)
 {
     char text[CUPLAS_JOB_LINE_LEN], ab[32], aa[32];
@@ -111,15 +131,7 @@ static void log_result(cuplas_runner *r, const cuplas_job *job, const cuplas_job
                      ? ": no two filled cells touch" : "");
         if (res->eval) {
             size_t len = strlen(text);
-            double ratio = cuplas_eval_ratio(res->eval, CUPLAS_ORDER_INPUT, CUPLAS_CODEC_PNG);
-            snprintf(text + len, sizeof text - len, "; eval: %s bytes sorted/input %.4f, "
-                     "sorted/morton %.4f",
-                     isfinite(ratio) ? "png" : "webp",
-                     isfinite(ratio) ? ratio
-                                     : cuplas_eval_ratio(res->eval, CUPLAS_ORDER_INPUT,
-                                                         CUPLAS_CODEC_WEBP),
-                     cuplas_eval_ratio(res->eval, CUPLAS_ORDER_MORTON,
-                                       isfinite(ratio) ? CUPLAS_CODEC_PNG : CUPLAS_CODEC_WEBP));
+            eval_text(res->eval, text + len, sizeof text - len);
         }
         cuplas_log_event(r->log, CUPLAS_LOG_INFO, "job_done", text,
                          CUPLAS_LF_S("file", job->file), CUPLAS_LF_S("dataset", job->dataset),
