@@ -174,6 +174,10 @@ static void test_eval_json_and_images(void **state)
     assert_int_equal(tu_sh(f, "\"$B\" eval out.h5 --images imgs"), 2);   /* not empty */
     assert_int_equal(tu_sh(f, "\"$B\" eval out.h5 --scheme sog"), 2);    /* no names */
     assert_int_equal(tu_sh(f, "\"$B\" eval out.h5 --codecs gif"), 2);
+    assert_int_equal(tu_sh(f, "\"$B\" eval out.h5 --codecs png,png"), 2);
+    assert_non_null(js = tu_slurp(f, "err.txt", NULL));
+    assert_non_null(strstr(js, "cuplas eval: --codecs: 'png' is listed twice"));
+    free(js);
     assert_int_equal(tu_sh(f, "\"$B\" eval in.h5"), 1);                  /* not a result */
     assert_non_null(js = tu_slurp(f, "err.txt", NULL));
     assert_non_null(strstr(js, "in.h5: not a cuplas result"));

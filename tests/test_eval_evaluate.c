@@ -491,6 +491,40 @@ static void test_parse_orders(void **state)
     }
 }
 
+/* --codecs reads its list as --orders does: each name once, no empty
+ * entry (a repeat and a trailing comma were taken), and no implicit one. */
+static void test_parse_codecs(void **state)
+{
+    (void)state;
+    const unsigned P = 1u << CUPLAS_CODEC_PNG, W = 1u << CUPLAS_CODEC_WEBP,
+                   J = 1u << CUPLAS_CODEC_JXL;
+    const struct {
+        const char *list;
+        unsigned mask;    /* 0: refused */
+        const char *why;  /* in the message */
+    } cases[] = {
+        {"png", P, NULL},
+        {"webp,png", P | W, NULL},
+        {"png,webp,jxl", P | W | J, NULL},
+        {"", 0, "an empty list"},
+        {"gif", 0, "unknown codec 'gif'"},
+        {"png,PNG", 0, "unknown codec 'PNG'"},
+        {"png,png", 0, "'png' is listed twice"},
+        {"png,webp,", 0, "an empty entry in 'png,webp,'"},
+        {",webp", 0, "an empty entry in ',webp'"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        unsigned mask = 99;
+        cuplas_error e;
+        cuplas_error_clear(&e);
+        int rc = cuplas_eval_parse_codecs(cases[i].list, &mask, &e);
+        if (cases[i].mask ? rc != 0 || mask != cases[i].mask
+                          : rc != CUPLAS_ERR_USAGE || !strstr(e.msg, cases[i].why) ||
+                                !strstr(e.msg, "(accepted: png, webp, jxl"))
+            fail_msg("'%s': rc %d, mask %u, message '%s'", cases[i].list, rc, mask, e.msg);
+    }
+}
+
 /* Only sorted and Morton measured: their bytes (each image's too) and
  * metrics are the full run's; input and random cost nothing and are
  * absent from the JSON (bytes, bytes_per_item, ratios, image_bytes,
@@ -657,7 +691,7 @@ int main(void)
         cmocka_unit_test(test_bad_maps),     cmocka_unit_test(test_unsort),
         cmocka_unit_test(test_bytes_are_files), cmocka_unit_test(test_preview),
         cmocka_unit_test(test_encode_threads), cmocka_unit_test(test_encode_error_order),
-        cmocka_unit_test(test_parse_orders),   cmocka_unit_test(test_orders_subset),
+        cmocka_unit_test(test_parse_orders),   cmocka_unit_test(test_parse_codecs),   cmocka_unit_test(test_orders_subset),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -51,7 +51,8 @@ static const char eval_help[] =
     "  --images DIR        also write the measured files: DIR/ORDER/NAME.EXT;\n"
     "                      their sizes add up to the reported bytes. DIR must\n"
     "                      not exist or be empty\n"
-    "  --codecs LIST       png,webp,jxl or a part of it (default png,webp)\n"
+    "  --codecs LIST       png,webp,jxl or a part of it, each once (default\n"
+    "                      png,webp)\n"
     "  --orders LIST       the orders measured: sorted,input,random,morton or a\n"
     "                      part of it (default all four); sorted always is, so\n"
     "                      --orders morton measures sorted and morton. The\n"
@@ -234,7 +235,7 @@ static int cmd_eval(int argc, char **argv)
         case 'n': names_arg = optarg; break;
         case 'c':
             if (cuplas_eval_parse_codecs(optarg, &o.codecs, &err) != 0)
-                return cuplas_cli_usage("eval", "%s", err.msg);
+                return cuplas_cli_usage("eval", "--codecs: %s", err.msg);
             break;
         case 's':
             if (cuplas_scheme_parse(optarg, &o.scheme, &err) != 0)

@@ -34,54 +34,55 @@ void cuplas_eval_opts_default(cuplas_eval_opts *o)
     cuplas_codec_opts_default(&o->codec);
 }
 
-int cuplas_eval_parse_codecs(const char *list, unsigned *mask, cuplas_error *err)
+/* A comma-separated list of names, each once, as a mask of their indices
+ * (names[0..n-1]); what (one name's kind: "codec", "order") and accepted
+ * are for the messages. --codecs and --orders share it, so both refuse an
+ * empty entry, an unknown name and a repeat alike. */
+static int parse_names(const char *list, const char *const *names, int n, const char *what,
+                       const char *accepted, unsigned *mask, cuplas_error *err)
 {
-    char name[16];
-    *mask = 0;
-    for (const char *s = list; *s;) {
-        size_t len = strcspn(s, ",");
-        cuplas_codec c;
-        if (len == 0 || len >= sizeof name)
-            return cuplas_error_set(err, CUPLAS_ERR_USAGE, "bad codec list '%s' (accepted: png, "
-                                    "webp, jxl, comma-separated)", list);
-        memcpy(name, s, len);
-        name[len] = '\0';
-        if (cuplas_codec_parse(name, &c, err) != 0)
-            return (int)err->code;
-        *mask |= 1u << c;
-        s += len + (s[len] == ',');
-    }
-    if (!*mask)
-        return cuplas_error_set(err, CUPLAS_ERR_USAGE, "no codec given (accepted: png, webp, jxl)");
-    return 0;
-}
-
-int cuplas_eval_parse_orders(const char *list, unsigned *mask, cuplas_error *err)
-{
-    char name[16];
     *mask = 0;
     for (const char *s = list;; s++) {
         size_t len = strcspn(s, ",");
-        cuplas_order_kind k;
+        int k = n;
         if (len == 0 && !*list)
             return cuplas_error_set(err, CUPLAS_ERR_USAGE, "an empty list (accepted: %s, "
-                                    "comma-separated, each once)", CUPLAS_ORDERS_TEXT);
+                                    "comma-separated, each once)", accepted);
         if (len == 0)
             return cuplas_error_set(err, CUPLAS_ERR_USAGE, "an empty entry in '%s' (accepted: "
-                                    "%s, comma-separated, each once)", list, CUPLAS_ORDERS_TEXT);
-        snprintf(name, sizeof name, "%.*s", (int)len, s);
-        if (len >= sizeof name || cuplas_order_parse(name, &k) != 0)
-            return cuplas_error_set(err, CUPLAS_ERR_USAGE, "unknown order '%.*s' (accepted: %s, "
-                                    "comma-separated, each once)", (int)len, s,
-                                    CUPLAS_ORDERS_TEXT);
+                                    "%s, comma-separated, each once)", list, accepted);
+        for (int i = 0; i < n && k == n; i++)
+            if (strlen(names[i]) == len && strncmp(s, names[i], len) == 0)
+                k = i;
+        if (k == n)
+            return cuplas_error_set(err, CUPLAS_ERR_USAGE, "unknown %s '%.*s' (accepted: %s, "
+                                    "comma-separated, each once)", what, (int)len, s, accepted);
         if (*mask & 1u << k)
             return cuplas_error_set(err, CUPLAS_ERR_USAGE, "'%s' is listed twice (accepted: %s, "
-                                    "each once)", name, CUPLAS_ORDERS_TEXT);
+                                    "each once)", names[k], accepted);
         *mask |= 1u << k;
         s += len;
         if (!*s)
             break;
     }
+    return 0;
+}
+
+int cuplas_eval_parse_codecs(const char *list, unsigned *mask, cuplas_error *err)
+{
+    const char *names[CUPLAS_CODEC_COUNT];
+    for (int c = 0; c < CUPLAS_CODEC_COUNT; c++)
+        names[c] = cuplas_codec_name((cuplas_codec)c);
+    return parse_names(list, names, CUPLAS_CODEC_COUNT, "codec", "png, webp, jxl", mask, err);
+}
+
+int cuplas_eval_parse_orders(const char *list, unsigned *mask, cuplas_error *err)
+{
+    const char *names[CUPLAS_ORDER_COUNT];
+    for (int k = 0; k < CUPLAS_ORDER_COUNT; k++)
+        names[k] = cuplas_order_name((cuplas_order_kind)k);
+    if (parse_names(list, names, CUPLAS_ORDER_COUNT, "order", CUPLAS_ORDERS_TEXT, mask, err))
+        return (int)err->code;
     *mask |= 1u << CUPLAS_ORDER_SORTED;   /* what the others are baselines of */
     return 0;
 }

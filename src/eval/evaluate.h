@@ -60,7 +60,8 @@ typedef struct cuplas_eval_opts {
 
 void cuplas_eval_opts_default(cuplas_eval_opts *o);
 
-/* Parse "png,webp,jxl" into a codec mask. 0 or CUPLAS_ERR_USAGE. */
+/* Parse "png,webp,jxl" (or a part of it; each name once, no empty entry)
+ * into a codec mask. 0 or CUPLAS_ERR_USAGE. */
 int cuplas_eval_parse_codecs(const char *list, unsigned *mask, cuplas_error *err);
 /* Parse "sorted,morton" (any of sorted, input, random, morton, each once)
  * into an order mask, sorted added (it is always measured). 0 or
