@@ -741,6 +741,12 @@ static void test_config_eval_orders(void **state)
         assert_string_equal(cfg.eval.orders[0], cases[i].first);
         cuplas_config_free(&cfg);
     }
+    /* eval.codecs is read the same way (it blamed the whole list, took repeats) */
+    expect_error(state, "codecs_item", INPUTS "eval:\n  codecs: [png, gif]\n", NULL, 0,
+                 "4:17", "eval.codecs: unknown codec 'gif' (accepted: png, webp, jxl, each once)",
+                 NULL);
+    expect_error(state, "codecs_twice", INPUTS "eval:\n  codecs: [webp, png, webp]\n", NULL, 0,
+                 "4:23", "eval.codecs: webp is listed twice (accepted: each codec once)", NULL);
     static const char *const ovr[] = { "eval.orders=[random, bar]" };
     expect_error(state, "orders_set", INPUTS, ovr, 1, "--set eval.orders=[random, bar]",
                  "eval.orders: unknown order 'bar'", NULL);

@@ -249,7 +249,7 @@ const struct key cuplas_cfg_keys[] = {
              "stored in the output's `eval` attribute, the job_done event, the manifest and "
              "`report`" },
     { "eval.codecs", K_STRLIST, AT(eval.codecs), AT(eval.ncodecs), .flags = F_NONEMPTY,
-      .doc = "lossless codecs measured: png, webp, jxl" },
+      .doc = "lossless codecs measured: png, webp, jxl, each once" },
     { "eval.orders", K_STRLIST, AT(eval.orders), AT(eval.norders), .flags = F_NONEMPTY,
       .doc = "orders measured: sorted, input, random, morton, each once; sorted always is "
              "(listed or not), the others left out cost no time and are absent from the "

@@ -82,24 +82,44 @@ static const yaml_node_t *list_item(struct loader *ld, const yaml_node_t *node, 
     return yaml_document_get_node(&ld->doc, node->data.sequence.items.start[i]);
 }
 
-/* eval.orders: order names, each once, blamed on the item; sorted need
- * not be listed (it is always measured). */
-static int check_eval_orders(struct loader *ld, const cuplas_config *cfg)
+/* A list key of names among names[0..n-1], each once; the first unknown
+ * or repeated item is blamed on its own line. eval.codecs and eval.orders
+ * share it (as --codecs and --orders share cuplas_eval_parse_*). */
+static int check_name_list(struct loader *ld, const char *key, char *const *v, int nv,
+                           const char *const *names, int n, const char *what,
+                           const char *accepted)
 {
-    const yaml_node_t *node = seen_node(ld, "eval.orders");
+    const yaml_node_t *node = seen_node(ld, key);
     unsigned seen = 0;
-    for (int i = 0; i < cfg->eval.norders; i++) {
+    for (int i = 0; i < nv; i++) {
         const yaml_node_t *item = node ? list_item(ld, node, i) : NULL;
-        cuplas_order_kind k;
-        if (cuplas_order_parse(cfg->eval.orders[i], &k) != 0)
-            return cuplas_cfg_fail_at(ld, item, "eval.orders: unknown order '%s' (accepted: %s, "
-                                      "each once)", cfg->eval.orders[i], CUPLAS_ORDERS_TEXT);
+        int k = 0;
+        while (k < n && strcmp(v[i], names[k]) != 0)
+            k++;
+        if (k == n)
+            return cuplas_cfg_fail_at(ld, item, "%s: unknown %s '%s' (accepted: %s, each once)",
+                                      key, what, v[i], accepted);
         if (seen & 1u << k)
-            return cuplas_cfg_fail_at(ld, item, "eval.orders: %s is listed twice (accepted: "
-                                      "each order once)", cfg->eval.orders[i]);
+            return cuplas_cfg_fail_at(ld, item, "%s: %s is listed twice (accepted: each %s "
+                                      "once)", key, v[i], what);
         seen |= 1u << k;
     }
     return 0;
+}
+
+/* eval.codecs and eval.orders (sorted need not be listed: it is always
+ * measured). */
+static int check_eval_lists(struct loader *ld, const cuplas_config *cfg)
+{
+    const char *codecs[CUPLAS_CODEC_COUNT], *orders[CUPLAS_ORDER_COUNT];
+    for (int c = 0; c < CUPLAS_CODEC_COUNT; c++)
+        codecs[c] = cuplas_codec_name((cuplas_codec)c);
+    for (int k = 0; k < CUPLAS_ORDER_COUNT; k++)
+        orders[k] = cuplas_order_name((cuplas_order_kind)k);
+    int rc = check_name_list(ld, "eval.codecs", cfg->eval.codecs, cfg->eval.ncodecs, codecs,
+                             CUPLAS_CODEC_COUNT, "codec", "png, webp, jxl");
+    return rc ? rc : check_name_list(ld, "eval.orders", cfg->eval.orders, cfg->eval.norders, orders,
+                           CUPLAS_ORDER_COUNT, "order", CUPLAS_ORDERS_TEXT);
 }
 
 /* Rules that involve more than one key, once every key is read. */
@@ -130,15 +150,7 @@ static int check_config(struct loader *ld, const cuplas_config *cfg)
         return cuplas_cfg_fail_at(ld, w, "channels.weights: %d weights for %d channels in "
                                   "channels.use (accepted: one weight per used channel, or [])",
                                   cfg->channels.nweights, cfg->channels.nuse);
-    for (int i = 0; i < cfg->eval.ncodecs; i++) {
-        cuplas_codec c;
-        cuplas_error e;
-        if (cuplas_codec_parse(cfg->eval.codecs[i], &c, &e) != 0)
-            return cuplas_cfg_fail_at(ld, seen_node(ld, "eval.codecs"), "eval.codecs: unknown "
-                                      "codec '%s' (accepted: png, webp, jxl)",
-                                      cfg->eval.codecs[i]);
-    }
-    return check_eval_orders(ld, cfg);
+    return check_eval_lists(ld, cfg);
 }
 
 /* ------------------------------------------------------------------------
