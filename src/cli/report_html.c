@@ -115,16 +115,11 @@ static const char *ratio_class(double q)
     return !isfinite(q) ? "" : q < 1 ? "win" : q > 1 ? "lose" : "";
 }
 
-/* Was order k measured (eval.orders)? One not measured is said so, never
- * shown as a figure. */
-static int measured(const cuplas_eval_result *r, int k)
-{
-    return (int)(r->orders >> k & 1u);
-}
 
 static void eval_table(FILE *f, const cuplas_eval_result *r)
 {
     char unmeasured[64];
+    const int morton = cuplas_eval_measured(r, CUPLAS_ORDER_MORTON);
     double maxb = 0;
     for (int k = 0; k < CUPLAS_ORDER_COUNT; k++)
         for (int c = 0; c < CUPLAS_CODEC_COUNT; c++)
@@ -134,8 +129,8 @@ static void eval_table(FILE *f, const cuplas_eval_result *r)
             "image%s per order; empty cells coded 0%s%s. Ratio = sorted bytes / that order's "
             "bytes (below 1: sorting wins).", (long long)r->N, (long long)r->H, (long long)r->W,
             r->C, r->C == 1 ? "" : "s", cuplas_scheme_name(r->scheme), r->nimages,
-            r->nimages == 1 ? "" : "s", measured(r, CUPLAS_ORDER_MORTON) ? "; Morton of " : "",
-            measured(r, CUPLAS_ORDER_MORTON) ? cuplas_eval_morton_text(r) : "");
+            r->nimages == 1 ? "" : "s", morton ? "; Morton of " : "",
+            morton ? cuplas_eval_morton_text(r) : "");
     if (*cuplas_eval_unmeasured_text(r, unmeasured, sizeof unmeasured))
         fprintf(f, " Not measured (eval.orders): %s.", unmeasured);
     fputs("</p>\n", f);
@@ -147,7 +142,7 @@ static void eval_table(FILE *f, const cuplas_eval_result *r)
     fputs("</tr>\n", f);
     for (int k = 0; k < CUPLAS_ORDER_COUNT; k++) {
         const cuplas_eval_order_stats *s = &r->order[k];
-        if (!measured(r, k))
+        if (!cuplas_eval_measured(r, k))
             continue;
         fprintf(f, "<tr><td class=\"l\">%s</td><td>", cuplas_order_name((cuplas_order_kind)k));
         num(f, "%.4g", s->and_);
@@ -230,7 +225,7 @@ void cuplas_report_html(FILE *f, const char *dir, const cuplas_merged *mg, int n
         fputs("</td>", f);
         for (int c = CUPLAS_CODEC_PNG; c <= CUPLAS_CODEC_WEBP; c++)
             for (int k = CUPLAS_ORDER_INPUT; k <= CUPLAS_ORDER_MORTON; k += 2) {
-                if (e->eval && !measured(e->eval, k)) {
+                if (e->eval && !cuplas_eval_measured(e->eval, k)) {
                     fputs("<td class=\"note\">not measured</td>", f);
                     continue;
                 }

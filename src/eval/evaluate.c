@@ -194,7 +194,7 @@ static int encode_all(const cuplas_eval_images *imgs, char *const *dirs,
 
     for (int k = 0; k < CUPLAS_ORDER_COUNT; k++)
         for (int c = 0; c < CUPLAS_CODEC_COUNT; c++)
-            if (res->orders & 1u << k && o->codecs & 1u << c) {
+            if (cuplas_eval_measured(res, k) && o->codecs & 1u << c) {
                 pair[npair++] = k * CUPLAS_CODEC_COUNT + c;
                 res->order[k].bytes[c] = 0;
             }
@@ -282,7 +282,8 @@ int cuplas_evaluate(const double *items, int64_t N, int C, const char *const *na
                     "channel_names attribute; use --scheme plain");
     CUPLAS_TRY(check_map(sorted, cells, N, err));
     for (int k = 1; k < CUPLAS_ORDER_COUNT; k++)
-        if (res->orders & 1u << k && !(maps[k] = malloc((size_t)cells * sizeof *maps[k])))
+        if (cuplas_eval_measured(res, k) &&
+            !(maps[k] = malloc((size_t)cells * sizeof *maps[k])))
             CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
     maps[CUPLAS_ORDER_SORTED] = (int64_t *)sorted;   /* read only */
     if (maps[CUPLAS_ORDER_INPUT])

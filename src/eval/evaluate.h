@@ -134,6 +134,13 @@ char *cuplas_eval_result_json_str(const cuplas_eval_result *r);
  * when v is not such an object. */
 int cuplas_eval_result_from_json(const cuplas_json *v, cuplas_eval_result *r);
 
+/* 1 when order k was measured (eval.orders / --orders), else 0: an order
+ * not measured is left out of every form, never shown as a figure. */
+static inline int cuplas_eval_measured(const cuplas_eval_result *r, int k)
+{
+    return (int)(r->orders >> k & 1u);
+}
+
 /* The text table of `cuplas eval`. */
 /* What eval's Morton order keyed on, for a sentence: "x, y, z", or the
  * first min(3, C) principal components. */

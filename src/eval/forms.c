@@ -16,11 +16,6 @@
 
 #include "eval/quality.h"
 
-/* Was order k measured? One not measured is left out of every form. */
-static int measured(const cuplas_eval_result *r, int k)
-{
-    return (int)(r->orders >> k & 1u);
-}
 
 /* ------------------------------------------------------------- JSON */
 
@@ -30,7 +25,7 @@ static void json_codecs(FILE *f, const cuplas_eval_result *r, int what)
     int first_order = 1;
     fputc('{', f);
     for (int k = 0; k < CUPLAS_ORDER_COUNT; k++) {
-        if ((what == 2 && k == CUPLAS_ORDER_SORTED) || !measured(r, k))
+        if ((what == 2 && k == CUPLAS_ORDER_SORTED) || !cuplas_eval_measured(r, k))
             continue;
         fprintf(f, "%s\"%s\": {", first_order ? "" : ", ", cuplas_order_name((cuplas_order_kind)k));
         first_order = 0;
@@ -59,7 +54,7 @@ static void json_image_bytes(FILE *f, const cuplas_eval_result *r)
 {
     fputs(", \"image_bytes\": {", f);
     for (int k = 0, first_order = 1; k < CUPLAS_ORDER_COUNT; k++) {
-        if (!measured(r, k))
+        if (!cuplas_eval_measured(r, k))
             continue;
         fprintf(f, "%s\"%s\": {", first_order ? "" : ", ",
                 cuplas_order_name((cuplas_order_kind)k));
@@ -97,7 +92,7 @@ void cuplas_eval_result_json(FILE *f, const cuplas_eval_result *r)
     fprintf(f, ", \"N\": %lld, \"H\": %lld, \"W\": %lld, \"C\": %d, \"scheme\": \"%s\", "
             "\"images\": %d, \"fill\": 0, \"morton_keys\": ", (long long)r->N, (long long)r->H,
             (long long)r->W, r->C, cuplas_scheme_name(r->scheme), r->nimages);
-    if (measured(r, CUPLAS_ORDER_MORTON))
+    if (cuplas_eval_measured(r, CUPLAS_ORDER_MORTON))
         fprintf(f, "\"%s\"", r->morton_keys);
     else
         fputs("null", f);
@@ -120,7 +115,7 @@ void cuplas_eval_result_json(FILE *f, const cuplas_eval_result *r)
         json_image_bytes(f, r);
     fputs(", \"orders\": {", f);
     for (int k = 0, first = 1; k < CUPLAS_ORDER_COUNT; k++) {
-        if (!measured(r, k))
+        if (!cuplas_eval_measured(r, k))
             continue;
         fprintf(f, "%s\"%s\": {\"and\": ", first ? "" : ", ",
                 cuplas_order_name((cuplas_order_kind)k));
@@ -239,7 +234,7 @@ const char *cuplas_eval_unmeasured_text(const cuplas_eval_result *r, char *buf, 
     size_t at = 0;
     buf[0] = '\0';
     for (int k = 0; k < CUPLAS_ORDER_COUNT && at < size; k++)
-        if (!measured(r, k))
+        if (!cuplas_eval_measured(r, k))
             at += (size_t)snprintf(buf + at, size - at, "%s%s", at ? ", " : "",
                                    cuplas_order_name((cuplas_order_kind)k));
     return buf;
@@ -247,7 +242,7 @@ const char *cuplas_eval_unmeasured_text(const cuplas_eval_result *r, char *buf, 
 
 void cuplas_eval_result_print(FILE *f, const cuplas_eval_result *r)
 {
-    const int morton = measured(r, CUPLAS_ORDER_MORTON);
+    const int morton = cuplas_eval_measured(r, CUPLAS_ORDER_MORTON);
     char unmeasured[64];
     fprintf(f, "%lld items on a %lldx%lld grid, %d channel%s; scheme %s (%d image%s per order, "
             "empty cells coded 0)%s%s\n\n", (long long)r->N, (long long)r->H,
@@ -261,7 +256,7 @@ void cuplas_eval_result_print(FILE *f, const cuplas_eval_result *r)
     fputc('\n', f);
     for (int k = 0; k < CUPLAS_ORDER_COUNT; k++) {
         const cuplas_eval_order_stats *s = &r->order[k];
-        if (!measured(r, k))
+        if (!cuplas_eval_measured(r, k))
             continue;
         fprintf(f, "%-8s", cuplas_order_name((cuplas_order_kind)k));
         num(f, " %12.6g", s->and_);
