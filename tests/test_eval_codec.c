@@ -82,6 +82,34 @@ static void test_roundtrips(void **state)
         }
 }
 
+/* Extra codec threads (libwebp's second thread) must not change a byte:
+ * eval's bytes are the same on any thread count. */
+static void test_codec_threads(void **state)
+{
+    (void)state;
+    const int chans[] = {1, 3, 4};
+    cuplas_codec_opts one, many;
+    cuplas_codec_opts_default(&one);
+    many = one;
+    many.threads = 4;
+    for (int k = 0; k < 3; k++) {
+        cuplas_eval_image im;
+        pattern(&im, 96, 128, chans[k], 40 + k);
+        for (int c = 0; c < CUPLAS_CODEC_COUNT; c++) {
+            cuplas_buf a = {NULL, 0, 0}, b = {NULL, 0, 0};
+            cuplas_error err = {0};
+            assert_int_equal(cuplas_image_encode((cuplas_codec)c, &im, &one, &a, &err), 0);
+            assert_int_equal(cuplas_image_encode((cuplas_codec)c, &im, &many, &b, &err), 0);
+            if (a.size != b.size || memcmp(a.data, b.data, a.size) != 0)
+                fail_msg("%s, %d channels: %zu bytes on one thread, %zu with more",
+                         cuplas_codec_name((cuplas_codec)c), chans[k], a.size, b.size);
+            free(a.data);
+            free(b.data);
+        }
+        free(im.px);
+    }
+}
+
 static void test_errors(void **state)
 {
     (void)state;
@@ -203,6 +231,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_roundtrips),
+        cmocka_unit_test(test_codec_threads),
         cmocka_unit_test(test_errors),
         cmocka_unit_test_setup_teardown(test_measure_path, setup, teardown),
     };

@@ -23,6 +23,7 @@ void cuplas_codec_opts_default(cuplas_codec_opts *o)
     o->webp_method = 6;
     o->webp_quality = 100;
     o->jxl_effort = 7;
+    o->threads = 1;
 }
 
 const char *cuplas_codec_name(cuplas_codec c)
@@ -221,6 +222,10 @@ static int webp_encode(const cuplas_eval_image *img, const cuplas_codec_opts *o,
     cfg.exact = 1;
     cfg.method = o->webp_method;
     cfg.quality = (float)o->webp_quality;
+    /* At method 6, quality 100 a lossless encode tries several codings in
+     * turn; a second thread halves the longest tasks of an eval, whose
+     * tail one image at a time sets (2026-11-28-cpu-webpthr). */
+    cfg.thread_level = o->threads > 1;
     if (!WebPValidateConfig(&cfg))
         CUPLAS_FAIL(err, CUPLAS_ERR_USAGE, "webp: invalid settings (method %d, quality %d)",
                     o->webp_method, o->webp_quality);

@@ -10,7 +10,10 @@
  *  webp  lossless=1, exact=1 (keep RGB under alpha 0: the alpha plane is
  *        data here), method 6, quality 100 (in lossless mode quality is
  *        effort); gray images are sent as RGB with R = G = B, WebP has no
- *        gray. 16383 pixels a side at most (a WebP limit).
+ *        gray. 16383 pixels a side at most (a WebP limit). With threads
+ *        > 1, libwebp's second thread (thread_level 1): it tries half of
+ *        its candidate codings beside the other half and keeps the first
+ *        smallest, so the bytes are the same as on one thread.
  *  jxl   JxlEncoderSetFrameLossless (modular, distance 0), effort 7 (the
  *        libjxl default; 8-9 cost far more time for a few per cent),
  *        KEEP_INVISIBLE=1, original profile, sRGB / gray sRGB colour
@@ -37,6 +40,7 @@ typedef struct cuplas_codec_opts {
     int webp_method;  /* 0..6                            (6) */
     int webp_quality; /* lossless effort 0..100        (100) */
     int jxl_effort;   /* 1..9                            (7) */
+    int threads;      /* >1: a codec may add a thread (1); not in the bytes */
 } cuplas_codec_opts;
 
 void cuplas_codec_opts_default(cuplas_codec_opts *o);

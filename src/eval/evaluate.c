@@ -23,6 +23,7 @@
 #include "eval/quality.h"
 #include "util/clock.h"
 #include "util/fsutil.h"
+#include "util/threads.h"
 
 void cuplas_eval_opts_default(cuplas_eval_opts *o)
 {
@@ -200,6 +201,10 @@ static int encode_all(const cuplas_eval_images *imgs, char *const *dirs,
             }
     const int ntask = npair * n;
     int failed = ntask;   /* the lowest failing task so far */
+    /* A team of more than one thread lets each WebP encode add its own
+     * second thread (codec.h): the last images run alone otherwise. */
+    cuplas_codec_opts codec = o->codec;
+    codec.threads = cuplas_max_threads();
     if (!(bytes = malloc((size_t)(ntask ? ntask : 1) * sizeof *bytes)))
         CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
 #pragma omp parallel
@@ -216,7 +221,7 @@ static int encode_all(const cuplas_eval_images *imgs, char *const *dirs,
             if (t > first)
                 continue;
             cuplas_error_clear(&e);
-            if (cuplas_image_bytes(&imgs[k].img[t % n], (cuplas_codec)c, &o->codec, dirs[k],
+            if (cuplas_image_bytes(&imgs[k].img[t % n], (cuplas_codec)c, &codec, dirs[k],
                                    &buf, &e) == 0) {
                 bytes[t] = (int64_t)buf.size;
                 continue;

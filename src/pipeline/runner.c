@@ -132,7 +132,9 @@ static int take_job(cuplas_runner *r, cuplas_worker *w)
     return i;
 }
 
-/* Job i goes back to the queue, for another lane. */
+#ifdef HAVE_CUDA
+/* Job i goes back to the queue, for another lane (a GPU lane whose
+   context did not start). */
 static void give_back(cuplas_runner *r, int i)
 {
     pthread_mutex_lock(&r->lane_mu);
@@ -140,6 +142,7 @@ static void give_back(cuplas_runner *r, int i)
     pthread_cond_broadcast(&r->lane_cv);
     pthread_mutex_unlock(&r->lane_mu);
 }
+#endif
 
 /* ------------------------------------------------------------- workers */
 
