@@ -553,7 +553,7 @@ static void test_run_eval_orders(void **state)
     fclose(fp);
     assert_int_equal(tu_sh(f, "\"$B\" run c.yaml --log-format text"), 0);
     assert_non_null(text = tu_slurp(f, "err.txt", NULL));
-    if (!strstr(text, "; eval: png bytes sorted/morton ") || strstr(text, "sorted/input") ||
+    if (!strstr(text, "; eval: png bytes (plain) sorted/morton ") || strstr(text, "sorted/input") ||
         strstr(text, "nan"))
         fail_msg("%s", text);
     free(text);

@@ -72,7 +72,8 @@ static int64_t image_bytes(const cuplas_json *doc, const char *order, const char
 
 /* Sort `scene` with the shipped config on the CPU and evaluate its PNG
  * bytes; returns eval's JSON (the caller's to free) and the sorted /
- * Morton ratio in *ratio. */
+ * Morton ratio in *ratio. The run's own eval step, turned on, measures
+ * the same: the preset's eval block names the SOG scheme. */
 static cuplas_json *sort_and_eval(fixture *f, const char *scene, const char *stem, int side,
                                   double *ratio)
 {
@@ -83,8 +84,21 @@ static cuplas_json *sort_and_eval(fixture *f, const char *scene, const char *ste
     cuplas_error_clear(&e);
     snprintf(cmd, sizeof cmd, "rm -rf out; \"$B\" run '" SOG_YAML "' --set 'inputs=[{files: "
              "\"%s\"}]' --set output.dir=out --set output.ply=false "
-             "--set backend.device=cpu --set logging.level=warn", scene);
+             "--set backend.device=cpu --set logging.level=warn --set eval.enabled=true "
+             "--set 'eval.codecs=[png]'", scene);
     assert_int_equal(tu_sh(f, "%s", cmd), 0);
+    cuplas_json *man = NULL;
+    const cuplas_json *ds, *step;
+    assert_non_null(js = tu_slurp(f, "out/cuplas-manifest.json", NULL));
+    assert_int_equal(cuplas_json_parse(js, strlen(js), &man, &e), 0);
+    free(js);
+    ds = cuplas_json_get(man, "datasets");
+    assert_true(ds && ds->type == CUPLAS_JSON_ARRAY && ds->n == 1);
+    assert_non_null(step = cuplas_json_get(&ds->items[0], "eval"));
+    assert_string_equal(cuplas_json_get_str(step, "scheme", ""), "sog");
+    const double step_ratio = cuplas_json_get_num(
+        cuplas_json_get(cuplas_json_get(step, "ratios"), "morton"), "png", NAN);
+    assert_null(cuplas_json_get(cuplas_json_get(step, "bytes"), "input"));
     assert_int_equal(tu_sh(f, "\"$B\" eval out/%s.vertex.h5 --scheme sog --codecs png --json",
                            stem),
                      0);
@@ -95,6 +109,8 @@ static cuplas_json *sort_and_eval(fixture *f, const char *scene, const char *ste
     assert_int_equal((int)cuplas_json_get_num(doc, "images", 0), 6);
     *ratio = cuplas_json_get_num(cuplas_json_get(cuplas_json_get(doc, "ratios"), "morton"), "png",
                                  NAN);
+    assert_true(step_ratio == *ratio);
+    cuplas_json_free(man);
     print_message("%s, SOG preset: PNG bytes sorted / Morton %.4f (floor %.3f)\n", stem, *ratio,
                   PNG_RATIO_FLOOR);
     return doc;

@@ -98,14 +98,16 @@ static const char *and_text(double v, char *buf, size_t size)
 
 /* The eval step's ratios for the text line: sorted over input and over
  * Morton, in the first codec measured, each only when measured
- * (eval.orders), never "nan". */
+ * (eval.orders), never "nan"; with the scheme, since plain and sog bytes
+ * of one scene differ by a few per cent. */
 static void eval_text(const cuplas_eval_result *ev, char *buf, size_t size)
 {
     static const cuplas_order_kind base[2] = {CUPLAS_ORDER_INPUT, CUPLAS_ORDER_MORTON};
     int c = 0, n = 0;
     while (c < CUPLAS_CODEC_COUNT - 1 && ev->order[CUPLAS_ORDER_SORTED].bytes[c] < 0)
         c++;
-    size_t at = (size_t)snprintf(buf, size, "; eval: %s bytes", cuplas_codec_name((cuplas_codec)c));
+    size_t at = (size_t)snprintf(buf, size, "; eval: %s bytes (%s)", cuplas_codec_name((cuplas_codec)c),
+                                 cuplas_scheme_name(ev->scheme));
     for (int b = 0; b < 2 && at < size; b++) {
         double q = cuplas_eval_ratio(ev, base[b], (cuplas_codec)c);
         if (isfinite(q))
