@@ -339,10 +339,12 @@ static void serial_bytes(const double *items, const int64_t *sorted,
 static void test_encode_threads(void **state)
 {
     (void)state;
-    static const int threads[] = {1, 2, 3, 4};
+    /* < 0: a pool of that many threads, the caller on one OpenMP thread (as
+       run's GPU lanes) */
+    static const int threads[] = {1, 2, 3, 4, -3};
     double *items = malloc(EN * EC * sizeof *items);
     int64_t map[EH * EW], want[CUPLAS_ORDER_COUNT][CUPLAS_CODEC_COUNT][8];
-    char dirs[4][PATH_MAX];
+    char dirs[5][PATH_MAX];
     int nimg = 0;
     const int nt = cuplas_max_threads();
 
@@ -360,9 +362,12 @@ static void test_encode_threads(void **state)
         snprintf(dirs[t], sizeof dirs[t], "/tmp/test_eval_threads.XXXXXX");
         assert_non_null(mkdtemp(dirs[t]));
         o.images_dir = dirs[t];
-        cuplas_set_threads(threads[t]);
+        if (threads[t] < 0)
+            assert_int_equal(cuplas_pool_create(-threads[t], &o.pool, &e), 0);
+        cuplas_set_threads(threads[t] < 0 ? 1 : threads[t]);
         assert_int_equal(cuplas_evaluate(items, EN, EC, NULL, map, EH, EW, &o, &r, &e), 0);
         cuplas_set_threads(nt);
+        cuplas_pool_free(o.pool);
         assert_int_equal(r.nimages, nimg);
         for (int k = 0; k < CUPLAS_ORDER_COUNT; k++)
             for (int c = 0; c < CUPLAS_CODEC_COUNT; c++) {
@@ -411,7 +416,7 @@ static void test_encode_error_order(void **state)
 {
     (void)state;
     enum { S = 256, SN = S * S };
-    static const int threads[] = {1, 4};
+    static const int threads[] = {1, 4, -3};   /* < 0: a pool, as above */
     double *items = malloc(SN * 3 * sizeof *items);
     int64_t *map = malloc(SN * sizeof *map);
     uint32_t x = 12345;
@@ -440,9 +445,12 @@ static void test_encode_error_order(void **state)
         o.codecs = 1u << CUPLAS_CODEC_PNG | 1u << CUPLAS_CODEC_WEBP;
         o.dpq_max_n = -1;
         o.images_dir = dir;
-        cuplas_set_threads(threads[t]);
+        if (threads[t] < 0)
+            assert_int_equal(cuplas_pool_create(-threads[t], &o.pool, &e), 0);
+        cuplas_set_threads(threads[t] < 0 ? 1 : threads[t]);
         int rc = cuplas_evaluate(items, SN, 3, NULL, map, S, S, &o, &r, &e);
         cuplas_set_threads(nt);
+        cuplas_pool_free(o.pool);
         assert_int_equal(rc, CUPLAS_ERR_OUTPUT);
         if (!strstr(e.msg, "/sorted/plain_000.webp: Is a directory"))
             fail_msg("%d threads: %s", threads[t], e.msg);

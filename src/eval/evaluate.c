@@ -4,7 +4,8 @@
  * Design facts: the orders are measured one after another (one grid of
  * doubles alive at a time: 10,000 x 384 is 30 MiB), but their images
  * are kept and encoded together afterwards, one (order, codec, image) per
- * OpenMP task (encode_all), since encoding (WebP at method 6 above all) is
+ * parallel item (encode_all: run's host pool, or an OpenMP team), since
+ * encoding (WebP at method 6 above all) is
  * where the time goes: one task an (order, codec) pair left a thread with
  * six images in series, and at most four pairs a codec to share among
  * the threads. Each image's bytes come from one encode, so the bytes, the
@@ -15,6 +16,7 @@
 #include "eval/evaluate.h"
 
 #include <math.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +25,7 @@
 #include "eval/quality.h"
 #include "util/clock.h"
 #include "util/fsutil.h"
+#include "util/pool.h"
 #include "util/threads.h"
 
 void cuplas_eval_opts_default(cuplas_eval_opts *o)
@@ -177,21 +180,58 @@ fail:
 }
 
 /*
- * The encodes, where the time goes (WebP at method 6 above all): one
- * OpenMP task per (order, codec, image), numbered in that order, so that
- * every thread has work however few orders and codecs are measured. A task
- * encodes an image already held (no copy; a thread keeps one output buffer
- * for all its tasks), so each image's bytes, and the totals, do not depend
- * on the thread count. Neither does the error: the lowest-numbered failing
- * task's is reported, as if the tasks ran one after another; a task
- * numbered past a failure is skipped, every one before it runs.
+ * The encodes, where the time goes (WebP at method 6 above all): one item
+ * per (order, codec, image), numbered in that order, so that every thread
+ * has work however few orders and codecs are measured. The items run on
+ * o->pool (run's host pool: a GPU lane itself has one OpenMP thread) or
+ * on an OpenMP team with the caller's settings. An item encodes an image
+ * already held (no copy), so each image's bytes, and the totals, do not
+ * depend on who runs it. Neither does the error: the lowest-numbered
+ * failing item's is reported, as if the items ran one after another; an
+ * item numbered past a failure known when it starts is skipped.
  */
+typedef struct encode_ctx {
+    const cuplas_eval_images *imgs;
+    char *const *dirs;
+    const int *pair;              /* order * CUPLAS_CODEC_COUNT + codec   */
+    int nimages;
+    cuplas_codec_opts codec;
+    int64_t *bytes;               /* per item                             */
+    cuplas_error *errs;           /* per item                             */
+    _Atomic int64_t failed;       /* the lowest failing item so far       */
+} encode_ctx;
+
+static int encode_one(void *ctx, int64_t t)
+{
+    encode_ctx *x = ctx;
+    const int k = x->pair[t / x->nimages] / CUPLAS_CODEC_COUNT;
+    const int c = x->pair[t / x->nimages] % CUPLAS_CODEC_COUNT;
+    cuplas_buf buf = {NULL, 0, 0};
+    int rc = 0;
+
+    x->bytes[t] = -1;
+    if (t > atomic_load(&x->failed))
+        return 0;
+    cuplas_error_clear(&x->errs[t]);
+    if (cuplas_image_bytes(&x->imgs[k].img[t % x->nimages], (cuplas_codec)c, &x->codec,
+                           x->dirs[k], &buf, &x->errs[t]) == 0) {
+        x->bytes[t] = (int64_t)buf.size;
+    } else {
+        rc = (int)x->errs[t].code;
+        int64_t seen = atomic_load(&x->failed);
+        while (t < seen && !atomic_compare_exchange_weak(&x->failed, &seen, t))
+            ;
+    }
+    free(buf.data);
+    return rc;
+}
+
 static int encode_all(const cuplas_eval_images *imgs, char *const *dirs,
                       const cuplas_eval_opts *o, cuplas_eval_result *res, cuplas_error *err)
 {
     int pair[CUPLAS_ORDER_COUNT * CUPLAS_CODEC_COUNT], npair = 0, rc = 0;
-    const int n = res->nimages;
-    int64_t *bytes = NULL;
+    encode_ctx x = {.imgs = imgs, .dirs = dirs, .pair = pair, .nimages = res->nimages,
+                    .codec = o->codec};
 
     for (int k = 0; k < CUPLAS_ORDER_COUNT; k++)
         for (int c = 0; c < CUPLAS_CODEC_COUNT; c++)
@@ -199,54 +239,29 @@ static int encode_all(const cuplas_eval_images *imgs, char *const *dirs,
                 pair[npair++] = k * CUPLAS_CODEC_COUNT + c;
                 res->order[k].bytes[c] = 0;
             }
-    const int ntask = npair * n;
-    int failed = ntask;   /* the lowest failing task so far */
-    /* A team of more than one thread lets each WebP encode add its own
-     * second thread (codec.h): the last images run alone otherwise. */
-    cuplas_codec_opts codec = o->codec;
-    codec.threads = cuplas_max_threads();
-    if (!(bytes = malloc((size_t)(ntask ? ntask : 1) * sizeof *bytes)))
+    const int64_t n = res->nimages, ntask = npair * n;
+    atomic_init(&x.failed, ntask);
+    /* More than one thread lets each WebP encode add its own second thread
+     * (codec.h): the last images run alone otherwise. */
+    x.codec.threads = o->pool ? cuplas_pool_threads(o->pool) + 1 : cuplas_max_threads();
+    x.bytes = malloc((size_t)(ntask ? ntask : 1) * sizeof *x.bytes);
+    x.errs = malloc((size_t)(ntask ? ntask : 1) * sizeof *x.errs);
+    if (!x.bytes || !x.errs)
         CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
-#pragma omp parallel
-    {
-        cuplas_buf buf = {NULL, 0, 0};
-        cuplas_error e;
-#pragma omp for schedule(dynamic, 1)
-        for (int t = 0; t < ntask; t++) {
-            const int k = pair[t / n] / CUPLAS_CODEC_COUNT, c = pair[t / n] % CUPLAS_CODEC_COUNT;
-            int first;
-#pragma omp atomic read
-            first = failed;
-            bytes[t] = -1;
-            if (t > first)
-                continue;
-            cuplas_error_clear(&e);
-            if (cuplas_image_bytes(&imgs[k].img[t % n], (cuplas_codec)c, &codec, dirs[k],
-                                   &buf, &e) == 0) {
-                bytes[t] = (int64_t)buf.size;
-                continue;
-            }
-#pragma omp critical(cuplas_eval_encode_failed)
-            if (t < failed) {
-                *err = e;
-#pragma omp atomic write
-                failed = t;
-            }
-        }
-        free(buf.data);
-    }
-    if (failed < ntask) {
-        rc = (int)err->code;
+    int64_t bad = cuplas_par_for(o->pool, ntask, encode_one, &x, &rc);
+    if (bad < ntask) {
+        *err = x.errs[bad];
         goto fail;
     }
-    for (int t = 0; t < ntask; t++) {
+    for (int64_t t = 0; t < ntask; t++) {
         const int k = pair[t / n] / CUPLAS_CODEC_COUNT, c = pair[t / n] % CUPLAS_CODEC_COUNT;
-        res->order[k].bytes[c] += bytes[t];
+        res->order[k].bytes[c] += x.bytes[t];
         if (res->per_image)
-            res->image_bytes[k][c][t % n] = bytes[t];
+            res->image_bytes[k][c][t % n] = x.bytes[t];
     }
 fail:
-    free(bytes);
+    free(x.bytes);
+    free(x.errs);
     return rc;
 }
 

@@ -31,6 +31,7 @@
 #include "eval/codec.h"
 #include "eval/orders.h"
 #include "eval/schemes.h"
+#include "util/pool.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -51,6 +52,10 @@ typedef struct cuplas_eval_opts {
     int per_image;             /* 1: keep each image's bytes (the result's
                                   image_* fields; `cuplas eval` sets it, the
                                   pipeline's stored eval leaves it 0)      */
+    cuplas_pool *pool;         /* NULL: the encodes run on an OpenMP team
+                                  with the caller's settings; else on this
+                                  pool (run's GPU lanes: one OpenMP thread
+                                  each). The bytes are the same.           */
 } cuplas_eval_opts;
 
 /* Images an order whose bytes per_image keeps, at most: the SOG and gsplat

@@ -59,6 +59,9 @@ static void eval_options(job_ctx *j, const char *const *names, int C, cuplas_eva
             o->orders |= 1u << k;
     }
     o->codec.webp_method = cfg->eval.webp_method;
+    /* the encodes on the runner's pool whatever the grid's size (a GPU
+       lane has one OpenMP thread; NULL on the CPU backend: its team) */
+    o->pool = j->r->pool;
     o->scheme = (cuplas_scheme)cfg->eval.scheme;
     if (!cuplas_scheme_applies(o->scheme, names, C)) {
         cuplas_error_clear(&e);

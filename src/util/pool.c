@@ -111,6 +111,8 @@ fail:
     return rc;
 }
 
+int cuplas_pool_threads(const cuplas_pool *p) { return p->nthreads; }
+
 void cuplas_pool_free(cuplas_pool *p)
 {
     if (!p)

@@ -36,6 +36,9 @@ typedef int (*cuplas_par_body)(void *ctx, int64_t item);
 /* Start `threads` pool threads (at least 1). */
 int cuplas_pool_create(int threads, cuplas_pool **out, cuplas_error *err);
 
+/* The pool's own threads (a loop's caller serves it as well). */
+int cuplas_pool_threads(const cuplas_pool *pool);
+
 /* Join and free the threads; no loop may be running. NULL is a no-op. */
 void cuplas_pool_free(cuplas_pool *pool);
 
