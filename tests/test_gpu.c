@@ -17,6 +17,9 @@
 #include <string.h>
 
 #include <cmocka.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "cuplas_build.h"
 #ifdef HAVE_CUDA
@@ -392,6 +395,74 @@ static void check_lanes(int64_t H, int64_t W, int C, const cuplas_sort_params *p
     free(ic);
 }
 
+/* Lanes sorting grids of different shapes at once (two scenes of one
+ * run): the fused blur's per-kernel shared-memory attribute must not be
+ * one lane's size when another lane launches (a 338-row grid failed with
+ * cudaErrorInvalidValue beside a 337-row one). 13 channels, as sog.yaml:
+ * column lines of 64-90 KB of shared memory, each grid its own size. */
+static void test_gpu_lanes_mixed_shapes(void **state)
+{
+    (void)state;
+    enum { LANES = 4, ROUNDS = 3, C = 13, W = 40 };
+    static const int64_t Hs[LANES] = {338, 330, 322, 314};
+    cuplas_sort_params p;
+    cuplas_error err = {0};
+    cuplas_sort_target cpu = {.gpu = NULL};
+    cuplas_gpu_order *order = NULL;
+    cuplas_pool *pool = NULL;
+    double *x[LANES];
+    int64_t *ic[LANES];
+    int bad = 0;
+
+    cuplas_sort_params_default(&p);
+    for (int l = 0; l < LANES; l++) {
+        cuplas_sort_stats sc;
+        x[l] = tu_colors(Hs[l] * W, C, 500 + l);
+        ic[l] = malloc((size_t)(Hs[l] * W) * 8);
+        if (cuplas_sort_features(x[l], Hs[l], W, C, &p, &cpu, ic[l], &sc, &err))
+            fail_msg("cpu: %s", err.msg);
+    }
+    assert_int_equal(cuplas_gpu_order_create(&order, 0, &err), 0);
+    assert_int_equal(cuplas_pool_create(4, &pool, &err), 0);
+    #pragma omp parallel num_threads(LANES) reduction(+ : bad)
+    {
+        int l = 0;
+#ifdef _OPENMP
+        l = omp_get_thread_num();
+#endif
+        const int64_t N = Hs[l] * W;
+        cuplas_gpu_ctx *lane = NULL;
+        cuplas_error e = {0};
+        int64_t *ig = malloc((size_t)N * 8);
+        cuplas_sort_stats sg;
+        if (cuplas_gpu_ctx_init(&lane, 0, &e) != 0) {
+            bad++;
+        } else {
+            cuplas_gpu_ctx_set_order(lane, order);
+            cuplas_sort_target gpu = {.gpu = lane, .pool = pool};
+            for (int r = 0; r < ROUNDS; r++) {
+                cuplas_error_clear(&e);
+                int rc = cuplas_sort_features(x[l], Hs[l], W, C, &p, &gpu, ig, &sg, &e);
+                if (rc)
+                    print_message("lane %d (%lld rows), round %d: %s\n", l, (long long)Hs[l], r,
+                                  e.msg);
+                bad += rc != 0 || memcmp(ig, ic[l], (size_t)N * 8) != 0;
+            }
+        }
+        cuplas_gpu_ctx_free(lane);
+        free(ig);
+    }
+    print_message("lanes of 4 shapes, C=%d: %d of %d sorts differ or failed\n", C, bad,
+                  LANES * ROUNDS);
+    cuplas_pool_free(pool);
+    cuplas_gpu_order_free(order);
+    for (int l = 0; l < LANES; l++) {
+        free(x[l]);
+        free(ic[l]);
+    }
+    assert_int_equal(bad, 0);
+}
+
 static void test_gpu_lanes_ordered(void **state)
 {
     (void)state;
@@ -434,6 +505,7 @@ int main(void)
         cmocka_unit_test(test_gpu_sort_parity_polish),
         cmocka_unit_test(test_gpu_sort_parity_large),
         cmocka_unit_test(test_gpu_lanes_ordered),
+        cmocka_unit_test(test_gpu_lanes_mixed_shapes),
         cmocka_unit_test(test_gpu_prepare),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);

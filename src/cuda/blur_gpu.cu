@@ -344,10 +344,14 @@ static int blur_pass_fused(int16_t *out, const int16_t *in, int64_t H, int64_t W
         void (*k)(int16_t *, const int16_t *, uint32_t, uint32_t, int, uint32_t, int, uint32_t,
                   uint32_t, int, cuplas_border, cuplas_udiv32) =
             r32 ? line_kernel<true> : line_kernel<false>;
+        /* The attribute is the kernel's, shared by every lane of the
+           process: set to this launch's size, another lane could lower it
+           between our set and our launch (cudaErrorInvalidValue on the
+           larger grid). One value for all, the most any launch uses. */
         if (smem > 48 * 1024)
             CUPLAS_CUDA_TRY(err, cudaFuncSetAttribute((const void *)k,
                                                       cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                      (int)smem));
+                                                      LINE_SMEM_MAX));
         k<<<blocks, THREADS, smem, stream>>>(out, in, (uint32_t)H, (uint32_t)W, C, (uint32_t)cs,
                                              axis, tw, ld, r, border, u);
         CUPLAS_LAUNCH_CHECK(err, stream);
