@@ -97,7 +97,7 @@ int main(int argc, char **argv)
                 double d;
                 for (int64_t i = 0; i < N; i++)
                     memcpy(g + i * C, x + index[i] * C, (size_t)C * sizeof *g);
-                if (cuplas_eval_dpq(g, H, W, C, NULL, CUPLAS_DPQ_P, 0, &d, &err)) {
+                if (cuplas_eval_dpq(g, H, W, C, NULL, CUPLAS_DPQ_P, 0, NULL, &d, &err)) {
                     fprintf(stderr, "%s\n", err.msg);
                     return 1;
                 }

@@ -116,7 +116,7 @@ static double dpq(const double *x, int64_t H, int64_t W, int C, const uint8_t *e
 {
     cuplas_error err = {0};
     double v = -1;
-    assert_int_equal(cuplas_eval_dpq(x, H, W, C, empty, p, 0, &v, &err), 0);
+    assert_int_equal(cuplas_eval_dpq(x, H, W, C, empty, p, 0, NULL, &v, &err), 0);
     return v;
 }
 
@@ -137,9 +137,9 @@ static void test_dpq_hand(void **state)
     cuplas_error err = {0};
     double v = 0;
     cuplas_error_clear(&err);
-    assert_int_equal(cuplas_eval_dpq(ok, 1, 3, 1, NULL, 16, 2, &v, &err), 0);
+    assert_int_equal(cuplas_eval_dpq(ok, 1, 3, 1, NULL, 16, 2, NULL, &v, &err), 0);
     assert_true(isnan(v));
-    assert_int_equal(cuplas_eval_dpq(ok, 1, 3, 1, NULL, 0.5, 0, &v, &err), CUPLAS_ERR_USAGE);
+    assert_int_equal(cuplas_eval_dpq(ok, 1, 3, 1, NULL, 0.5, 0, NULL, &v, &err), CUPLAS_ERR_USAGE);
 }
 
 static void test_dpq_reference_small(void **state)
@@ -209,6 +209,16 @@ static void test_dpq_colors_1024(void **state)
     omp_set_num_threads(nt);
     assert_memory_equal(&v, &v1, sizeof v);
 #endif
+    {
+        /* and on a pool (run's GPU lanes), bit for bit */
+        cuplas_pool *pool = NULL;
+        cuplas_error err = {0};
+        double vp = -1;
+        assert_int_equal(cuplas_pool_create(3, &pool, &err), 0);
+        assert_int_equal(cuplas_eval_dpq(s, 32, 32, 3, NULL, 16, 0, pool, &vp, &err), 0);
+        cuplas_pool_free(pool);
+        assert_memory_equal(&v, &vp, sizeof v);
+    }
     free(s);
     free(x);
 }

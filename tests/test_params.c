@@ -99,7 +99,7 @@ static double mean_dpq(const char *preset, const double *x)
         sort_with(preset, x, 32, 32, 3, seed, index);
         for (int i = 0; i < 1024; i++)
             memcpy(g + 3 * i, x + 3 * index[i], 3 * sizeof *g);
-        assert_int_equal(cuplas_eval_dpq(g, 32, 32, 3, NULL, CUPLAS_DPQ_P, 0, &d, &err), 0);
+        assert_int_equal(cuplas_eval_dpq(g, 32, 32, 3, NULL, CUPLAS_DPQ_P, 0, NULL, &d, &err), 0);
         sum += d;
     }
     return sum / 5;

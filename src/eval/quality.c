@@ -132,8 +132,75 @@ static double pnorm(const double *g, int64_t n, double p)
     return m * pow(s, 1.0 / p);
 }
 
+/* One block of DPQ rows: its sums of 2D and HD running means and of d. */
+typedef struct dpq_job {
+    const double *x;
+    int C;
+    int64_t W, n, K, maxld;
+    int bucket;
+    const int64_t *cells;
+    double *sums;
+} dpq_job;
+
+static int dpq_block(void *ctx, int64_t b)
+{
+    const dpq_job *j = ctx;
+    const int64_t n = j->n, K = j->K, W = j->W;
+    const int C = j->C;
+    const double *x = j->x;
+    const int64_t *cells = j->cells;
+    dpq_pair *pairs = malloc((size_t)K * sizeof *pairs);
+    dpq_pair *by2d = malloc((size_t)K * sizeof *by2d);
+    int64_t *count = j->bucket ? malloc((size_t)(j->maxld + 2) * sizeof *count) : NULL;
+    int rc = 0;
+    if (!pairs || !by2d || (j->bucket && !count)) {
+        rc = CUPLAS_ERR_NOMEM;
+        goto done;
+    }
+    double *s2 = j->sums + b * (2 * K + 1), *shd = s2 + K, *sd = shd + K;
+    for (int64_t r = b * DPQ_BLOCK; r < n && r < (b + 1) * DPQ_BLOCK; r++) {
+        const int64_t ci = cells[r], yi = ci / W, xi = ci % W;
+        int64_t m = 0;
+        for (int64_t o = 0; o < n; o++) {
+            if (o == r)
+                continue;
+            const int64_t co = cells[o], dy = co / W - yi, dx = co % W - xi;
+            pairs[m].ld = dy * dy + dx * dx;
+            pairs[m].hd = l2(x + ci * C, x + co * C, C);
+            m++;
+        }
+        /* HD order: by d. 2D order: by grid distance, ties by d */
+        qsort(pairs, (size_t)K, sizeof *pairs, cmp_hd);
+        if (j->bucket) { /* stable by ld over the d-sorted list */
+            memset(count, 0, (size_t)(j->maxld + 2) * sizeof *count);
+            for (int64_t k = 0; k < K; k++)
+                count[pairs[k].ld + 1]++;
+            for (int64_t v = 1; v <= j->maxld + 1; v++)
+                count[v] += count[v - 1];
+            for (int64_t k = 0; k < K; k++)
+                by2d[count[pairs[k].ld]++] = pairs[k];
+        } else {
+            memcpy(by2d, pairs, (size_t)K * sizeof *by2d);
+            qsort(by2d, (size_t)K, sizeof *by2d, cmp_pair);
+        }
+        double c2 = 0, chd = 0;
+        for (int64_t k = 0; k < K; k++) {
+            c2 += by2d[k].hd;
+            chd += pairs[k].hd;
+            s2[k] += c2 / (double)(k + 1);
+            shd[k] += chd / (double)(k + 1);
+        }
+        *sd += chd;
+    }
+done:
+    free(pairs);
+    free(by2d);
+    free(count);
+    return rc;
+}
+
 int cuplas_eval_dpq(const double *x, int64_t H, int64_t W, int C, const uint8_t *empty,
-                    double p, int64_t max_n, double *dpq, cuplas_error *err)
+                    double p, int64_t max_n, cuplas_pool *pool, double *dpq, cuplas_error *err)
 {
     int rc = 0;
     int64_t *cells = NULL;
@@ -159,66 +226,12 @@ int cuplas_eval_dpq(const double *x, int64_t H, int64_t W, int C, const uint8_t 
         if (filled(empty, i))
             cells[j++] = i;
 
-    int nomem = 0;
     /* grid distances are bucketed (counting sort) when their range is
      * small, as on any grid without huge holes; else pairs are sorted */
     const int64_t maxld = (H - 1) * (H - 1) + (W - 1) * (W - 1);
-    const int bucket = maxld <= 16 * n;
-#pragma omp parallel
-    {
-        dpq_pair *pairs = malloc((size_t)K * sizeof *pairs);
-        dpq_pair *by2d = malloc((size_t)K * sizeof *by2d);
-        int64_t *count = bucket ? malloc((size_t)(maxld + 2) * sizeof *count) : NULL;
-        const int ok = pairs && by2d && (!bucket || count);
-        if (!ok) {
-#pragma omp atomic write
-            nomem = 1;
-        }
-#pragma omp for schedule(dynamic, 1)
-        for (int64_t b = 0; b < nblocks; b++) {
-            if (!ok)
-                continue;
-            double *s2 = sums + b * (2 * K + 1), *shd = s2 + K, *sd = shd + K;
-            for (int64_t r = b * DPQ_BLOCK; r < n && r < (b + 1) * DPQ_BLOCK; r++) {
-                const int64_t ci = cells[r], yi = ci / W, xi = ci % W;
-                int64_t m = 0;
-                for (int64_t o = 0; o < n; o++) {
-                    if (o == r)
-                        continue;
-                    const int64_t co = cells[o], dy = co / W - yi, dx = co % W - xi;
-                    pairs[m].ld = dy * dy + dx * dx;
-                    pairs[m].hd = l2(x + ci * C, x + co * C, C);
-                    m++;
-                }
-                /* HD order: by d. 2D order: by grid distance, ties by d */
-                qsort(pairs, (size_t)K, sizeof *pairs, cmp_hd);
-                if (bucket) { /* stable by ld over the d-sorted list */
-                    memset(count, 0, (size_t)(maxld + 2) * sizeof *count);
-                    for (int64_t k = 0; k < K; k++)
-                        count[pairs[k].ld + 1]++;
-                    for (int64_t v = 1; v <= maxld + 1; v++)
-                        count[v] += count[v - 1];
-                    for (int64_t k = 0; k < K; k++)
-                        by2d[count[pairs[k].ld]++] = pairs[k];
-                } else {
-                    memcpy(by2d, pairs, (size_t)K * sizeof *by2d);
-                    qsort(by2d, (size_t)K, sizeof *by2d, cmp_pair);
-                }
-                double c2 = 0, chd = 0;
-                for (int64_t k = 0; k < K; k++) {
-                    c2 += by2d[k].hd;
-                    chd += pairs[k].hd;
-                    s2[k] += c2 / (double)(k + 1);
-                    shd[k] += chd / (double)(k + 1);
-                }
-                *sd += chd;
-            }
-        }
-        free(pairs);
-        free(by2d);
-        free(count);
-    }
-    if (nomem)
+    dpq_job job = {.x = x, .C = C, .W = W, .n = n, .K = K, .maxld = maxld,
+                   .bucket = maxld <= 16 * n, .cells = cells, .sums = sums};
+    if (cuplas_par_for(pool, nblocks, dpq_block, &job, NULL) < nblocks)
         CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "DPQ: out of memory for row buffers");
 
     /* blocks in order into block 0 */

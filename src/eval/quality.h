@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "util/error.h"
+#include "util/pool.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -50,11 +51,12 @@ double cuplas_eval_vad(const double *x, int64_t H, int64_t W, int C, const uint8
  * D_k = mean over i of the mean d to its first k; gain_k = max(0,
  * (Dbar - D_k) / Dbar), k = 1 .. n-1; DPQ_p = ||gain^2D||_p /
  * ||gain^HD||_p. *dpq = NaN (not computed) when n > max_n (<= 0:
- * CUPLAS_DPQ_MAX_N), n < 2 or every item is the same. Rows run on OpenMP
- * in fixed blocks added in order: the value does not depend on the thread
- * count. Returns 0, or CUPLAS_ERR_NOMEM / CUPLAS_ERR_USAGE (p < 1). */
+ * CUPLAS_DPQ_MAX_N), n < 2 or every item is the same. Rows run in fixed
+ * blocks on pool (NULL: an OpenMP team), added in order: the value does
+ * not depend on the thread count. Returns 0, or CUPLAS_ERR_NOMEM /
+ * CUPLAS_ERR_USAGE (p < 1). */
 int cuplas_eval_dpq(const double *x, int64_t H, int64_t W, int C, const uint8_t *empty,
-                    double p, int64_t max_n, double *dpq, cuplas_error *err);
+                    double p, int64_t max_n, cuplas_pool *pool, double *dpq, cuplas_error *err);
 
 #ifdef __cplusplus
 }
