@@ -331,7 +331,8 @@ int cuplas_evaluate(const double *items, int64_t N, int C, const char *const *na
         s->and_ = ldexp(cuplas_eval_and(grid, H, W, C, e), -ue);
         s->vad = ldexp(cuplas_eval_vad(grid, H, W, C, e), -2 * ue);
         if (o->dpq_max_n >= 0)
-            CUPLAS_TRY(cuplas_eval_dpq(grid, H, W, C, e, o->dpq_p, o->dpq_max_n, o->pool, &s->dpq, err));
+            CUPLAS_TRY(cuplas_eval_dpq(grid, H, W, C, e, o->dpq_p, o->dpq_max_n, o->pool,
+                                       &s->dpq, err));
         if (ue)   /* the images code the values as stored */
             cuplas_eval_gather(items, C, maps[k], cells, grid, empty);
         CUPLAS_TRY(cuplas_scheme_encode(o->scheme, grid, H, W, C, names, e, &imgs[k], err));

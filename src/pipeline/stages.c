@@ -106,8 +106,8 @@ static void eval_text(const cuplas_eval_result *ev, char *buf, size_t size)
     int c = 0, n = 0;
     while (c < CUPLAS_CODEC_COUNT - 1 && ev->order[CUPLAS_ORDER_SORTED].bytes[c] < 0)
         c++;
-    size_t at = (size_t)snprintf(buf, size, "; eval: %s bytes (%s)", cuplas_codec_name((cuplas_codec)c),
-                                 cuplas_scheme_name(ev->scheme));
+    size_t at = (size_t)snprintf(buf, size, "; eval: %s bytes (%s)",
+                                 cuplas_codec_name((cuplas_codec)c), cuplas_scheme_name(ev->scheme));
     for (int b = 0; b < 2 && at < size; b++) {
         double q = cuplas_eval_ratio(ev, base[b], (cuplas_codec)c);
         if (isfinite(q))
