@@ -347,6 +347,47 @@ static void test_gpu_prepare(void **state)
     free(x); free(a); free(b);
 }
 
+/* One lane: its own context on device 0, sharing order and pool, sorts x
+ * `rounds` times; returns how many sorts failed or differ from want (a
+ * failure's message printed, naming the lane). */
+static int lane_sorts(cuplas_gpu_order *order, cuplas_pool *pool, const double *x, int64_t H,
+                      int64_t W, int C, const cuplas_sort_params *p, const int64_t *want,
+                      int rounds, int id)
+{
+    cuplas_gpu_ctx *lane = NULL;
+    cuplas_error e = {0};
+    int64_t *ig = malloc((size_t)(H * W) * 8);
+    cuplas_sort_stats sg;
+    int bad = 0;
+    if (cuplas_gpu_ctx_init(&lane, 0, &e) != 0) {
+        bad = rounds;
+    } else {
+        cuplas_gpu_ctx_set_order(lane, order);
+        cuplas_sort_target gpu = {.gpu = lane, .pool = pool};
+        for (int r = 0; r < rounds; r++) {
+            cuplas_error_clear(&e);
+            int rc = cuplas_sort_features(x, H, W, C, p, &gpu, ig, &sg, &e);
+            if (rc)
+                print_message("lane %d (%lldx%lld), round %d: %s\n", id, (long long)H,
+                              (long long)W, r, e.msg);
+            bad += rc != 0 || memcmp(ig, want, (size_t)(H * W) * 8) != 0;
+        }
+    }
+    cuplas_gpu_ctx_free(lane);
+    free(ig);
+    return bad;
+}
+
+/* The lane's number in an OpenMP team (0 without OpenMP). */
+static int lane_id(void)
+{
+#ifdef _OPENMP
+    return omp_get_thread_num();
+#else
+    return 0;
+#endif
+}
+
 /* Lanes as the pipeline runs them: several contexts on one device share a
  * sort order and a host pool, each sorting grids at once; every index
  * equals the CPU reference. The 1024^2 grids run in order, the small ones
@@ -369,23 +410,7 @@ static void check_lanes(int64_t H, int64_t W, int C, const cuplas_sort_params *p
     assert_int_equal(cuplas_gpu_order_create(&order, 0, &err), 0);
     assert_int_equal(cuplas_pool_create(4, &pool, &err), 0);
     #pragma omp parallel num_threads(LANES) reduction(+ : bad)
-    {
-        cuplas_gpu_ctx *lane = NULL;
-        cuplas_error e = {0};
-        int64_t *ig = malloc(N * 8);
-        cuplas_sort_stats sg;
-        if (cuplas_gpu_ctx_init(&lane, 0, &e) != 0) {
-            bad++;
-        } else {
-            cuplas_gpu_ctx_set_order(lane, order);
-            cuplas_sort_target gpu = {.gpu = lane, .pool = pool};
-            for (int r = 0; r < ROUNDS; r++)
-                bad += cuplas_sort_features(x, H, W, C, p, &gpu, ig, &sg, &e) != 0 ||
-                       memcmp(ig, ic, N * 8) != 0;
-        }
-        cuplas_gpu_ctx_free(lane);
-        free(ig);
-    }
+    bad += lane_sorts(order, pool, x, H, W, C, p, ic, ROUNDS, lane_id());
     print_message("lanes %lldx%lld C=%d: %d of %d sorts differ or failed\n", (long long)H,
                   (long long)W, C, bad, LANES * ROUNDS);
     assert_int_equal(bad, 0);
@@ -426,31 +451,8 @@ static void test_gpu_lanes_mixed_shapes(void **state)
     assert_int_equal(cuplas_pool_create(4, &pool, &err), 0);
     #pragma omp parallel num_threads(LANES) reduction(+ : bad)
     {
-        int l = 0;
-#ifdef _OPENMP
-        l = omp_get_thread_num();
-#endif
-        const int64_t N = Hs[l] * W;
-        cuplas_gpu_ctx *lane = NULL;
-        cuplas_error e = {0};
-        int64_t *ig = malloc((size_t)N * 8);
-        cuplas_sort_stats sg;
-        if (cuplas_gpu_ctx_init(&lane, 0, &e) != 0) {
-            bad++;
-        } else {
-            cuplas_gpu_ctx_set_order(lane, order);
-            cuplas_sort_target gpu = {.gpu = lane, .pool = pool};
-            for (int r = 0; r < ROUNDS; r++) {
-                cuplas_error_clear(&e);
-                int rc = cuplas_sort_features(x[l], Hs[l], W, C, &p, &gpu, ig, &sg, &e);
-                if (rc)
-                    print_message("lane %d (%lld rows), round %d: %s\n", l, (long long)Hs[l], r,
-                                  e.msg);
-                bad += rc != 0 || memcmp(ig, ic[l], (size_t)N * 8) != 0;
-            }
-        }
-        cuplas_gpu_ctx_free(lane);
-        free(ig);
+        const int l = lane_id();
+        bad += lane_sorts(order, pool, x[l], Hs[l], W, C, &p, ic[l], ROUNDS, l);
     }
     print_message("lanes of 4 shapes, C=%d: %d of %d sorts differ or failed\n", C, bad,
                   LANES * ROUNDS);
