@@ -336,6 +336,54 @@ static void test_run_eval_report(void **state)
     free(text);
 }
 
+/* `run` with eval on (seed 2, PNG): a rerun redoes the result when the
+ * stored eval does not answer its eval keys, and skips it when it does. */
+static void eval_rerun(fixture *f, const char *run, const char *keys, const char *expect)
+{
+    assert_int_equal(tu_sh(f, "%s --set sort.seed=2 --set eval.enabled=true %s 2>&1 | "
+                              "grep -q '%s'", run, keys, expect), 0);
+}
+
+static void resume_eval_keys(fixture *f, const char *run)
+{
+    static const char *const redo = "1 done, 0 skipped", *const skip = "0 done, 1 skipped";
+    const char *webp = "--set 'eval.codecs=[png, webp]'";
+    char keys[256], path[PATH_MAX], *attr;
+
+    /* a codec the attribute lacks; a method with WebP asked for, not without */
+    eval_rerun(f, run, webp, redo);
+    eval_rerun(f, run, webp, skip);
+    eval_rerun(f, run, "--set eval.webp_method=6", skip);
+    snprintf(keys, sizeof keys, "%s --set eval.webp_method=6", webp);
+    assert_int_equal(tu_sh(f, "\"$B\" check c.yaml --set sort.seed=2 --set eval.enabled=true "
+                              "%s", keys), 0);
+    assert_non_null(attr = tu_slurp(f, "out.txt", NULL));
+    assert_non_null(strstr(attr, "its eval is missing or from another run"));
+    free(attr);
+    eval_rerun(f, run, keys, redo);
+    eval_rerun(f, run, keys, skip);
+    /* fewer orders than measured answer; an order not measured does not */
+    eval_rerun(f, run, "--set 'eval.orders=[sorted, morton]'", skip);
+    eval_rerun(f, run, "--force --set 'eval.orders=[morton]'", redo);
+    eval_rerun(f, run, "--set 'eval.orders=[random]'", redo);
+    eval_rerun(f, run, "--set 'eval.orders=[sorted]'", skip);
+    eval_rerun(f, run, "--set 'eval.orders=[morton]'", redo);
+    /* sog on channels without x, y, z: measured with plain, and that
+       answers sog from then on (the attribute says what was asked) */
+    eval_rerun(f, run, "--set eval.scheme=sog", redo);
+    eval_rerun(f, run, "--set eval.scheme=sog", skip);
+    tu_path(f->dir, "out/in.grid.h5", path);
+    assert_non_null(attr = cuplas_h5_output_str(path, "/grid", "eval"));
+    assert_non_null(strstr(attr, "\"scheme\": \"plain\", \"scheme_asked\": \"sog\""));
+    free(attr);
+    eval_rerun(f, run, "", redo);   /* plain asked: sog's fallback is not it */
+    /* eval.images: the folder, made with the result */
+    eval_rerun(f, run, "--set eval.images=true", redo);
+    eval_rerun(f, run, "--set eval.images=true", skip);
+    assert_int_equal(tu_sh(f, "rm -r out/in.grid.eval"), 0);
+    eval_rerun(f, run, "--set eval.images=true", redo);
+}
+
 /* output.preview and eval.enabled on a rerun: a complete result without
  * them (asked for since, deleted, or a preview older than the result, an
  * earlier run's) is made again with them; with them it is skipped. */
@@ -376,6 +424,7 @@ static void test_run_resume_extras(void **state)
     free(attr);
     assert_int_equal(tu_sh(f, "%s --set sort.seed=2 --set eval.enabled=true 2>&1 | "
                               "grep -q '0 done, 1 skipped'", run), 0);
+    resume_eval_keys(f, run);
 }
 
 /* A scene with N not a grid: run's eval step (on the lane, before the

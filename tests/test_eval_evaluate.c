@@ -281,6 +281,105 @@ static void test_bytes_are_files(void **state)
     tu_rmtree(pattern);
 }
 
+/* Which stored results answer a run's eval keys (a rerun skips those):
+ * a table of what the run asks against one stored result. */
+static void test_result_answers(void **state)
+{
+    (void)state;
+    cuplas_eval_result r;
+    cuplas_eval_opts o;
+    const unsigned png = 1u << CUPLAS_CODEC_PNG, webp = 1u << CUPLAS_CODEC_WEBP,
+                   sorted = 1u << CUPLAS_ORDER_SORTED,
+                   morton = 1u << CUPLAS_ORDER_MORTON, random = 1u << CUPLAS_ORDER_RANDOM;
+    static const struct {
+        unsigned codecs, orders;
+        int scheme, webp_method, png_level, seed;
+        int answers;
+    } cases[] = {
+        /* stored: sog asked, plain measured; png + webp at method 6; sorted + morton */
+        {1 << 0 | 1 << 1, 1 << 0 | 1 << 3, 1, 6, -1, 0, 1},   /* the same keys     */
+        {1 << 0,          1 << 3,          1, 6, -1, 0, 1},   /* fewer codecs, orders */
+        {1 << 0,          1 << 3,          1, 4, -1, 0, 1},   /* method of no codec asked */
+        {1 << 1,          1 << 3,          1, 4, -1, 0, 0},   /* webp at another method */
+        {1 << 0,          1 << 3,          1, 6,  6, 0, 0},   /* png at another level */
+        {1 << 2,          1 << 3,          1, 6, -1, 0, 0},   /* a codec not measured */
+        {1 << 0,          1 << 2,          1, 6, -1, 0, 0},   /* an order not measured */
+        {1 << 0,          1 << 3,          0, 6, -1, 0, 0},   /* plain asked */
+        {1 << 0,          1 << 3,          2, 6, -1, 0, 0},   /* gsplat asked */
+    };
+
+    memset(&r, 0, sizeof r);
+    r.scheme = CUPLAS_SCHEME_PLAIN;
+    r.scheme_asked = CUPLAS_SCHEME_SOG;
+    r.codecs = png | webp;
+    r.orders = sorted | morton;
+    r.dpq_p = CUPLAS_DPQ_P;
+    cuplas_codec_opts_default(&r.codec);
+    r.codec.webp_method = 6;
+    assert_int_equal(CUPLAS_CODEC_PNG, 0);
+    assert_int_equal(CUPLAS_CODEC_WEBP, 1);
+    assert_int_equal(CUPLAS_CODEC_JXL, 2);
+    assert_int_equal(CUPLAS_ORDER_SORTED, 0);
+    assert_int_equal(CUPLAS_ORDER_RANDOM, 2);
+    assert_int_equal(CUPLAS_ORDER_MORTON, 3);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        cuplas_eval_opts_default(&o);
+        o.codecs = cases[i].codecs;
+        o.orders = cases[i].orders;
+        o.scheme = (cuplas_scheme)cases[i].scheme;
+        o.codec.webp_method = cases[i].webp_method;
+        if (cases[i].png_level >= 0)
+            o.codec.png_level = cases[i].png_level;
+        print_message("case %zu\n", i);
+        assert_int_equal(cuplas_eval_result_answers(&r, &o), cases[i].answers);
+    }
+    /* the random order's seed counts only where that order is asked for */
+    r.orders |= random;
+    r.seed = 7;
+    cuplas_eval_opts_default(&o);
+    o.codecs = png, o.orders = morton, o.scheme = CUPLAS_SCHEME_SOG;
+    assert_int_equal(cuplas_eval_result_answers(&r, &o), 1);
+    o.orders = random;
+    assert_int_equal(cuplas_eval_result_answers(&r, &o), 0);
+    o.seed = 7;
+    assert_int_equal(cuplas_eval_result_answers(&r, &o), 1);
+    o.dpq_p = 2;
+    assert_int_equal(cuplas_eval_result_answers(&r, &o), 0);
+
+    /* what was asked survives the JSON (the output's attribute) */
+    {
+        cuplas_error e;
+        cuplas_json *doc = NULL;
+        cuplas_eval_result back;
+        char *js;
+        cuplas_error_clear(&e);
+        for (int k = 0; k < CUPLAS_ORDER_COUNT; k++) {
+            r.order[k].and_ = r.order[k].vad = r.order[k].dpq = NAN;
+            for (int c = 0; c < CUPLAS_CODEC_COUNT; c++)
+                r.order[k].bytes[c] = (r.orders >> k & 1) && (r.codecs >> c & 1) ? 100 + k : -1;
+        }
+        assert_non_null(js = cuplas_eval_result_json_str(&r));
+        assert_int_equal(cuplas_json_parse(js, strlen(js), &doc, &e), 0);
+        assert_int_equal(cuplas_eval_result_from_json(doc, &back), 0);
+        assert_int_equal(back.scheme, CUPLAS_SCHEME_PLAIN);
+        assert_int_equal(back.scheme_asked, CUPLAS_SCHEME_SOG);
+        assert_int_equal(back.codecs, r.codecs);
+        assert_int_equal(back.orders, r.orders);
+        assert_int_equal(back.codec.webp_method, 6);
+        cuplas_json_free(doc);
+        free(js);
+        /* no fallback: no such key, and it reads as the scheme */
+        r.scheme_asked = r.scheme;
+        assert_non_null(js = cuplas_eval_result_json_str(&r));
+        assert_null(strstr(js, "scheme_asked"));
+        assert_int_equal(cuplas_json_parse(js, strlen(js), &doc, &e), 0);
+        assert_int_equal(cuplas_eval_result_from_json(doc, &back), 0);
+        assert_int_equal(back.scheme_asked, CUPLAS_SCHEME_PLAIN);
+        cuplas_json_free(doc);
+        free(js);
+    }
+}
+
 /* Items of a small padded grid for the encode tests: noise-like values
  * in [0, 100], 7 channels (plain: RGB, RGB, gray), and a sorted map. */
 enum { EH = 40, EW = 36, EC = 7, EN = 1400 };
@@ -700,6 +799,7 @@ int main(void)
         cmocka_unit_test(test_bytes_are_files), cmocka_unit_test(test_preview),
         cmocka_unit_test(test_encode_threads), cmocka_unit_test(test_encode_error_order),
         cmocka_unit_test(test_parse_orders),   cmocka_unit_test(test_parse_codecs),   cmocka_unit_test(test_orders_subset),
+        cmocka_unit_test(test_result_answers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -282,7 +282,7 @@ int cuplas_evaluate(const double *items, int64_t N, int C, const char *const *na
     memset(imgs, 0, sizeof imgs);
     memset(res, 0, sizeof *res);
     res->N = N, res->H = H, res->W = W, res->C = C;
-    res->scheme = o->scheme, res->codecs = o->codecs, res->dpq_p = o->dpq_p, res->seed = o->seed;
+    res->scheme = res->scheme_asked = o->scheme, res->codecs = o->codecs, res->dpq_p = o->dpq_p, res->seed = o->seed;
     res->dpq_max_n = o->dpq_max_n == 0 ? CUPLAS_DPQ_MAX_N : o->dpq_max_n;
     res->codec = o->codec;
     res->orders = ((o->orders ? o->orders : CUPLAS_ORDERS_ALL) | 1u << CUPLAS_ORDER_SORTED) &
@@ -372,4 +372,25 @@ double cuplas_eval_ratio(const cuplas_eval_result *r, cuplas_order_kind baseline
 {
     int64_t s = r->order[CUPLAS_ORDER_SORTED].bytes[c], b = r->order[baseline].bytes[c];
     return s >= 0 && b > 0 ? (double)s / (double)b : NAN;
+}
+
+int cuplas_eval_result_answers(const cuplas_eval_result *r, const cuplas_eval_opts *o)
+{
+    const unsigned orders = ((o->orders ? o->orders : CUPLAS_ORDERS_ALL) |
+                             1u << CUPLAS_ORDER_SORTED) & CUPLAS_ORDERS_ALL;
+    const cuplas_codec_opts *a = &r->codec, *b = &o->codec;
+
+    if (r->scheme_asked != o->scheme || (r->codecs & o->codecs) != o->codecs ||
+        (r->orders & orders) != orders || r->dpq_p != o->dpq_p)
+        return 0;
+    if ((orders & 1u << CUPLAS_ORDER_RANDOM) && r->seed != o->seed)
+        return 0;
+    if ((o->codecs & 1u << CUPLAS_CODEC_PNG) && a->png_level != b->png_level)
+        return 0;
+    if ((o->codecs & 1u << CUPLAS_CODEC_WEBP) &&
+        (a->webp_method != b->webp_method || a->webp_quality != b->webp_quality))
+        return 0;
+    if ((o->codecs & 1u << CUPLAS_CODEC_JXL) && a->jxl_effort != b->jxl_effort)
+        return 0;
+    return 1;
 }

@@ -84,6 +84,9 @@ typedef struct cuplas_eval_result {
     int64_t N, H, W;
     int C;
     cuplas_scheme scheme;
+    cuplas_scheme scheme_asked;          /* run's eval step: eval.scheme where
+                                            it fell back to plain (no x, y, z
+                                            channels); else = scheme        */
     int nimages;                         /* images per order                 */
     unsigned codecs;
     unsigned orders;                     /* the orders measured (sorted
@@ -129,6 +132,13 @@ int cuplas_eval_unsort(const double *grid, int64_t *index, int64_t cells, int C,
  * measured (the codec, or the order). */
 double cuplas_eval_ratio(const cuplas_eval_result *r, cuplas_order_kind baseline,
                          cuplas_codec c);
+
+/* Does a stored result answer a run asking for o: o's scheme measured (or
+ * asked for, where it fell back to plain), each codec and order of o
+ * measured, with o's settings for those codecs, o's DPQ exponent, and o's
+ * seed when o asks for the random order? More codecs or orders than o
+ * asks for still answer. 1 yes, 0 no. */
+int cuplas_eval_result_answers(const cuplas_eval_result *r, const cuplas_eval_opts *o);
 
 /* The result as one JSON object on one line (no newline). */
 void cuplas_eval_result_json(FILE *f, const cuplas_eval_result *r);

@@ -89,9 +89,11 @@ void cuplas_eval_result_json(FILE *f, const cuplas_eval_result *r)
     cuplas_json_write_num(f, s->dpq);
     fputs(", \"dpq_p\": ", f);
     cuplas_json_write_num(f, r->dpq_p);
-    fprintf(f, ", \"N\": %lld, \"H\": %lld, \"W\": %lld, \"C\": %d, \"scheme\": \"%s\", "
-            "\"images\": %d, \"fill\": 0, \"morton_keys\": ", (long long)r->N, (long long)r->H,
-            (long long)r->W, r->C, cuplas_scheme_name(r->scheme), r->nimages);
+    fprintf(f, ", \"N\": %lld, \"H\": %lld, \"W\": %lld, \"C\": %d, \"scheme\": \"%s\", ",
+            (long long)r->N, (long long)r->H, (long long)r->W, r->C, cuplas_scheme_name(r->scheme));
+    if (r->scheme_asked != r->scheme)   /* run's eval step fell back to plain */
+        fprintf(f, "\"scheme_asked\": \"%s\", ", cuplas_scheme_name(r->scheme_asked));
+    fprintf(f, "\"images\": %d, \"fill\": 0, \"morton_keys\": ", r->nimages);
     if (cuplas_eval_measured(r, CUPLAS_ORDER_MORTON))
         fprintf(f, "\"%s\"", r->morton_keys);
     else
@@ -172,6 +174,8 @@ int cuplas_eval_result_from_json(const cuplas_json *v, cuplas_eval_result *r)
     r->seconds = cuplas_json_get_num(v, "seconds", NAN);
     r->scheme = cuplas_scheme_parse(cuplas_json_get_str(v, "scheme", "plain"), &sch, &e) == 0
                     ? sch : CUPLAS_SCHEME_PLAIN;
+    r->scheme_asked = cuplas_scheme_parse(cuplas_json_get_str(v, "scheme_asked", ""), &sch,
+                                          &e) == 0 ? sch : r->scheme;
     snprintf(r->morton_keys, sizeof r->morton_keys, "%s", cuplas_json_get_str(v, "morton_keys", ""));
     const cuplas_json *co = cuplas_json_get(v, "codec_opts");
     cuplas_codec_opts_default(&r->codec);

@@ -24,6 +24,7 @@
 #include <sys/stat.h>
 
 #include "core/quantize.h"
+#include "eval/evaluate.h"
 #include "io/h5_list.h"
 #include "io/h5_read.h"
 #include "io/h5_result.h"
@@ -543,11 +544,50 @@ const char *cuplas_job_extra_missing(const cuplas_job *job, const cuplas_config 
     if (!what && job->preview_out && !cuplas_file_as_new(job->preview_out, job->output))
         what = "its preview";
     if (!what && cfg->eval.enabled) {
-        if (!(have = cuplas_h5_output_str(job->output, job->dataset, "eval")))
+        cuplas_eval_opts want;
+        cuplas_eval_result *got = malloc(sizeof *got);
+        cuplas_json *v = NULL;
+        cuplas_error e;
+        cuplas_error_clear(&e);
+        cuplas_job_eval_opts(cfg, &want);
+        have = cuplas_h5_output_str(job->output, job->dataset, "eval");
+        if (!have || !got || cuplas_json_parse(have, strlen(have), &v, &e) != 0 ||
+            cuplas_eval_result_from_json(v, got) != 0 || !cuplas_eval_result_answers(got, &want))
             what = "its eval";
+        cuplas_json_free(v);
+        free(got);
         free(have);
     }
+    if (!what && cfg->eval.enabled && cfg->eval.images) {
+        struct stat st;
+        char *dir = cuplas_output_beside(job->output, ".eval");
+        if (!dir || stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+            what = "its eval images";
+        free(dir);
+    }
     return what;
+}
+
+void cuplas_job_eval_opts(const cuplas_config *cfg, cuplas_eval_opts *o)
+{
+    cuplas_error e;
+
+    cuplas_error_clear(&e);
+    cuplas_eval_opts_default(o);
+    o->codecs = 0;
+    for (int i = 0; i < cfg->eval.ncodecs; i++) {
+        cuplas_codec c;
+        if (cuplas_codec_parse(cfg->eval.codecs[i], &c, &e) == 0)   /* checked at load */
+            o->codecs |= 1u << c;
+    }
+    o->orders = 1u << CUPLAS_ORDER_SORTED;   /* always measured */
+    for (int i = 0; i < cfg->eval.norders; i++) {
+        cuplas_order_kind k;
+        if (cuplas_order_parse(cfg->eval.orders[i], &k) == 0)   /* checked at load */
+            o->orders |= 1u << k;
+    }
+    o->codec.webp_method = cfg->eval.webp_method;
+    o->scheme = (cuplas_scheme)cfg->eval.scheme;
 }
 
 int cuplas_job_channels(const cuplas_config *cfg, int64_t C, int **use, int *nuse,

@@ -106,13 +106,22 @@ int cuplas_jobs_check_paths(cuplas_jobs *jobs, cuplas_error *err);
 void cuplas_jobs_free(cuplas_jobs *jobs);
 
 /* What a complete result on disk lacks of what this run asks for, as a
- * phrase ("its sorted PLY", "its preview", "its eval"), or NULL: the job
- * is then made again, since these are only ever written with the result.
- * The PLY must be the one the result records (sorted_ply: size and mtime;
- * not one an earlier run left, or a later, killed one published), the
- * preview (published after the result) no older than the result, the
- * eval attribute present. Opens the result (HDF5 thread). */
+ * phrase ("its sorted PLY", "its preview", "its eval", "its eval images"),
+ * or NULL: the job is then made again, since these are only ever written
+ * with the result. The PLY must be the one the result records (sorted_ply:
+ * size and mtime; not one an earlier run left, or a later, killed one
+ * published), the preview (published after the result) no older than the
+ * result, the eval attribute one that answers this run's eval keys
+ * (cuplas_eval_result_answers: scheme, codecs, orders, webp_method), and
+ * with eval.images the images folder there. Opens the result (HDF5
+ * thread). */
 const char *cuplas_job_extra_missing(const cuplas_job *job, const cuplas_config *cfg);
+
+/* The eval step's options from the config's eval keys (codecs, orders,
+ * scheme, webp_method; every other field its default). The step adds its
+ * pool and falls back to plain where the scheme does not apply. */
+struct cuplas_eval_opts;   /* eval/evaluate.h */
+void cuplas_job_eval_opts(const cuplas_config *cfg, struct cuplas_eval_opts *o);
 
 /* The channels that drive the sort of a C-channel grid: channels.use (or
  * all) checked against C, and channels.weights checked against their

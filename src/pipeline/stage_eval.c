@@ -41,28 +41,12 @@ static void eval_warn(job_ctx *j, const char *what, const cuplas_error *e)
  * plain (with a warning) where the channels have no 3DGS names. */
 static void eval_options(job_ctx *j, const char *const *names, int C, cuplas_eval_opts *o)
 {
-    const cuplas_config *cfg = j->r->cfg;
     cuplas_error e;
 
-    cuplas_error_clear(&e);
-    cuplas_eval_opts_default(o);
-    o->codecs = 0;
-    for (int i = 0; i < cfg->eval.ncodecs; i++) {
-        cuplas_codec c;
-        if (cuplas_codec_parse(cfg->eval.codecs[i], &c, &e) == 0)   /* checked at load */
-            o->codecs |= 1u << c;
-    }
-    o->orders = 1u << CUPLAS_ORDER_SORTED;   /* always measured */
-    for (int i = 0; i < cfg->eval.norders; i++) {
-        cuplas_order_kind k;
-        if (cuplas_order_parse(cfg->eval.orders[i], &k) == 0)   /* checked at load */
-            o->orders |= 1u << k;
-    }
-    o->codec.webp_method = cfg->eval.webp_method;
+    cuplas_job_eval_opts(j->r->cfg, o);
     /* the encodes on the runner's pool whatever the grid's size (a GPU
        lane has one OpenMP thread; NULL on the CPU backend: its team) */
     o->pool = j->r->pool;
-    o->scheme = (cuplas_scheme)cfg->eval.scheme;
     if (!cuplas_scheme_applies(o->scheme, names, C)) {
         cuplas_error_clear(&e);
         cuplas_error_set(&e, CUPLAS_ERR_USAGE, "scheme %s needs channels named x, y, z; "
@@ -144,6 +128,7 @@ void cuplas_stage_eval(job_ctx *j)
             eval_warn(j, "eval", &e);
             free(er);
         } else {
+            er->scheme_asked = (cuplas_scheme)cfg->eval.scheme;   /* where it fell back */
             res->eval = er;
             j->eval_json = cuplas_eval_result_json_str(er);
         }
