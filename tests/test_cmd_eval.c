@@ -429,13 +429,14 @@ static void test_run_resume_extras(void **state)
 
 /* A scene with N not a grid: run's eval step (on the lane, before the
  * write) measures what `cuplas eval` measures on the written result, for a
- * crop and for a pad. */
+ * crop (sog scheme) and for a pad (playcanvas). */
 static void test_run_eval_fitted_scene(void **state)
 {
     fixture *f = *state;
     char path[PATH_MAX];
     cuplas_error e;
     static const char *const fits[] = { "[6, 8], fit: crop", "[7, 8], fit: pad" };
+    static const char *const schemes[] = { "sog", "playcanvas" };
 
     /* 50 splats of 32 bytes: 3 float positions, 3 float scales, RGBA, a quaternion */
     tu_path(f->dir, "s.splat", path);
@@ -456,11 +457,12 @@ static void test_run_eval_fitted_scene(void **state)
         tu_path(f->dir, "c.yaml", path);
         assert_non_null(fp = fopen(path, "w"));
         fprintf(fp, "inputs: [{files: s.splat}]\noutput: {dir: out%d}\n"
-                "grid: {shape: %s}\neval: {enabled: true, codecs: [png], scheme: sog}\n"
-                "backend: {device: cpu}\n", k, fits[k]);
+                "grid: {shape: %s}\neval: {enabled: true, codecs: [png], scheme: %s}\n"
+                "backend: {device: cpu}\n", k, fits[k], schemes[k]);
         fclose(fp);
         assert_int_equal(tu_sh(f, "\"$B\" run c.yaml --log-format json"), 0);
-        assert_int_equal(tu_sh(f, "\"$B\" eval out%d/s.vertex.h5 --codecs png --scheme sog --json", k), 0);
+        assert_int_equal(tu_sh(f, "\"$B\" eval out%d/s.vertex.h5 --codecs png --scheme %s --json",
+                               k, schemes[k]), 0);
         char *cli = tu_slurp(f, "out.txt", NULL), *attr;
         tu_path(f->dir, k ? "out1/s.vertex.h5" : "out0/s.vertex.h5", path);
         assert_non_null(attr = cuplas_h5_output_str(path, "/vertex", "eval"));
@@ -469,6 +471,8 @@ static void test_run_eval_fitted_scene(void **state)
         assert_int_equal(cuplas_json_parse(cli, strlen(cli), &b, &e), 0);
         /* the same items (48 kept, or all 50 with empty cells) and figures */
         assert_true(cuplas_json_get_num(a, "N", -1) == (k ? 50 : 48));
+        assert_string_equal(cuplas_json_get_str(a, "scheme", ""), schemes[k]);
+        assert_string_equal(cuplas_json_get_str(b, "scheme", ""), schemes[k]);
         assert_true(cuplas_json_get_num(a, "N", -1) == cuplas_json_get_num(b, "N", -2));
         assert_true(cuplas_json_get_num(a, "and", -1) == cuplas_json_get_num(b, "and", -2));
         const cuplas_json *ba = cuplas_json_get(a, "bytes"), *bb = cuplas_json_get(b, "bytes");

@@ -247,6 +247,83 @@ static void test_scheme_gsplat(void **state)
     cuplas_eval_images_free(&s);
 }
 
+/* PlayCanvas SOG v2: truncated 16-bit log means, codebook labels, the
+ * smallest-three quaternion, sigmoid opacity in sh0's alpha. */
+static void test_scheme_playcanvas(void **state)
+{
+    (void)state;
+    double g[4 * NC];
+    uint8_t empty[4];
+    gs_grid(g, empty);
+    cuplas_eval_images s;
+    cuplas_error err = {0};
+    assert_int_equal(
+        cuplas_scheme_encode(CUPLAS_SCHEME_PLAYCANVAS, g, 2, 2, NC, GS_NAMES, empty, &s, &err), 0);
+    const char *want[] = {"means_l", "means_u", "scales", "quats", "sh0", "shN_00", "extra_000"};
+    const int chans[] = {3, 3, 3, 4, 4, 1, 1};
+    assert_int_equal(s.n, 7);
+    for (int i = 0; i < 7; i++) {
+        assert_string_equal(s.img[i].name, want[i]);
+        assert_int_equal(s.img[i].channels, chans[i]);
+    }
+    /* x = log1p(1) of 0..log1p(2): 41347.99 truncates to 41347 (gsplat
+       rounds to 41348); z = -log1p(1) of -log1p(2)..0: 24187 */
+    const cuplas_eval_image *l = img(&s, "means_l"), *u = img(&s, "means_u");
+    assert_int_equal(l->px[3] | u->px[3] << 8, 41347);
+    assert_int_equal(l->px[3 + 2] | u->px[3 + 2] << 8, 24187);
+    assert_int_equal(l->px[2 * 3] | u->px[2 * 3] << 8, 65535);
+    /* scales 0, 0.5, 1 pooled: three runs, the last entry repeated to
+       fill 256, so the top value is nearest the last of them (the
+       writer's search gives the same) */
+    const cuplas_eval_image *sc = img(&s, "scales");
+    assert_int_equal(sc->px[0], 0);
+    assert_int_equal(sc->px[3], 1);
+    assert_int_equal(sc->px[2 * 3 + 1], 255);
+    /* rot (2, 0, 0, 0): w largest, the rest 0 -> 255 * 0.5 = 127 */
+    const uint8_t q0[4] = {127, 127, 127, 252};
+    assert_memory_equal(img(&s, "quats")->px, q0, 4);
+    /* f_dc 1, -3, 4 in every cell: entries -3, 1, 4 (4 repeated);
+       opacity 0, 1, 2 -> 255 sigmoid, truncated: 127, 186, 224 */
+    const cuplas_eval_image *dc = img(&s, "sh0");
+    const uint8_t dc0[4] = {1, 0, 255, 127};
+    assert_memory_equal(dc->px, dc0, 4);
+    assert_int_equal(dc->px[4 + 3], 186);
+    assert_int_equal(dc->px[2 * 4 + 3], 224);
+    /* the empty cell is 0 in every plane, the quaternion's alpha too */
+    for (int i = 0; i < s.n; i++)
+        for (int c = 0; c < s.img[i].channels; c++)
+            assert_int_equal(s.img[i].px[3 * s.img[i].channels + c], 0);
+    cuplas_eval_images_free(&s);
+
+    /* quaternions as the writer packs them (worked out by hand) */
+    static const char *const qn[7] = {"x", "y", "z", "rot_0", "rot_1", "rot_2", "rot_3"};
+    static const double qs[6][4] = {
+        {1, 0, 0, 0}, {0, -1, 0, 0}, {0.5, 0.5, 0.5, -0.5}, {0.1, -0.2, 0.9, 0.3},
+        {-0.3, 0.2, -0.1, -0.9}, {0, 0, 0, 0},
+    };
+    static const uint8_t qw[6][4] = {
+        {127, 127, 127, 252}, {127, 127, 127, 253}, {217, 217, 37, 252}, {145, 90, 182, 254},
+        {182, 90, 145, 255}, {0, 0, 0, 252},
+    };
+    double h[6 * 7];
+    for (int i = 0; i < 6; i++) {
+        h[i * 7] = i, h[i * 7 + 1] = h[i * 7 + 2] = 0;
+        memcpy(h + i * 7 + 3, qs[i], sizeof qs[i]);
+    }
+    assert_int_equal(cuplas_scheme_encode(CUPLAS_SCHEME_PLAYCANVAS, h, 2, 3, 7, qn, NULL, &s, &err),
+                     0);
+    assert_memory_equal(img(&s, "quats")->px, qw, sizeof qw);
+    cuplas_eval_images_free(&s);
+    /* three rot channels: no quaternion to pack, coded as gsplat does */
+    assert_int_equal(cuplas_scheme_encode(CUPLAS_SCHEME_PLAYCANVAS, h, 2, 3, 6, qn, NULL, &s, &err),
+                     0);
+    assert_int_equal(img(&s, "quats")->channels, 3);
+    cuplas_eval_images_free(&s);
+    cuplas_scheme sc2;
+    assert_int_equal(cuplas_scheme_parse("playcanvas", &sc2, &err), 0);
+    assert_int_equal(sc2, CUPLAS_SCHEME_PLAYCANVAS);
+}
+
 static void test_scheme_plain_and_rest(void **state)
 {
     (void)state;
@@ -298,6 +375,7 @@ int main(void)
         cmocka_unit_test(test_morton_cube),   cmocka_unit_test(test_morton_cloud),
         cmocka_unit_test(test_pca),           cmocka_unit_test(test_gather),
         cmocka_unit_test(test_scheme_sog),    cmocka_unit_test(test_scheme_gsplat),
+        cmocka_unit_test(test_scheme_playcanvas),
         cmocka_unit_test(test_scheme_plain_and_rest),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

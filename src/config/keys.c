@@ -40,7 +40,7 @@ static const char *const norm_names[] = { "none", "standardize", "minmax", NULL 
 static const char *const device_names[] = { "auto", "cpu", "gpu", NULL };
 static const char *const fit_names[] = { "pad", "crop", NULL };
 /* the order of cuplas_scheme (eval/schemes.h) */
-static const char *const scheme_names[] = { "plain", "sog", "gsplat", NULL };
+static const char *const scheme_names[] = { "plain", "sog", "gsplat", "playcanvas", NULL };
 #define level_names cuplas_log_level_names
 #define format_names cuplas_log_format_names
 
@@ -255,8 +255,9 @@ const struct key cuplas_cfg_keys[] = {
              "(listed or not), the others left out cost no time and are absent from the "
              "`eval` attribute" },
     { "eval.scheme", K_ENUM, AT(eval.scheme), .names = scheme_names,
-      .doc = "8-bit quantisation of the channels: plain (each channel over its range), sog "
-             "or gsplat (3DGS channel names needed; else plain is used, with a warning)" },
+      .doc = "8-bit quantisation of the channels: plain (each channel over its range), sog, "
+             "gsplat or playcanvas (3DGS channel names needed; else plain is used, with a "
+             "warning)" },
     { "eval.images", K_BOOL, AT(eval.images),
       .doc = "also keep the measured image files, in a folder next to each result (its "
              "name with .eval for .h5): ORDER/NAME.EXT" },

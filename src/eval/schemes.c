@@ -7,14 +7,17 @@
  * differ only in the list they build.
  */
 #include "eval/schemes.h"
+#include "eval/codebook.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-typedef enum { RANGE_PER_CHANNEL, RANGE_JOINT, RANGE_FIXED } range_rule;
-typedef enum { XF_NONE, XF_SIGNED_LOG, XF_UNIT_NORM } transform;
+/* RANGE_CODEBOOK: labels into a codebook of the group's pooled values. */
+typedef enum { RANGE_PER_CHANNEL, RANGE_JOINT, RANGE_FIXED, RANGE_CODEBOOK } range_rule;
+/* XF_SMALLEST3: rot_0..3 as PlayCanvas SOG packs them (code_quats). */
+typedef enum { XF_NONE, XF_SIGNED_LOG, XF_UNIT_NORM, XF_SMALLEST3 } transform;
 
 typedef struct group {
     char name[24];     /* image stem; with bits > 8: stem + lo/hi suffix */
@@ -24,6 +27,8 @@ typedef struct group {
     range_rule range;
     double lo, hi;     /* RANGE_FIXED: values are clipped to [lo, hi] */
     int bits;          /* 1..16 */
+    int trunc;         /* codes truncated, not rounded (PlayCanvas's writer) */
+    int sigmoid_plane; /* -1, or the plane coded 255 sigmoid(v), truncated */
 } group;
 
 /* Groups a scheme can make: every channel alone at worst, plus slack. */
@@ -34,7 +39,8 @@ typedef struct plan {
 
 const char *cuplas_scheme_name(cuplas_scheme s)
 {
-    static const char *const names[CUPLAS_SCHEME_COUNT] = {"plain", "sog", "gsplat"};
+    static const char *const names[CUPLAS_SCHEME_COUNT] = {"plain", "sog", "gsplat",
+                                                           "playcanvas"};
     return (unsigned)s < CUPLAS_SCHEME_COUNT ? names[s] : "?";
 }
 
@@ -45,7 +51,7 @@ int cuplas_scheme_parse(const char *name, cuplas_scheme *s, cuplas_error *err)
             *s = (cuplas_scheme)i;
             return 0;
         }
-    return cuplas_error_set(err, CUPLAS_ERR_USAGE, "unknown scheme '%s' (plain, sog, gsplat)", name);
+    return cuplas_error_set(err, CUPLAS_ERR_USAGE, "unknown scheme '%s' (plain, sog, gsplat, playcanvas)", name);
 }
 
 static int find(const char *const *names, int C, const char *want)
@@ -85,6 +91,7 @@ static group *add(plan *p, const char *name, transform xf, range_rule range, dou
     g->lo = lo;
     g->hi = hi;
     g->bits = bits;
+    g->sigmoid_plane = -1;
     return g;
 }
 
@@ -169,6 +176,24 @@ static void build_plan(cuplas_scheme s, const char *const *names, int C, char *t
         add_named(add(p, "rot", XF_NONE, RANGE_JOINT, 0, 0, 6), names, C, ROT, 4, taken);
         add_named(add(p, "opacity", XF_NONE, RANGE_JOINT, 0, 0, 6), names, C, OPACITY, 1, taken);
         break;
+    case CUPLAS_SCHEME_PLAYCANVAS:
+        g = add(p, "means", XF_SIGNED_LOG, RANGE_PER_CHANNEL, 0, 0, 16);
+        strcpy(g->lo_sfx, "_l");
+        strcpy(g->hi_sfx, "_u");
+        g->trunc = 1;
+        add_named(g, names, C, XYZ, 3, taken);
+        add_named(add(p, "scales", XF_NONE, RANGE_CODEBOOK, 0, 0, 8), names, C, SCALE, 3, taken);
+        g = add(p, "quats", XF_SMALLEST3, RANGE_FIXED, 0, 0, 8);
+        add_named(g, names, C, ROT, 4, taken);
+        if (g->n != 4)   /* no quaternion to pack: its parts as gsplat codes them */
+            g->xf = XF_UNIT_NORM, g->range = RANGE_PER_CHANNEL;
+        g = add(p, "sh0", XF_NONE, RANGE_CODEBOOK, 0, 0, 8);
+        add_named(g, names, C, DC, 3, taken);
+        add_named(g, names, C, OPACITY, 1, taken);
+        if (g->n > 0 && !strcmp(names[g->ch[g->n - 1]], "opacity"))
+            g->sigmoid_plane = g->n - 1;
+        add_f_rest(p, names, C, taken, "shN", RANGE_PER_CHANNEL, 0, 0, 8);
+        break;
     default: /* gsplat */
         g = add(p, "means", XF_SIGNED_LOG, RANGE_PER_CHANNEL, 0, 0, 16);
         strcpy(g->lo_sfx, "_l");
@@ -228,10 +253,84 @@ static int new_image(cuplas_eval_images *out, const char *stem, const char *sfx,
     return 0;
 }
 
+/* The first cell from i on that is not empty (cells when none). */
+static int64_t skip_empty(const uint8_t *empty, int64_t i, int64_t cells)
+{
+    while (i < cells && empty && empty[i])
+        i++;
+    return i;
+}
+
+/* rot_0..3 as PlayCanvas SOG's writer packs them: unit length, the first
+ * largest component by magnitude made positive (the quaternion negated
+ * with it) and left out, the other three times sqrt(2), from [-1, 1] to
+ * 0..255 truncated; alpha 252 + the left-out index. A zero or non-finite
+ * quaternion codes 0, 0, 0, 252, as the writer's arithmetic makes it. */
+static void code_quats(const group *g, const double *x, int64_t cells, int C,
+                       const uint8_t *empty, uint8_t *px)
+{
+    for (int64_t i = skip_empty(empty, 0, cells); i < cells; i = skip_empty(empty, i + 1, cells)) {
+        double q[4], len = 0;
+        int big = 0;
+        uint8_t *o = px + i * 4;
+        for (int j = 0; j < 4; j++) {
+            q[j] = x[i * C + g->ch[j]];
+            len += q[j] * q[j];
+        }
+        len = sqrt(len);
+        o[0] = o[1] = o[2] = 0;
+        o[3] = 252;
+        if (!(len > 0) || !isfinite(len))
+            continue;
+        for (int j = 1; j < 4; j++)
+            if (fabs(q[j]) > fabs(q[big]))
+                big = j;
+        const double sign = q[big] < 0 ? -1 : 1;
+        for (int j = 0, k = 0; j < 4; j++) {
+            if (j == big)
+                continue;
+            double t = 255 * (sign * q[j] / len * 1.4142135623730951 * 0.5 + 0.5);
+            o[k++] = (uint8_t)(t > 0 ? (t < 255 ? t : 255) : 0);
+        }
+        o[3] = (uint8_t)(252 + big);
+    }
+}
+
+/* Labels into one codebook of the group's planes pooled (the sigmoid
+ * plane, opacity, apart: 255 sigmoid(v), truncated). */
+static void code_codebook(const group *g, const double *x, int64_t cells, int C,
+                          const uint8_t *empty, uint8_t *px, int nc)
+{
+    double entry[CUPLAS_CODEBOOK_SIZE];
+    const int nb = g->sigmoid_plane >= 0 ? g->sigmoid_plane : g->n;
+    cuplas_codebook_build(x, cells, C, g->ch, nb, empty, entry);
+    for (int64_t i = skip_empty(empty, 0, cells); i < cells; i = skip_empty(empty, i + 1, cells))
+        for (int j = 0; j < g->n; j++) {
+            double v = x[i * C + g->ch[j]];
+            if (j < nb) {
+                px[i * nc + j] = cuplas_codebook_label(entry, v);
+            } else {
+                double t = 255 / (1 + exp(-v));
+                px[i * nc + j] = (uint8_t)(t > 0 ? (t < 255 ? t : 255) : 0);   /* NaN: 0 */
+            }
+        }
+}
+
 static int code_group(const group *g, const double *x, int64_t H, int64_t W, int C,
                       const uint8_t *empty, cuplas_eval_images *out, cuplas_error *err)
 {
     const int64_t cells = H * W;
+    if (g->xf == XF_SMALLEST3 || g->range == RANGE_CODEBOOK) {
+        const int nc = image_channels(g->n);
+        if (new_image(out, g->name, "", nc, H, W))
+            return cuplas_error_set(err, CUPLAS_ERR_NOMEM, "scheme: out of memory for image %s",
+                                    g->name);
+        if (g->xf == XF_SMALLEST3)
+            code_quats(g, x, cells, C, empty, out->img[out->n - 1].px);
+        else
+            code_codebook(g, x, cells, C, empty, out->img[out->n - 1].px, nc);
+        return 0;
+    }
     double lo[4], hi[4], v[4];
     for (int j = 0; j < 4; j++) {
         lo[j] = INFINITY;
@@ -278,7 +377,7 @@ static int code_group(const group *g, const double *x, int64_t H, int64_t W, int
         for (int j = 0; j < g->n; j++) {
             double t = hi[j] > lo[j] ? (v[j] - lo[j]) / (hi[j] - lo[j]) : 0;
             t = t > 0 ? (t < 1 ? t : 1) : 0; /* clips; NaN -> 0 */
-            uint32_t q = (uint32_t)floor(t * top + 0.5);
+            uint32_t q = (uint32_t)floor(t * top + (g->trunc ? 0 : 0.5));
             plo[i * nc + j] = (uint8_t)(q & 255u);
             if (phi)
                 phi[i * nc + j] = (uint8_t)(q >> 8);

@@ -27,8 +27,22 @@
  *          min..max to 8 bits. gsplat codes shN (f_rest) by k-means into
  *          an NPZ, not an image; here f_rest is coded per channel to 8
  *          bits instead, so that its bytes are counted like the rest.
+ *  playcanvas  PlayCanvas SOG version 2, the images splat-transform's
+ *          writer makes (ecosystem.md §1.9; the format's spec): means as
+ *          gsplat's, but truncated (16 bits -> "means_l"/"means_u");
+ *          rot_0..3 unit length, "smallest three": the largest component
+ *          by magnitude made positive and left out, the other three times
+ *          sqrt(2) from [-1, 1] to 8 bits, the alpha 252 + its index ->
+ *          "quats" (RGBA); scale_0..2 and f_dc_0..2 as labels into a
+ *          256-entry codebook of their pooled values (codebook.h) ->
+ *          "scales" (RGB) and "sh0" (RGBA, the alpha 255 sigmoid(opacity)).
+ *          Codes are truncated, as the writer's are. The writer's constant
+ *          alpha (255) of means and scales is left out: WebP codes it in
+ *          no bits. SOG codes shN (f_rest) as labels into a k-means
+ *          palette of up to 64Ki entries; here, as for gsplat, each
+ *          coefficient is its own 8-bit image ("shN_00", ...).
  *
- * sog and gsplat need the graphdeco 3DGS channel names (ecosystem.md §5.1:
+ * sog, gsplat and playcanvas need the graphdeco 3DGS channel names (ecosystem.md §5.1:
  * x y z f_dc_0.. f_rest_0.. opacity scale_0.. rot_0..), at least x, y and
  * z. f_rest (channel-major in a PLY) is imaged a coefficient at a time:
  * with 3K of them, image k holds f_rest_k, f_rest_{K+k}, f_rest_{2K+k}
@@ -53,6 +67,7 @@ typedef enum {
     CUPLAS_SCHEME_PLAIN = 0,
     CUPLAS_SCHEME_SOG,
     CUPLAS_SCHEME_GSPLAT,
+    CUPLAS_SCHEME_PLAYCANVAS,
     CUPLAS_SCHEME_COUNT
 } cuplas_scheme;
 
@@ -69,12 +84,12 @@ typedef struct cuplas_eval_images {
     cuplas_eval_image *img;
 } cuplas_eval_images;
 
-/* "plain", "sog", "gsplat". */
+/* "plain", "sog", "gsplat", "playcanvas". */
 const char *cuplas_scheme_name(cuplas_scheme s);
 /* 0, or CUPLAS_ERR_USAGE for an unknown name. */
 int cuplas_scheme_parse(const char *name, cuplas_scheme *s, cuplas_error *err);
 
-/* 1 when the scheme can code these channels: plain always; sog and gsplat
+/* 1 when the scheme can code these channels: plain always; the others
  * when names has "x", "y" and "z". */
 int cuplas_scheme_applies(cuplas_scheme s, const char *const *names, int C);
 
