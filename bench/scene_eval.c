@@ -73,7 +73,7 @@ int main(int argc, char **argv)
     const unsigned char act[9] = {0, 0, 0, 0, 0, 0, CUPLAS_ACT_EXP, CUPLAS_ACT_EXP,
                                   CUPLAS_ACT_EXP};
     const int group[9] = {0, 0, 0, 1, 1, 1, 2, 2, 2};
-    cuplas_transform tf = {act, NULL, group, CUPLAS_NORM_STANDARDIZE, NULL};
+    cuplas_transform tf = {act, NULL, group, CUPLAS_NORM_STANDARDIZE, NULL, NULL};
     cuplas_transform_apply(x, N, 9, &tf, NULL);
 
     /* the result's grid: cells hold input rows, -1 empty */

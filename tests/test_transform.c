@@ -22,7 +22,7 @@ static void test_transform_activations(void **state)
     double x[2 * 6] = {0, 0, 3, 4, 0, 0, log(2.0), 1e9, 0, 0, 0, 0};
     const unsigned char act[6] = {CUPLAS_ACT_EXP, CUPLAS_ACT_SIGMOID, 0, 0, 0, 0};
     const unsigned char unit[6] = {0, 0, 1, 1, 0, 0};
-    cuplas_transform t = {act, unit, NULL, CUPLAS_NORM_NONE, NULL};
+    cuplas_transform t = {act, unit, NULL, CUPLAS_NORM_NONE, NULL, NULL};
     (void)state;
     assert_int_equal(cuplas_transform_apply(x, 2, 6, &t, NULL), 0);
     assert_true(fabs(x[0] - 1.0) < 1e-15);      /* exp(0) */
@@ -33,13 +33,42 @@ static void test_transform_activations(void **state)
     assert_true(x[8] == 0.0 && x[9] == 0.0);     /* a zero vector stays zero */
 }
 
+/* channels.sign after unit: the vector negated when its first largest
+ * component by magnitude is negative; other columns untouched. */
+static void test_transform_sign(void **state)
+{
+    double x[5 * 5] = {
+        7, -2, 0, 0, 0,          /* -2 largest: (2, 0, 0, 0) after unit and sign */
+        7, 0.5, -0.5, 0.5, -0.5, /* a tie: the first (0.5) decides, kept */
+        7, -0.5, 0.5, 0.5, 0.5,  /* the first of the tie negative: negated */
+        7, 0.1, -0.2, -0.9, 0.3, /* -0.9 largest: negated */
+        -7, 0, 0, 0, 0,          /* zero vector: stays zero */
+    };
+    const unsigned char unit[5] = {0, 1, 1, 1, 1}, sign[5] = {0, 1, 1, 1, 1};
+    cuplas_transform t = {NULL, unit, NULL, CUPLAS_NORM_NONE, NULL, sign};
+    (void)state;
+    assert_int_equal(cuplas_transform_apply(x, 5, 5, &t, NULL), 0);
+    assert_true(x[0] == 7 && x[1] == 1 && x[2] == 0);
+    assert_true(x[6] == 0.5 && x[7] == -0.5 && x[9] == -0.5);
+    assert_true(x[11] == 0.5 && x[12] == -0.5 && x[13] == -0.5 && x[14] == -0.5);
+    const double n = sqrt(0.01 + 0.04 + 0.81 + 0.09);
+    assert_true(fabs(x[16] + 0.1 / n) < 1e-15 && fabs(x[18] - 0.9 / n) < 1e-15);
+    assert_true(x[20] == -7 && x[21] == 0 && x[24] == 0);
+    /* sign without unit: the raw vector, its scale kept */
+    double y[4] = {1, 3, -4, 0};
+    const unsigned char s2[4] = {0, 1, 1, 0};
+    cuplas_transform t2 = {NULL, NULL, NULL, CUPLAS_NORM_NONE, NULL, s2};
+    assert_int_equal(cuplas_transform_apply(y, 1, 4, &t2, NULL), 0);
+    assert_true(y[0] == 1 && y[1] == -3 && y[2] == 4 && y[3] == 0);
+}
+
 static void test_transform_groups(void **state)
 {
     /* columns 0 and 1 one group: one mean (2.5) and one std for both */
     double x[4 * 3] = {1, 2, 10, 2, 3, 20, 3, 4, 30, 2, 3, 40};
     const int group[3] = {0, 0, -1};
     const double w[3] = {1, 1, 2};
-    cuplas_transform t = {NULL, NULL, group, CUPLAS_NORM_STANDARDIZE, w};
+    cuplas_transform t = {NULL, NULL, group, CUPLAS_NORM_STANDARDIZE, w, NULL};
     (void)state;
     assert_int_equal(cuplas_transform_apply(x, 4, 3, &t, NULL), 0);
     double m = (1 + 2 + 2 + 3 + 3 + 4 + 2 + 3) / 8.0, ss = 0;
@@ -54,7 +83,7 @@ static void test_transform_groups(void **state)
 
     double y[2 * 2] = {0, 10, 5, 20};
     const int g2[2] = {3, 3};
-    cuplas_transform mm = {NULL, NULL, g2, CUPLAS_NORM_MINMAX, NULL};
+    cuplas_transform mm = {NULL, NULL, g2, CUPLAS_NORM_MINMAX, NULL, NULL};
     assert_int_equal(cuplas_transform_apply(y, 2, 2, &mm, NULL), 0);
     assert_true(y[0] == 0.0 && y[3] == 1.0 && fabs(y[1] - 0.5) < 1e-15);
 }
@@ -66,7 +95,7 @@ static void test_transform_ungrouped_is_normalize(void **state)
     (void)state;
     for (int i = 0; i < 150; i++)
         a[i] = b[i] = sin(i * 1.7) * (i % 7);
-    cuplas_transform t = {NULL, NULL, NULL, CUPLAS_NORM_STANDARDIZE, w};
+    cuplas_transform t = {NULL, NULL, NULL, CUPLAS_NORM_STANDARDIZE, w, NULL};
     assert_int_equal(cuplas_transform_apply(a, 50, 3, &t, NULL), 0);
     assert_int_equal(cuplas_features_normalize(b, 50, 3, CUPLAS_NORM_STANDARDIZE, w, NULL), 0);
     assert_memory_equal(a, b, sizeof a);
@@ -144,7 +173,7 @@ static void test_transform_threads(void **state)
     assert_true(a && b && r);
     for (int64_t i = 0; i < (int64_t)N * C; i++)
         a[i] = b[i] = r[i] = sin((double)i * 0.37) * (1 + i % 5);
-    cuplas_transform t = {act, unit, group, CUPLAS_NORM_STANDARDIZE, w};
+    cuplas_transform t = {act, unit, group, CUPLAS_NORM_STANDARDIZE, w, NULL};
     assert_int_equal(cuplas_transform_apply(a, N, C, &t, NULL), 0);
     assert_int_equal(cuplas_pool_create(3, &pool, &e), 0);
     assert_int_equal(cuplas_transform_apply(b, N, C, &t, pool), 0);
@@ -161,6 +190,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_transform_activations),
+        cmocka_unit_test(test_transform_sign),
         cmocka_unit_test(test_transform_groups),
         cmocka_unit_test(test_transform_ungrouped_is_normalize),
         cmocka_unit_test(test_transform_threads),

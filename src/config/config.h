@@ -97,6 +97,7 @@ typedef struct cuplas_channel_opts {
     cuplas_selectors exp;       /* channels.exp: exp() before the sort      */
     cuplas_selectors sigmoid;   /* channels.sigmoid                         */
     cuplas_selectors unit;      /* channels.unit: one unit-length vector    */
+    cuplas_selectors sign;      /* channels.sign: one vector, sign canonical */
     cuplas_selectors groups;    /* channels.groups: "x,y,z" share statistics */
     double *weights;   /* channels.weights: one per used channel, or NULL */
     int nweights;

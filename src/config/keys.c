@@ -202,6 +202,10 @@ const struct key cuplas_cfg_keys[] = {
     { "channels.unit", K_SELECTORS, AT(channels.unit), .flags = F_PARAMS_IF_SET,
       .doc = "used channels scaled together to unit length per item (a quaternion "
              "rot_0-3), after exp/sigmoid" },
+    { "channels.sign", K_SELECTORS, AT(channels.sign), .flags = F_PARAMS_IF_SET,
+      .doc = "used channels seen as one vector negated when its largest component by "
+             "magnitude is negative (a quaternion rot_0-3: q and -q are one rotation, "
+             "and PlayCanvas SOG stores that form), after unit" },
     { "channels.groups", K_SELECTORS, AT(channels.groups), .flags = F_PARAMS_IF_SET,
       .doc = "groups of used channels that share one normalisation (one mean and "
              "standard deviation, or min and max), each a comma-separated selector "
@@ -530,6 +534,7 @@ void cuplas_config_free(cuplas_config *cfg)
     cuplas_selectors_free(&cfg->channels.exp);
     cuplas_selectors_free(&cfg->channels.sigmoid);
     cuplas_selectors_free(&cfg->channels.unit);
+    cuplas_selectors_free(&cfg->channels.sign);
     cuplas_selectors_free(&cfg->channels.groups);
     free(cfg->grid.crop_by);
     free(cfg->backend.gpus);

@@ -1,12 +1,12 @@
 /*
- * transform.c - activations, unit length and grouped normalisation
+ * transform.c - activations, unit length, sign and grouped normalisation
  * (transform.h).
  *
  * Design fact: without groups the normalisation is cuplas_features_normalize
  * itself, so a config that names no group sorts exactly as before. The
  * grouped statistics are sums in row order on one thread, the order that
  * makes them reproducible (two passes: about 0.1 s for 7M splats of 13
- * channels). What is per row, the activations, the unit length and the
+ * channels). What is per row, the activations, the unit length, the sign and the
  * final shift and scale, runs in blocks on the pool: the same bits on
  * any thread count.
  */
@@ -26,7 +26,7 @@ typedef struct row_job {
     int64_t N;
     int C;
     const cuplas_transform *t;
-    int any_act, nunit;
+    int any_act, nunit, nsign;
     const double *shift, *scale;
 } row_job;
 
@@ -40,7 +40,7 @@ static int activate_rows(void *p, int64_t b)
 {
     const row_job *k = p;
     const cuplas_transform *t = k->t;
-    const int C = k->C, any_act = k->any_act, nunit = k->nunit;
+    const int C = k->C, any_act = k->any_act, nunit = k->nunit, nsign = k->nsign;
     double *x = k->x;
     int64_t i0, i1;
 
@@ -65,6 +65,16 @@ static int activate_rows(void *p, int64_t b)
                         row[c] *= s;
             }
         }
+        if (nsign) {
+            int big = -1;
+            for (int c = 0; c < C; c++)
+                if (t->sign[c] && (big < 0 || fabs(row[c]) > fabs(row[big])))
+                    big = c;
+            if (row[big] < 0)
+                for (int c = 0; c < C; c++)
+                    if (t->sign[c])
+                        row[c] = -row[c];
+        }
     }
     return 0;
 }
@@ -87,8 +97,9 @@ static void activate(double *x, int64_t N, int C, const cuplas_transform *t, cup
     for (int c = 0; c < C; c++) {
         k.any_act |= t->act && t->act[c];
         k.nunit += t->unit && t->unit[c];
+        k.nsign += t->sign && t->sign[c];
     }
-    if (k.any_act || k.nunit)
+    if (k.any_act || k.nunit || k.nsign)
         cuplas_par_for(pool, cuplas_par_blocks(N, ROW_BLOCK), activate_rows, &k, NULL);
 }
 

@@ -13,7 +13,10 @@
  *
  * Order of application, per row: activations (exp, sigmoid), then unit
  * length (the columns of `unit` as one vector, e.g. a quaternion rot_0..3;
- * a zero vector stays zero), then normalisation: each group of columns
+ * a zero vector stays zero), then the sign (the columns of `sign` as one
+ * vector, negated when its first largest component by magnitude is
+ * negative: q and -q are one rotation, and PlayCanvas SOG stores that
+ * form), then normalisation: each group of columns
  * shares one shift and scale (standardize: the mean and population
  * standard deviation of all the group's values; minmax: the group's min
  * and max), a column in no group is its own group; a constant group maps
@@ -43,6 +46,8 @@ typedef struct cuplas_transform {
                                   cuplas_features_normalize)                  */
     cuplas_norm norm;
     const double *weights;     /* per column, NULL = all 1                    */
+    const unsigned char *sign; /* per column: 1 = part of the vector whose
+                                  sign is made canonical; NULL = none        */
 } cuplas_transform;
 
 /* Apply t to x (N x C, row-major) in place. 0 or CUPLAS_ERR_NOMEM. Results

@@ -181,7 +181,7 @@ static int plan_names(cuplas_job *j, const cuplas_config *cfg, const cuplas_h5gr
     int C = (int)g->C, rc = 0;
     char **numbers = calloc((size_t)C, sizeof *numbers);
     const char **names = NULL;
-    int transforms = ch->exp.n || ch->sigmoid.n || ch->unit.n || ch->groups.n;
+    int transforms = ch->exp.n || ch->sigmoid.n || ch->unit.n || ch->sign.n || ch->groups.n;
 
     if (!numbers)
         return cuplas_error_set(err, CUPLAS_ERR_NOMEM, "out of memory");
@@ -217,11 +217,13 @@ static int plan_names(cuplas_job *j, const cuplas_config *cfg, const cuplas_h5gr
                         j->nuse == 1 ? "" : "s");
     }
     if (transforms && j->use) {
-        if (!(j->act = calloc((size_t)j->nuse, 1)) || !(j->unit = calloc((size_t)j->nuse, 1)))
+        if (!(j->act = calloc((size_t)j->nuse, 1)) || !(j->unit = calloc((size_t)j->nuse, 1)) ||
+            !(j->sign = calloc((size_t)j->nuse, 1)))
             CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
         CUPLAS_TRY(mark(j, "channels.exp", &ch->exp, names, C, j->act, 1, err));
         CUPLAS_TRY(mark(j, "channels.sigmoid", &ch->sigmoid, names, C, j->act, 2, err));
         CUPLAS_TRY(mark(j, "channels.unit", &ch->unit, names, C, j->unit, 1, err));
+        CUPLAS_TRY(mark(j, "channels.sign", &ch->sign, names, C, j->sign, 1, err));
         if (ch->groups.n)
             CUPLAS_TRY(plan_groups(j, cfg, names, C, err));
     }

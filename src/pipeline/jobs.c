@@ -116,6 +116,7 @@ static void free_job(cuplas_job *j)
     free(j->use);
     free(j->act);
     free(j->unit);
+    free(j->sign);
     free(j->group);
 }
 

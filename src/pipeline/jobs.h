@@ -51,7 +51,7 @@ typedef struct cuplas_job {
     /* channels resolved by name (NULL: cuplas_job_channels at prep), and the
        transforms per used channel (NULL: none) */
     int *use, nuse;
-    unsigned char *act, *unit;
+    unsigned char *act, *unit, *sign;
     int *group;
 } cuplas_job;
 

@@ -434,7 +434,7 @@ static int stage_prep(job_ctx *j, cuplas_error *e)
         CUPLAS_TRY(fit_items(j, e));
     /* statistics over the real items only: empty cells come after */
     cuplas_transform tf = {job->act, job->unit, job->group, cfg->channels.normalize,
-                           cfg->channels.weights};
+                           cfg->channels.weights, job->sign};
     rc = cuplas_transform_apply(j->x, items, j->nuse, &tf, j->pool);
     if (rc == CUPLAS_ERR_INPUT) {   /* the first value that overflowed names its channel */
         int64_t i = 0;
