@@ -427,6 +427,54 @@ static void test_run_resume_extras(void **state)
     resume_eval_keys(f, run);
 }
 
+/* 50 splats of 32 bytes: 3 float positions, 3 float scales, RGBA, a
+ * quaternion. */
+static void write_splat(fixture *f, const char *name)
+{
+    char path[PATH_MAX];
+    tu_path(f->dir, name, path);
+    FILE *fp = fopen(path, "wb");
+    assert_non_null(fp);
+    for (int i = 0; i < 50; i++) {
+        float v[6] = {(float)(i % 7), (float)(i / 7), (float)((i * 13) % 11) / 3.0f,
+                      0.01f * (1 + i % 5), 0.02f, 0.03f};
+        unsigned char c[8] = {(unsigned char)(i * 5), (unsigned char)(200 - i * 3),
+                              (unsigned char)(i * 11 % 256), (unsigned char)(100 + i),
+                              (unsigned char)(128 + i), 128, (unsigned char)(120 - i), 255};
+        assert_int_equal(fwrite(v, sizeof v, 1, fp), 1);
+        assert_int_equal(fwrite(c, sizeof c, 1, fp), 1);
+    }
+    fclose(fp);
+}
+
+/* Each shipped 3DGS preset runs on a scene with its eval block on, and
+ * measures with its own scheme. */
+static void test_presets_run(void **state)
+{
+    fixture *f = *state;
+    static const char *const presets[][2] = {
+        {"sog", "sog"}, {"gsplat", "gsplat"}, {"playcanvas", "playcanvas"}};
+    char path[PATH_MAX];
+
+    write_splat(f, "p.splat");
+    for (int k = 0; k < 3; k++) {
+        assert_int_equal(tu_sh(f, "\"$B\" run '%s/configs/%s.yaml' --set 'inputs=[{files: "
+                                  "p.splat}]' --set output.dir=pre%d --set output.ply=false "
+                                  "--set backend.device=cpu --set eval.enabled=true "
+                                  "--set 'eval.codecs=[png]'", CUPLAS_SRCDIR, presets[k][0], k),
+                         0);
+        char rel[32];
+        snprintf(rel, sizeof rel, "pre%d/p.vertex.h5", k);
+        tu_path(f->dir, rel, path);
+        char *attr = cuplas_h5_output_str(path, "/vertex", "eval");
+        assert_non_null(attr);
+        char want[64];
+        snprintf(want, sizeof want, "\"scheme\": \"%s\"", presets[k][1]);
+        assert_non_null(strstr(attr, want));
+        free(attr);
+    }
+}
+
 /* A scene with N not a grid: run's eval step (on the lane, before the
  * write) measures what `cuplas eval` measures on the written result, for a
  * crop (sog scheme) and for a pad (playcanvas). */
@@ -437,21 +485,9 @@ static void test_run_eval_fitted_scene(void **state)
     cuplas_error e;
     static const char *const fits[] = { "[6, 8], fit: crop", "[7, 8], fit: pad" };
     static const char *const schemes[] = { "sog", "playcanvas" };
+    FILE *fp;
 
-    /* 50 splats of 32 bytes: 3 float positions, 3 float scales, RGBA, a quaternion */
-    tu_path(f->dir, "s.splat", path);
-    FILE *fp = fopen(path, "wb");
-    assert_non_null(fp);
-    for (int i = 0; i < 50; i++) {
-        float v[6] = {(float)(i % 7), (float)(i / 7), (float)((i * 13) % 11) / 3.0f,
-                      0.01f * (1 + i % 5), 0.02f, 0.03f};
-        unsigned char c[8] = {(unsigned char)(i * 5), (unsigned char)(200 - i * 3),
-                              (unsigned char)(i * 11 % 256), (unsigned char)(100 + i),
-                              128, 128, 128, 255};
-        assert_int_equal(fwrite(v, sizeof v, 1, fp), 1);
-        assert_int_equal(fwrite(c, sizeof c, 1, fp), 1);
-    }
-    fclose(fp);
+    write_splat(f, "s.splat");
     for (int k = 0; k < 2; k++) {
         cuplas_error_clear(&e);
         tu_path(f->dir, "c.yaml", path);
@@ -766,6 +802,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_run_resume_extras, setup, teardown),
         cmocka_unit_test_setup_teardown(test_run_eval_report, setup, teardown),
         cmocka_unit_test_setup_teardown(test_run_eval_fitted_scene, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_presets_run, setup, teardown),
         cmocka_unit_test_setup_teardown(test_run_eval_orders, setup, teardown),
         cmocka_unit_test_setup_teardown(test_and_undefined, setup, teardown),
         cmocka_unit_test_setup_teardown(test_report_preview_not_png, setup, teardown),
