@@ -282,7 +282,8 @@ int cuplas_evaluate(const double *items, int64_t N, int C, const char *const *na
     memset(imgs, 0, sizeof imgs);
     memset(res, 0, sizeof *res);
     res->N = N, res->H = H, res->W = W, res->C = C;
-    res->scheme = res->scheme_asked = o->scheme, res->codecs = o->codecs, res->dpq_p = o->dpq_p, res->seed = o->seed;
+    res->scheme = res->scheme_asked = o->scheme, res->codecs = o->codecs;
+    res->dpq_p = o->dpq_p, res->seed = o->seed;
     res->dpq_max_n = o->dpq_max_n == 0 ? CUPLAS_DPQ_MAX_N : o->dpq_max_n;
     res->codec = o->codec;
     res->orders = ((o->orders ? o->orders : CUPLAS_ORDERS_ALL) | 1u << CUPLAS_ORDER_SORTED) &

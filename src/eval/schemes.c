@@ -51,7 +51,8 @@ int cuplas_scheme_parse(const char *name, cuplas_scheme *s, cuplas_error *err)
             *s = (cuplas_scheme)i;
             return 0;
         }
-    return cuplas_error_set(err, CUPLAS_ERR_USAGE, "unknown scheme '%s' (plain, sog, gsplat, playcanvas)", name);
+    return cuplas_error_set(err, CUPLAS_ERR_USAGE,
+                            "unknown scheme '%s' (plain, sog, gsplat, playcanvas)", name);
 }
 
 static int find(const char *const *names, int C, const char *want)
