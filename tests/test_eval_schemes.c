@@ -182,22 +182,35 @@ static const cuplas_eval_image *img(const cuplas_eval_images *s, const char *nam
     return NULL;
 }
 
+/* The 2x2 grid of gs_grid (cell 3 empty) coded by scheme sc; its images
+ * must be want[0..n) with chans[] planes (chans NULL: not checked), and
+ * the empty cell 0 in every plane. */
+static void encode_gs(cuplas_scheme sc, cuplas_eval_images *s, const char *const *want,
+                      const int *chans, int n)
+{
+    double g[4 * NC];
+    uint8_t empty[4];
+    cuplas_error err = {0};
+    gs_grid(g, empty);
+    assert_int_equal(cuplas_scheme_encode(sc, g, 2, 2, NC, GS_NAMES, empty, s, &err), 0);
+    assert_int_equal(s->n, n);
+    for (int i = 0; i < n; i++) {
+        assert_string_equal(s->img[i].name, want[i]);
+        if (chans)
+            assert_int_equal(s->img[i].channels, chans[i]);
+        for (int c = 0; c < s->img[i].channels; c++)
+            assert_int_equal(s->img[i].px[3 * s->img[i].channels + c], 0);
+    }
+}
+
 static void test_scheme_sog(void **state)
 {
     (void)state;
-    double g[4 * NC];
-    uint8_t empty[4];
-    gs_grid(g, empty);
     cuplas_eval_images s;
-    cuplas_error err = {0};
-    assert_int_equal(cuplas_scheme_encode(CUPLAS_SCHEME_SOG, g, 2, 2, NC, GS_NAMES, empty, &s, &err), 0);
-    const char *want[] = {"xyz_lo", "xyz_hi", "f_dc", "f_rest_00", "scale", "rot", "opacity", "extra_000"};
+    const char *const want[] = {"xyz_lo", "xyz_hi", "f_dc", "f_rest_00",
+                                "scale",  "rot",    "opacity", "extra_000"};
     const int chans[] = {3, 3, 3, 1, 3, 4, 1, 1};
-    assert_int_equal(s.n, 8);
-    for (int i = 0; i < 8; i++) {
-        assert_string_equal(s.img[i].name, want[i]);
-        assert_int_equal(s.img[i].channels, chans[i]);
-    }
+    encode_gs(CUPLAS_SCHEME_SOG, &s, want, chans, 8);
     /* xyz: joint range -2..4 to 14 bits: y = 4 at cell 2 -> 16383 */
     const cuplas_eval_image *lo = img(&s, "xyz_lo"), *hi = img(&s, "xyz_hi");
     assert_int_equal(lo->px[2 * 3 + 1], 0xff);
@@ -213,27 +226,16 @@ static void test_scheme_sog(void **state)
     assert_int_equal(img(&s, "f_rest_00")->px[1], 23);
     /* opacity 0..2, 6 bits: 1 -> 31.5 -> 32 */
     assert_int_equal(img(&s, "opacity")->px[1], 32);
-    /* the empty cell is 0 in every plane */
-    for (int i = 0; i < s.n; i++)
-        for (int c = 0; c < s.img[i].channels; c++)
-            assert_int_equal(s.img[i].px[3 * s.img[i].channels + c], 0);
     cuplas_eval_images_free(&s);
 }
 
 static void test_scheme_gsplat(void **state)
 {
     (void)state;
-    double g[4 * NC];
-    uint8_t empty[4];
-    gs_grid(g, empty);
     cuplas_eval_images s;
-    cuplas_error err = {0};
-    assert_int_equal(
-        cuplas_scheme_encode(CUPLAS_SCHEME_GSPLAT, g, 2, 2, NC, GS_NAMES, empty, &s, &err), 0);
-    const char *want[] = {"means_l", "means_u", "scales", "quats", "opacities", "sh0", "shN_00", "extra_000"};
-    assert_int_equal(s.n, 8);
-    for (int i = 0; i < 8; i++)
-        assert_string_equal(s.img[i].name, want[i]);
+    const char *const want[] = {"means_l", "means_u", "scales", "quats",
+                                "opacities", "sh0", "shN_00", "extra_000"};
+    encode_gs(CUPLAS_SCHEME_GSPLAT, &s, want, NULL, 8);
     /* means per channel: x = log1p(1) at cell 1 of 0..log1p(2) */
     const cuplas_eval_image *l = img(&s, "means_l"), *u = img(&s, "means_u");
     int q = l->px[3] | u->px[3] << 8;
@@ -252,20 +254,12 @@ static void test_scheme_gsplat(void **state)
 static void test_scheme_playcanvas(void **state)
 {
     (void)state;
-    double g[4 * NC];
-    uint8_t empty[4];
-    gs_grid(g, empty);
     cuplas_eval_images s;
     cuplas_error err = {0};
-    assert_int_equal(
-        cuplas_scheme_encode(CUPLAS_SCHEME_PLAYCANVAS, g, 2, 2, NC, GS_NAMES, empty, &s, &err), 0);
-    const char *want[] = {"means_l", "means_u", "scales", "quats", "sh0", "shN_00", "extra_000"};
+    const char *const want[] = {"means_l", "means_u", "scales", "quats",
+                                "sh0",     "shN_00",  "extra_000"};
     const int chans[] = {3, 3, 3, 4, 4, 1, 1};
-    assert_int_equal(s.n, 7);
-    for (int i = 0; i < 7; i++) {
-        assert_string_equal(s.img[i].name, want[i]);
-        assert_int_equal(s.img[i].channels, chans[i]);
-    }
+    encode_gs(CUPLAS_SCHEME_PLAYCANVAS, &s, want, chans, 7);
     /* x = log1p(1) of 0..log1p(2): 41347.99 truncates to 41347 (gsplat
        rounds to 41348); z = -log1p(1) of -log1p(2)..0: 24187 */
     const cuplas_eval_image *l = img(&s, "means_l"), *u = img(&s, "means_u");
@@ -289,11 +283,7 @@ static void test_scheme_playcanvas(void **state)
     assert_memory_equal(dc->px, dc0, 4);
     assert_int_equal(dc->px[4 + 3], 186);
     assert_int_equal(dc->px[2 * 4 + 3], 224);
-    /* the empty cell is 0 in every plane, the quaternion's alpha too */
-    for (int i = 0; i < s.n; i++)
-        for (int c = 0; c < s.img[i].channels; c++)
-            assert_int_equal(s.img[i].px[3 * s.img[i].channels + c], 0);
-    cuplas_eval_images_free(&s);
+    cuplas_eval_images_free(&s);   /* (its empty cell 0, the quaternion's alpha too) */
 
     /* quaternions as the writer packs them (worked out by hand) */
     static const char *const qn[7] = {"x", "y", "z", "rot_0", "rot_1", "rot_2", "rot_3"};
