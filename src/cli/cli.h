@@ -27,7 +27,7 @@ typedef struct cuplas_cmd {
                               is then main's argv */
 } cuplas_cmd;
 
-extern const cuplas_cmd cuplas_cmd_export_def;
+extern const cuplas_cmd cuplas_cmd_export_def, cuplas_cmd_export_sog_def;
 extern const cuplas_cmd cuplas_cmd_run_def, cuplas_cmd_check_def, cuplas_cmd_sort_def,
     cuplas_cmd_gen_def, cuplas_cmd_report_def, cuplas_cmd_eval_def,
     cuplas_cmd_preview_def;

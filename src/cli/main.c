@@ -23,7 +23,8 @@
 
 static const cuplas_cmd *const commands[] = {
     &cuplas_cmd_run_def, &cuplas_cmd_check_def, &cuplas_cmd_sort_def, &cuplas_cmd_gen_def,
-    &cuplas_cmd_report_def, &cuplas_cmd_export_def, &cuplas_cmd_eval_def, &cuplas_cmd_preview_def,
+    &cuplas_cmd_report_def, &cuplas_cmd_export_def, &cuplas_cmd_export_sog_def,
+    &cuplas_cmd_eval_def, &cuplas_cmd_preview_def,
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
@@ -32,8 +33,8 @@ static void usage(FILE *out)
     fprintf(out, "Usage: cuplas COMMAND [options]   (cuplas help COMMAND for its options)\n"
                  "\nSort HDF5 feature grids with the CUPLAS/PLAS algorithm.\n\nCommands:\n");
     for (size_t i = 0; i < NCOMMANDS; i++)
-        fprintf(out, "  %-8s %s\n", commands[i]->name, commands[i]->summary);
-    fprintf(out, "  help     cuplas help COMMAND, or cuplas help config (every config key)\n"
+        fprintf(out, "  %-10s %s\n", commands[i]->name, commands[i]->summary);
+    fprintf(out, "  help       cuplas help COMMAND, or cuplas help config (every config key)\n"
                  "\nOptions:\n  -h, --help     this text\n  -V, --version  version and "
                  "build features\n\n" CUPLAS_HELP_EXIT_CODES);
 }

@@ -74,8 +74,10 @@ int cuplas_scheme_applies(cuplas_scheme s, const char *const *names, int C)
 
 void cuplas_eval_images_free(cuplas_eval_images *imgs)
 {
-    for (int i = 0; i < imgs->n; i++)
+    for (int i = 0; i < imgs->n; i++) {
         free(imgs->img[i].px);
+        free(imgs->img[i].codebook);
+    }
     free(imgs->img);
     imgs->img = NULL;
     imgs->n = 0;
@@ -300,9 +302,8 @@ static void code_quats(const group *g, const double *x, int64_t cells, int C,
 /* Labels into one codebook of the group's planes pooled (the sigmoid
  * plane, opacity, apart: 255 sigmoid(v), truncated). */
 static void code_codebook(const group *g, const double *x, int64_t cells, int C,
-                          const uint8_t *empty, uint8_t *px, int nc)
+                          const uint8_t *empty, uint8_t *px, int nc, double *entry)
 {
-    double entry[CUPLAS_CODEBOOK_SIZE];
     const int nb = g->sigmoid_plane >= 0 ? g->sigmoid_plane : g->n;
     cuplas_codebook_build(x, cells, C, g->ch, nb, empty, entry);
     for (int64_t i = skip_empty(empty, 0, cells); i < cells; i = skip_empty(empty, i + 1, cells))
@@ -326,10 +327,14 @@ static int code_group(const group *g, const double *x, int64_t H, int64_t W, int
         if (new_image(out, g->name, "", nc, H, W))
             return cuplas_error_set(err, CUPLAS_ERR_NOMEM, "scheme: out of memory for image %s",
                                     g->name);
-        if (g->xf == XF_SMALLEST3)
-            code_quats(g, x, cells, C, empty, out->img[out->n - 1].px);
-        else
-            code_codebook(g, x, cells, C, empty, out->img[out->n - 1].px, nc);
+        cuplas_eval_image *im = &out->img[out->n - 1];
+        if (g->xf == XF_SMALLEST3) {
+            code_quats(g, x, cells, C, empty, im->px);
+            return 0;
+        }
+        if (!(im->codebook = malloc(CUPLAS_CODEBOOK_SIZE * sizeof *im->codebook)))
+            return cuplas_error_set(err, CUPLAS_ERR_NOMEM, "scheme: out of memory");
+        code_codebook(g, x, cells, C, empty, im->px, nc, im->codebook);
         return 0;
     }
     double lo[4], hi[4], v[4];
@@ -371,6 +376,11 @@ static int code_group(const group *g, const double *x, int64_t H, int64_t W, int
         (wide && new_image(out, g->name, g->hi_sfx, nc, H, W)))
         return cuplas_error_set(err, CUPLAS_ERR_NOMEM, "scheme: out of memory for image %s", g->name);
     uint8_t *plo = out->img[out->n - 1 - wide].px, *phi = wide ? out->img[out->n - 1].px : NULL;
+    for (int k = 0; k <= wide; k++)
+        for (int j = 0; j < g->n; j++) {
+            out->img[out->n - 1 - k].lo[j] = isfinite(lo[j]) ? lo[j] : 0;
+            out->img[out->n - 1 - k].hi[j] = isfinite(hi[j]) ? hi[j] : 0;
+        }
     for (int64_t i = 0; i < cells; i++) {
         if (empty && empty[i])
             continue; /* stays 0: the fill value */

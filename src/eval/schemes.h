@@ -71,13 +71,22 @@ typedef enum {
     CUPLAS_SCHEME_COUNT
 } cuplas_scheme;
 
-/* One 8-bit image: H x W pixels of `channels` interleaved bytes. */
+/* One 8-bit image: H x W pixels of `channels` interleaved bytes, and
+ * how its codes decode, for a writer of the format (export-sog): a
+ * range-coded plane's values after the group's transform run lo..hi over
+ * codes 0..top (both images of a 16-bit group carry the range); a
+ * codebook image's planes are labels into `codebook`. */
 typedef struct cuplas_eval_image {
     char name[32];   /* file stem: "plain_000", "means_l", ...          */
     int channels;    /* 1 gray, 3 RGB, 4 RGBA                            */
     int64_t H, W;
     uint8_t *px;     /* H*W*channels bytes, row-major                    */
+    double lo[4], hi[4]; /* range-coded planes (0 elsewhere)            */
+    double *codebook;    /* CUPLAS_SCHEME_CODEBOOK entries, or NULL      */
 } cuplas_eval_image;
+
+/* Entries of a codebook image's codebook (playcanvas: scales, sh0). */
+#define CUPLAS_SCHEME_CODEBOOK 256
 
 typedef struct cuplas_eval_images {
     int n;

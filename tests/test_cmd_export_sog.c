@@ -1,0 +1,258 @@
+/*
+ * test_cmd_export_sog.c - `cuplas export-sog` (src/cli/cmd_export_sog.c):
+ * a sorted scene written as PlayCanvas SOG v2 and read back the way the
+ * format's spec decodes it (meta.json, the five WebP images), splat by
+ * splat against the result's own values; and the results the format
+ * cannot hold refused with one line.
+ */
+#define _GNU_SOURCE
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tmpdir.h"
+#include "clitest.h"
+#include "eval/codec.h"
+#include "io/h5_result.h"
+#include "util/json.h"
+
+static int setup(void **state)
+{
+    return tu_fixture_new(state, CUPLAS_BUILDDIR "/tests/test_cmd_export_sog.XXXXXX");
+}
+
+static int teardown(void **state)
+{
+    tu_fixture_free(state);
+    return 0;
+}
+
+/* A binary PLY of n splats with graphdeco names; `rest` adds f_rest_0..2. */
+static void write_ply(const fixture *f, const char *name, int n, int rest)
+{
+    char path[PATH_MAX];
+    FILE *fp = fopen(tu_path(f->dir, name, path), "wb");
+    assert_non_null(fp);
+    fprintf(fp, "ply\nformat binary_little_endian 1.0\nelement vertex %d\n", n);
+    const char *props[] = {"x", "y", "z", "f_dc_0", "f_dc_1", "f_dc_2", "f_rest_0", "f_rest_1",
+                           "f_rest_2", "opacity", "scale_0", "scale_1", "scale_2", "rot_0",
+                           "rot_1", "rot_2", "rot_3"};
+    for (int k = 0; k < 17; k++)
+        if (rest || strncmp(props[k], "f_rest", 6))
+            fprintf(fp, "property float %s\n", props[k]);
+    fputs("end_header\n", fp);
+    for (int i = 0; i < n; i++) {
+        float v[17] = {
+            (float)(i % 8) - 3.5f, 0.25f * (float)(i / 8), 2.0f * sinf((float)i),   /* xyz */
+            0.1f * (float)(i % 5), -0.3f + 0.05f * (float)i, cosf((float)i),         /* dc */
+            0.01f * (float)i, 0, -0.01f * (float)i,                                   /* rest */
+            -2.0f + 0.1f * (float)i,                                                  /* opacity */
+            -5.0f + 0.05f * (float)i, -4.0f, -3.0f - 0.02f * (float)i,                /* scale */
+            cosf(0.3f * (float)i), sinf(0.3f * (float)i), -0.5f, 0.2f * (float)(i % 3) - 0.2f,
+        };
+        for (int k = 0; k < 17; k++)
+            if (rest || k < 6 || k > 8)
+                assert_int_equal(fwrite(&v[k], 4, 1, fp), 1);
+    }
+    fclose(fp);
+}
+
+/* Sort `ply` on the CPU with the PlayCanvas preset into res/; grid: more
+ * --set options ("" for the preset's own grid). */
+static void sort_scene(const fixture *f, const char *ply, const char *grid)
+{
+    assert_int_equal(tu_sh(f, "rm -rf res && \"$B\" run '%s/configs/playcanvas.yaml' --set "
+                              "'inputs=[{files: %s}]' --set output.dir=res --set output.ply=false "
+                              "--set backend.device=cpu %s",
+                           CUPLAS_SRCDIR, ply, grid),
+                     0);
+}
+
+static uint8_t *read_webp(const fixture *f, const char *name, int *channels, int64_t *W,
+                          int64_t *H)
+{
+    cuplas_eval_image im = {0};
+    cuplas_error e;
+    size_t n = 0;
+    char rel[64];
+    snprintf(rel, sizeof rel, "sog/%s.webp", name);
+    char *data = tu_slurp(f, rel, &n);
+    assert_non_null(data);
+    cuplas_error_clear(&e);
+    assert_int_equal(cuplas_image_decode(CUPLAS_CODEC_WEBP, (const uint8_t *)data, n, 0, &im, &e),
+                     0);
+    free(data);
+    *channels = im.channels, *W = im.W, *H = im.H;
+    return im.px;
+}
+
+static double num_at(const cuplas_json *arr, int i)
+{
+    assert_true(arr && arr->type == CUPLAS_JSON_ARRAY && i < (int)arr->n);
+    return arr->items[i].number;
+}
+
+static double unlog(double n) { return n > 0 ? exp(n) - 1 : -(exp(-n) - 1); }
+
+/* The spec's decode of every splat against the result's values. */
+static void test_round_trip(void **state)
+{
+    fixture *f = *state;
+    char path[PATH_MAX];
+    cuplas_error e;
+    cuplas_h5_result r = {0};
+    cuplas_json *meta = NULL;
+
+    write_ply(f, "s.ply", 50, 0);
+    sort_scene(f, "s.ply", "");
+    assert_int_equal(tu_sh(f, "\"$B\" export-sog res/s.vertex.h5 sog"), 0);
+    char *text = tu_slurp(f, "out.txt", NULL);
+    assert_non_null(strstr(text, "50 splats on a 10x5 texture -> sog"));   /* 50 = 5 x 10 */
+    free(text);
+
+    cuplas_error_clear(&e);
+    assert_int_equal(cuplas_h5_result_read(tu_path(f->dir, "res/s.vertex.h5", path), NULL, &r,
+                                           &e), 0);
+    const int C = (int)r.sorted.C;
+    const int64_t cells = r.sorted.H * r.sorted.W;
+    double *g = malloc(sizeof(double) * (size_t)(cells * C));
+    int use[14];
+    assert_int_equal(C, 14);
+    for (int c = 0; c < C; c++)
+        use[c] = c;
+    assert_int_equal(cuplas_h5grid_to_double(&r.sorted, use, C, g, NULL, &e), 0);
+    int at[14];   /* where each property is */
+    static const char *const want[14] = {"x", "y", "z", "f_dc_0", "f_dc_1", "f_dc_2", "opacity",
+                                         "scale_0", "scale_1", "scale_2", "rot_0", "rot_1",
+                                         "rot_2", "rot_3"};
+    for (int k = 0; k < 14; k++) {
+        at[k] = -1;
+        for (int c = 0; c < C; c++)
+            if (!strcmp(r.names[c], want[k]))
+                at[k] = c;
+        assert_true(at[k] >= 0);
+    }
+
+    char *js = tu_slurp(f, "sog/meta.json", NULL);
+    assert_int_equal(cuplas_json_parse(js, strlen(js), &meta, &e), 0);
+    free(js);
+    assert_int_equal((int)cuplas_json_get_num(meta, "version", 0), 2);
+    assert_int_equal((int)cuplas_json_get_num(meta, "count", 0), 50);
+    const cuplas_json *means = cuplas_json_get(meta, "means");
+    const cuplas_json *mins = cuplas_json_get(means, "mins"), *maxs = cuplas_json_get(means, "maxs");
+    const cuplas_json *scb = cuplas_json_get(cuplas_json_get(meta, "scales"), "codebook");
+    const cuplas_json *ccb = cuplas_json_get(cuplas_json_get(meta, "sh0"), "codebook");
+    assert_int_equal((int)scb->n, 256);
+    assert_int_equal((int)ccb->n, 256);
+    assert_string_equal(cuplas_json_get(means, "files")->items[1].string, "means_u.webp");
+
+    int ch[5];
+    int64_t W, H;
+    uint8_t *ml = read_webp(f, "means_l", &ch[0], &W, &H), *mu = read_webp(f, "means_u", &ch[1], &W, &H);
+    uint8_t *sc = read_webp(f, "scales", &ch[2], &W, &H), *qu = read_webp(f, "quats", &ch[3], &W, &H);
+    uint8_t *s0 = read_webp(f, "sh0", &ch[4], &W, &H);
+    assert_true(W == r.sorted.W && H == r.sorted.H);
+    assert_int_equal(ch[3], 4);
+    assert_int_equal(ch[4], 4);
+    for (int64_t i = 0; i < 50; i++) {   /* texel i = grid cell i, row-major */
+        const double *v = g + i * C;
+        /* positions: 16 bits in the log domain, truncated: within a step */
+        for (int a = 0; a < 3; a++) {
+            double lo = num_at(mins, a), hi = num_at(maxs, a), step = (hi - lo) / 65535;
+            int q = ml[i * ch[0] + a] | mu[i * ch[1] + a] << 8;
+            double n = lo + (hi - lo) * q / 65535.0, x = v[at[a]];
+            double nx = x > 0 ? log1p(x) : -log1p(-x);
+            assert_true(nx - n >= -1e-9 && nx - n <= step + 1e-9);
+            assert_true(fabs(unlog(n) - x) <= step * exp(fabs(nx) + step) + 1e-9);
+        }
+        /* scales and colours: the label is the nearest codebook entry */
+        for (int a = 0; a < 6; a++) {
+            const cuplas_json *cb = a < 3 ? scb : ccb;
+            double x = v[at[a < 3 ? 7 + a : 3 + (a - 3)]];
+            int l = a < 3 ? sc[i * ch[2] + a] : s0[i * 4 + (a - 3)];
+            for (int k = 0; k < 256; k++)
+                assert_true(fabs(num_at(cb, l) - x) <= fabs(num_at(cb, k) - x) + 1e-12);
+        }
+        /* opacity: 255 sigmoid, truncated */
+        double p = 1 / (1 + exp(-v[at[6]]));
+        assert_true(s0[i * 4 + 3] / 255.0 <= p + 1e-12 && p - s0[i * 4 + 3] / 255.0 < 1 / 255.0);
+        /* the quaternion, rebuilt as the spec does, is the stored one up to sign */
+        const uint8_t *o = qu + i * 4;
+        assert_true(o[3] >= 252);
+        double t3[3], s = 0, dot = 0, len = 0, q[4];
+        for (int k = 0; k < 3; k++) {
+            t3[k] = (o[k] / 255.0 - 0.5) * 2.0 / sqrt(2.0);
+            s += t3[k] * t3[k];
+        }
+        const int mode = o[3] - 252;
+        for (int k = 0, j = 0; k < 4; k++)
+            q[k] = k == mode ? sqrt(fmax(0, 1 - s)) : t3[j++];
+        for (int k = 0; k < 4; k++) {
+            dot += q[k] * v[at[10 + k]];
+            len += v[at[10 + k]] * v[at[10 + k]];
+        }
+        assert_true(fabs(dot) / sqrt(len) > 0.999);
+    }
+    free(ml), free(mu), free(sc), free(qu), free(s0);
+    free(g);
+    cuplas_json_free(meta);
+    cuplas_h5_result_free(&r);
+}
+
+/* What the format cannot hold, refused with one line naming the file. */
+static void test_refusals(void **state)
+{
+    fixture *f = *state;
+    char *text;
+
+    /* SH bands: refused, then left out with --no-sh */
+    write_ply(f, "r.ply", 48, 1);
+    sort_scene(f, "r.ply", "--set 'grid.shape=[6, 8]'");
+    assert_int_equal(tu_sh(f, "\"$B\" export-sog res/r.vertex.h5 sog"), 1);
+    assert_non_null(text = tu_slurp(f, "err.txt", NULL));
+    assert_non_null(strstr(text, "res/r.vertex.h5:/vertex: has higher SH bands (f_rest_*)"));
+    assert_non_null(strstr(text, "--no-sh"));
+    free(text);
+    assert_int_equal(tu_sh(f, "test ! -e sog && ls -a | grep -c 'sog.tmp'"), 1);   /* nothing left */
+    assert_int_equal(tu_sh(f, "\"$B\" export-sog res/r.vertex.h5 sog --no-sh && "
+                              "ls sog | tr '\\n' ' '"), 0);
+    assert_non_null(text = tu_slurp(f, "out.txt", NULL));
+    assert_non_null(strstr(text, "means_l.webp means_u.webp meta.json quats.webp scales.webp "
+                                 "sh0.webp"));
+    free(text);
+    /* DIR not empty: usage */
+    assert_int_equal(tu_sh(f, "\"$B\" export-sog res/r.vertex.h5 sog --no-sh"), 2);
+
+    /* a padded grid with holes (50 splats on 7 x 8, empties where they
+       disturb least): refused, naming the first hole */
+    write_ply(f, "p.ply", 50, 0);
+    sort_scene(f, "p.ply", "--set 'grid.shape=[7, 8]' --set grid.fit=pad");
+    assert_int_equal(tu_sh(f, "\"$B\" export-sog res/p.vertex.h5 sog2"), 1);
+    assert_non_null(text = tu_slurp(f, "err.txt", NULL));
+    assert_non_null(strstr(text, "PlayCanvas SOG has no holes"));
+    free(text);
+
+    /* a grid without 3DGS names */
+    assert_int_equal(tu_sh(f, "\"$B\" gen --size 8x8 g.h5 >/dev/null && \"$B\" sort g.h5 gs.h5 "
+                              ">/dev/null 2>&1 && \"$B\" export-sog gs.h5 sog3"), 1);
+    assert_non_null(text = tu_slurp(f, "err.txt", NULL));
+    assert_true(strstr(text, "no channel_names") || strstr(text, "missing: x, y, z"));
+    free(text);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_round_trip, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_refusals, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
