@@ -38,7 +38,8 @@ uint8_t cuplas_codebook_label(const double *entry, double v);
 /* The optimal split of H weighted points (x ascending, w >= 0) into at most
  * k runs: the weighted means of the runs into mean[], ascending; returns the
  * number of runs (at most k, at most the points of positive weight; 0
- * when none). Exposed for its test against an exhaustive search. */
+ * when none, or out of memory). Exposed for its test against the
+ * textbook programme. */
 int cuplas_codebook_split(const double *x, const double *w, int H, int k, double *mean);
 
 #ifdef __cplusplus
