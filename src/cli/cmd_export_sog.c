@@ -31,6 +31,8 @@
 #include "io/h5_result.h"
 #include "util/fsutil.h"
 #include "util/json.h"
+#include "util/pool.h"
+#include "util/threads.h"
 
 static const char export_sog_help[] =
     "Usage: cuplas export-sog OUT.h5[:/GROUP] DIR [--no-sh] [--webp-method N]\n"
@@ -158,7 +160,26 @@ static int write_meta(const char *path, int64_t count, const cuplas_eval_images 
     return 0;
 }
 
-/* The five images and meta.json into dir (which exists). */
+/* One image a task: encoded into its own buffer and written to dir. */
+typedef struct encode_job {
+    const cuplas_eval_image *img[NIMAGES];
+    const cuplas_codec_opts *co;
+    const char *dir;
+    cuplas_error err[NIMAGES];
+} encode_job;
+
+static int encode_one(void *ctx, int64_t k)
+{
+    encode_job *x = ctx;
+    cuplas_buf buf = {0};
+    cuplas_error_clear(&x->err[k]);
+    int rc = cuplas_image_bytes(x->img[k], CUPLAS_CODEC_WEBP, x->co, x->dir, &buf, &x->err[k]);
+    free(buf.data);
+    return rc;
+}
+
+/* The five images (encoded at once: method 6 takes seconds each, and the
+ * bytes do not depend on the threads) and meta.json into dir. */
 static int write_sog(const cuplas_h5_result *r, int64_t count, int no_sh,
                      const cuplas_codec_opts *co, const char *dir, cuplas_error *err)
 {
@@ -169,7 +190,7 @@ static int write_sog(const cuplas_h5_result *r, int64_t count, int no_sh,
     uint8_t *empty = malloc((size_t)cells);
     char **names = calloc((size_t)C, sizeof *names);
     cuplas_eval_images imgs = {0};
-    cuplas_buf buf = {0};
+    encode_job job = {.co = co, .dir = dir};
     char *path = NULL;
 
     if (!use || !grid || !empty || !names)
@@ -190,7 +211,13 @@ static int write_sog(const cuplas_h5_result *r, int64_t count, int no_sh,
         if (!im || (k == 3 && im->channels != 4))
             CUPLAS_FAIL(err, CUPLAS_ERR_INTERNAL, "the playcanvas scheme made no %s image",
                         IMAGES[k]);
-        CUPLAS_TRY(cuplas_image_bytes(im, CUPLAS_CODEC_WEBP, co, dir, &buf, err));
+        job.img[k] = im;
+    }
+    int64_t bad = cuplas_par_for(NULL, NIMAGES, encode_one, &job, NULL);
+    if (bad < NIMAGES) {   /* the first image in order that failed */
+        *err = job.err[bad];
+        rc = (int)err->code;
+        goto fail;
     }
     if (asprintf(&path, "%s/meta.json", dir) < 0) {
         path = NULL;
@@ -199,7 +226,6 @@ static int write_sog(const cuplas_h5_result *r, int64_t count, int no_sh,
     CUPLAS_TRY(write_meta(path, count, &imgs, err));
 fail:
     cuplas_eval_images_free(&imgs);
-    free(buf.data);
     free(path);
     free(names);
     free(empty);
@@ -228,6 +254,7 @@ static int cmd_export_sog(int argc, char **argv)
 
     cuplas_error_clear(&err);
     cuplas_codec_opts_default(&co);
+    co.threads = cuplas_max_threads();   /* libwebp's second thread: the same bytes */
     optind = 0;
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
