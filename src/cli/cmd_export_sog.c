@@ -63,7 +63,7 @@ static const char export_sog_help[] =
     "without --no-sh), or DIR cannot be written; 2 usage (bad option, DIR not\n"
     "empty); 3 out of memory.\n";
 
-/* The properties the format needs, and where they are (-1: absent). */
+/* The properties the format needs (by name: any column order). */
 static const char *const NEEDED[] = {"x",       "y",       "z",       "f_dc_0", "f_dc_1",
                                      "f_dc_2",  "opacity", "scale_0", "scale_1", "scale_2",
                                      "rot_0",   "rot_1",   "rot_2",   "rot_3"};
