@@ -147,7 +147,8 @@ static void test_round_trip(void **state)
     assert_int_equal((int)cuplas_json_get_num(meta, "version", 0), 2);
     assert_int_equal((int)cuplas_json_get_num(meta, "count", 0), 50);
     const cuplas_json *means = cuplas_json_get(meta, "means");
-    const cuplas_json *mins = cuplas_json_get(means, "mins"), *maxs = cuplas_json_get(means, "maxs");
+    const cuplas_json *mins = cuplas_json_get(means, "mins");
+    const cuplas_json *maxs = cuplas_json_get(means, "maxs");
     const cuplas_json *scb = cuplas_json_get(cuplas_json_get(meta, "scales"), "codebook");
     const cuplas_json *ccb = cuplas_json_get(cuplas_json_get(meta, "sh0"), "codebook");
     assert_int_equal((int)scb->n, 256);
@@ -156,8 +157,10 @@ static void test_round_trip(void **state)
 
     int ch[5];
     int64_t W, H;
-    uint8_t *ml = read_webp(f, "means_l", &ch[0], &W, &H), *mu = read_webp(f, "means_u", &ch[1], &W, &H);
-    uint8_t *sc = read_webp(f, "scales", &ch[2], &W, &H), *qu = read_webp(f, "quats", &ch[3], &W, &H);
+    uint8_t *ml = read_webp(f, "means_l", &ch[0], &W, &H);
+    uint8_t *mu = read_webp(f, "means_u", &ch[1], &W, &H);
+    uint8_t *sc = read_webp(f, "scales", &ch[2], &W, &H);
+    uint8_t *qu = read_webp(f, "quats", &ch[3], &W, &H);
     uint8_t *s0 = read_webp(f, "sh0", &ch[4], &W, &H);
     assert_true(W == r.sorted.W && H == r.sorted.H);
     assert_int_equal(ch[3], 4);
@@ -221,7 +224,8 @@ static void test_refusals(void **state)
     assert_non_null(strstr(text, "res/r.vertex.h5:/vertex: has higher SH bands (f_rest_*)"));
     assert_non_null(strstr(text, "--no-sh"));
     free(text);
-    assert_int_equal(tu_sh(f, "test ! -e sog && ls -a | grep -c 'sog.tmp'"), 1);   /* nothing left */
+    /* nothing left behind: no DIR, no temporary folder */
+    assert_int_equal(tu_sh(f, "test ! -e sog && ls -a | grep -c 'sog.tmp'"), 1);
     assert_int_equal(tu_sh(f, "\"$B\" export-sog res/r.vertex.h5 sog --no-sh && "
                               "ls sog | tr '\\n' ' '"), 0);
     assert_non_null(text = tu_slurp(f, "out.txt", NULL));

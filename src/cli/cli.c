@@ -156,6 +156,16 @@ int cuplas_cli_exit_for(cuplas_status code)
     }
 }
 
+int cuplas_cli_split_spec(const char *spec, char **file, char **group)
+{
+    const char *c = strstr(spec, ":/");
+    *file = *group = NULL;
+    if (c && !(*group = strdup(c + 1)))
+        return -1;
+    *file = c ? strndup(spec, (size_t)(c - spec)) : strdup(spec);
+    return *file ? 0 : -1;
+}
+
 int cuplas_cli_int(const char *s, long long lo, long long hi, long long *v)
 {
     char *end;

@@ -96,6 +96,11 @@ int cuplas_cli_fail(const cuplas_error *e);
 /* Exit code for a failure that stopped a command before any job ran. */
 int cuplas_cli_exit_for(cuplas_status code);
 
+/* "FILE.h5:/GROUP" -> *file, *group (malloc'd; *group NULL when the spec
+ * names none). A ':' starts the group only when a '/' follows it, so file
+ * names with colons still work. 0, or -1 when out of memory. */
+int cuplas_cli_split_spec(const char *spec, char **file, char **group);
+
 /* Parse a whole decimal integer in [lo, hi]; 0 on success. */
 int cuplas_cli_int(const char *s, long long lo, long long hi, long long *v);
 

@@ -107,18 +107,6 @@ static void loaded_free(loaded *l)
     free(l->items);
 }
 
-/* "FILE.h5:/GROUP" -> file, group (NULL when none). A ':' starts the group
- * only when a '/' follows it, so file names with colons still work. */
-static int split_spec(const char *spec, char **file, char **group)
-{
-    const char *c = strstr(spec, ":/");
-    *group = NULL;
-    if (c && !(*group = strdup(c + 1)))
-        return -1;
-    *file = c ? strndup(spec, (size_t)(c - spec)) : strdup(spec);
-    return *file ? 0 : -1;
-}
-
 /* "a,b,c" -> malloc'd names; NULL when out of memory. */
 static char **split_names(const char *list, int *n)
 {
@@ -151,7 +139,7 @@ static int load(const char *spec, loaded *l, cuplas_error *err)
     int *use = NULL, rc = 0;
 
     memset(l, 0, sizeof *l);
-    if (split_spec(spec, &file, &group) != 0)
+    if (cuplas_cli_split_spec(spec, &file, &group) != 0)
         CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
     if (cuplas_h5_result_read(file, group, &l->r, err) != 0) {
         /* `cuplas eval scene.ply`: the scene is what sort reads, not a result */

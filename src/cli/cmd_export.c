@@ -118,8 +118,8 @@ static int cmd_export(int argc, char **argv)
     cuplas_error err;
     cuplas_ply p;
     int64_t *order = NULL, cells = 0;
-    char *file = NULL, *tmp = NULL;
-    const char *group = CUPLAS_SCENE_DATASET;
+    char *file = NULL, *spec_group = NULL, *tmp = NULL;
+    const char *group;
     int rc = CUPLAS_EXIT_OK;
 
     cuplas_error_clear(&err);
@@ -131,18 +131,17 @@ static int cmd_export(int argc, char **argv)
     if (argc != 4)
         return cuplas_cli_usage("export-ply", "expected OUT.h5 IN.ply SORTED.ply");
     cuplas_h5_quiet();
-    if (!(file = strdup(argv[1])))
+    if (cuplas_cli_split_spec(argv[1], &file, &spec_group) != 0) {
+        free(file);
+    free(spec_group);
         return CUPLAS_EXIT_FATAL;
+    }
+    group = spec_group ? spec_group : CUPLAS_SCENE_DATASET;
     /* SIGINT, SIGTERM and SIGUSR1 from here on stop the write at its next
        block, or before it, and remove the temp file (exit 75), as `run` and
        `gen` do */
     volatile int stop = 0;
     cuplas_cli_catch_signals(&stop);
-    char *sep = strstr(file, ":/");
-    if (sep) {
-        *sep = '\0';
-        group = sep + 1;
-    }
     /* nothing is read before the paths are known to be safe, and nothing
        written before IN is known to be the result's scene */
     const cuplas_path_role paths[3] = {

@@ -245,8 +245,8 @@ static int cmd_export_sog(int argc, char **argv)
     cuplas_h5_result r = {0};
     cuplas_codec_opts co;
     cuplas_error err;
-    char *file = NULL, *tmpdir = NULL;
-    const char *group = NULL, *dir;
+    char *file = NULL, *group = NULL, *tmpdir = NULL;
+    const char *dir;
     int no_sh = 0, c, rc = 0;
     int64_t count = 0;
     long long v;
@@ -278,13 +278,8 @@ static int cmd_export_sog(int argc, char **argv)
     dir = argv[optind + 1];
     if (stat(dir, &st) == 0 && (!S_ISDIR(st.st_mode) || rmdir(dir) != 0))
         return cuplas_cli_usage("export-sog", "%s: exists and is not an empty folder", dir);
-    {
-        const char *sep = strstr(argv[optind], ":/");
-        if (!(file = sep ? strndup(argv[optind], (size_t)(sep - argv[optind]))
-                         : strdup(argv[optind])))
-            CUPLAS_FAIL(&err, CUPLAS_ERR_NOMEM, "out of memory");
-        group = sep ? sep + 1 : NULL;
-    }
+    if (cuplas_cli_split_spec(argv[optind], &file, &group) != 0)
+        CUPLAS_FAIL(&err, CUPLAS_ERR_NOMEM, "out of memory");
     cuplas_h5_quiet();
     if (cuplas_h5_result_read(file, group, &r, &err) != 0 ||
         check_result(&r, no_sh, &count, &err) != 0) {
@@ -308,6 +303,7 @@ fail:
         cuplas_rm_tree(tmpdir);
     free(tmpdir);
     free(file);
+    free(group);
     cuplas_h5_result_free(&r);
     return rc ? cuplas_cli_fail(&err) : CUPLAS_EXIT_OK;
 }

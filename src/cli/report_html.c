@@ -115,7 +115,6 @@ static const char *ratio_class(double q)
     return !isfinite(q) ? "" : q < 1 ? "win" : q > 1 ? "lose" : "";
 }
 
-
 static void eval_table(FILE *f, const cuplas_eval_result *r)
 {
     char unmeasured[64];

@@ -101,6 +101,13 @@ int cuplas_eval_parse_orders(const char *list, unsigned *mask, cuplas_error *err
  * AND is (core/metrics.h: cuplas_safe_exponent). Ordinary values take
  * ue = 0: the same bits as before.
  */
+/* The orders o measures: o->orders (0: all four), sorted always. */
+static unsigned orders_of(const cuplas_eval_opts *o)
+{
+    return ((o->orders ? o->orders : CUPLAS_ORDERS_ALL) | 1u << CUPLAS_ORDER_SORTED) &
+           CUPLAS_ORDERS_ALL;
+}
+
 static int metric_exponent(const double *items, int64_t n)
 {
     double m = 0;
@@ -286,8 +293,7 @@ int cuplas_evaluate(const double *items, int64_t N, int C, const char *const *na
     res->dpq_p = o->dpq_p, res->seed = o->seed;
     res->dpq_max_n = o->dpq_max_n == 0 ? CUPLAS_DPQ_MAX_N : o->dpq_max_n;
     res->codec = o->codec;
-    res->orders = ((o->orders ? o->orders : CUPLAS_ORDERS_ALL) | 1u << CUPLAS_ORDER_SORTED) &
-                  CUPLAS_ORDERS_ALL;
+    res->orders = orders_of(o);
     for (int k = 0; k < CUPLAS_ORDER_COUNT; k++) {
         res->order[k].and_ = res->order[k].vad = res->order[k].dpq = NAN;
         for (int c = 0; c < CUPLAS_CODEC_COUNT; c++)
@@ -377,8 +383,7 @@ double cuplas_eval_ratio(const cuplas_eval_result *r, cuplas_order_kind baseline
 
 int cuplas_eval_result_answers(const cuplas_eval_result *r, const cuplas_eval_opts *o)
 {
-    const unsigned orders = ((o->orders ? o->orders : CUPLAS_ORDERS_ALL) |
-                             1u << CUPLAS_ORDER_SORTED) & CUPLAS_ORDERS_ALL;
+    const unsigned orders = orders_of(o);
     const cuplas_codec_opts *a = &r->codec, *b = &o->codec;
 
     if (r->scheme_asked != o->scheme || (r->codecs & o->codecs) != o->codecs ||
