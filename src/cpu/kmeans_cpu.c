@@ -1,0 +1,88 @@
+/*
+ * kmeans_cpu.c - the nearest centroid of every point (CPU reference of
+ * cuda/kmeans_gpu.cu).
+ *
+ * An exhaustive search gives the answer; two exact shortcuts make it
+ * affordable at SOG's 64Ki-entry palettes. The centroids are transposed
+ * into blocks of LANES, so that one point's distances to a block's
+ * centroids are LANES independent sums that the compiler can keep in one
+ * vector, each lane still adding its terms in coordinate order (the
+ * arithmetic of core/palette.h, so the distances equal the GPU's bit for
+ * bit). And a block is left as soon as every lane's partial sum exceeds
+ * the best distance so far: terms are never negative, so such a block
+ * cannot hold the winner nor a tie. A hint (last iteration's label) makes
+ * that bound tight from the first block.
+ */
+#include "cpu/kmeans_cpu.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#include "core/palette.h"
+
+#define LANES 8
+#define CHECK_EVERY 8 /* coordinates between two looks at the bound */
+
+/* (d, j) beats (best, bi): smaller, or equal at a lower index. */
+static inline int beats(float d, int j, float best, int bi)
+{
+    return d < best || (d == best && j < bi);
+}
+
+static void nearest(const float *xi, int D, const float *c, const float *ct, int K,
+                    int32_t *label, float *dist)
+{
+    int bi = K;              /* none yet: any index beats it on a tie */
+    float best = INFINITY;
+    int h = *label;
+
+    if (h >= 0 && h < K) {
+        bi = h;
+        best = cuplas_palette_d2(xi, c + (int64_t)h * D, D, 1);
+    }
+    for (int b = 0; b * LANES < K; b++) {
+        const float *cb = ct + (int64_t)b * D * LANES;
+        float acc[LANES] = {0};
+        int left = 0;
+        for (int k0 = 0; k0 < D && !left; k0 += CHECK_EVERY) {
+            int k1 = k0 + CHECK_EVERY < D ? k0 + CHECK_EVERY : D;
+            for (int k = k0; k < k1; k++)
+                for (int j = 0; j < LANES; j++) {
+                    float t = xi[k] - cb[k * LANES + j];
+                    acc[j] = acc[j] + t * t;
+                }
+            float m = acc[0];
+            for (int j = 1; j < LANES; j++)
+                m = acc[j] < m ? acc[j] : m;
+            left = m > best;
+        }
+        if (left)
+            continue;
+        for (int j = 0; j < LANES && b * LANES + j < K; j++)
+            if (beats(acc[j], b * LANES + j, best, bi)) {
+                best = acc[j];
+                bi = b * LANES + j;
+            }
+    }
+    *label = bi;
+    if (dist)
+        *dist = best;
+}
+
+int cuplas_kmeans_assign_cpu(const float *x, int64_t N, int D, const float *c, int K,
+                             int32_t *label, float *dist)
+{
+    int nb = (K + LANES - 1) / LANES;
+    /* padding lanes (index >= K) hold 0 and are never chosen */
+    float *ct = calloc((size_t)nb * (size_t)D * LANES, sizeof *ct);
+    if (!ct)
+        return -1;
+    for (int i = 0; i < K; i++)
+        for (int k = 0; k < D; k++)
+            ct[((int64_t)(i / LANES) * D + k) * LANES + i % LANES] = c[(int64_t)i * D + k];
+#pragma omp parallel for schedule(dynamic, 64)
+    for (int64_t i = 0; i < N; i++)
+        nearest(x + i * D, D, c, ct, K, label + i, dist ? dist + i : NULL);
+    free(ct);
+    return 0;
+}

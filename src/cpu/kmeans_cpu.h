@@ -1,0 +1,26 @@
+/*
+ * kmeans_cpu.h - the assignment step of the SH palette's k-means (CPU
+ * reference). GPU twin: cuplas_kmeans_assign_gpu (cuda/kmeans_gpu.h).
+ */
+#ifndef CUPLAS_KMEANS_CPU_H
+#define CUPLAS_KMEANS_CPU_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* label[i] = the nearest of the K centroids c (K x D floats, row-major)
+ * to point i of x (N x D): the least cuplas_palette_d2, the lowest index
+ * on ties. On entry label[i] may hold a hint (a centroid near point i,
+ * e.g. last iteration's; anything outside 0..K-1 is none): it makes the
+ * search faster and never changes its answer. dist (may be NULL): the
+ * winner's cuplas_palette_d2. Returns 0, or -1 when out of memory. */
+int cuplas_kmeans_assign_cpu(const float *x, int64_t N, int D, const float *c, int K,
+                             int32_t *label, float *dist);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

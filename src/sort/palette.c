@@ -1,0 +1,113 @@
+/*
+ * palette.c - Lloyd's k-means for the SH palette: backend dispatch of the
+ * assignment, the update on the host.
+ */
+#include "cuplas_build.h"
+#include "sort/palette.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpu/kmeans_cpu.h"
+#include "util/clock.h"
+#ifdef HAVE_CUDA
+#include "cuda/kmeans_gpu.h"
+#endif
+
+int cuplas_palette_sog_size(int64_t N)
+{
+    int64_t K = CUPLAS_PALETTE_MAX_K;
+    while (K > 1 && K > N)
+        K /= 2;
+    return (int)K;
+}
+
+/* Centroids to their points' means (sums in double, in point order); an
+ * empty one stays. sum: K x D, count: K, scratch. */
+static void update(const float *x, int64_t N, int D, int K, const int32_t *label,
+                   float *centroid, double *sum, int64_t *count)
+{
+    memset(sum, 0, (size_t)K * D * sizeof *sum);
+    memset(count, 0, (size_t)K * sizeof *count);
+    for (int64_t i = 0; i < N; i++) {
+        double *s = sum + (int64_t)label[i] * D;
+        for (int k = 0; k < D; k++)
+            s[k] += x[i * D + k];
+        count[label[i]]++;
+    }
+    for (int j = 0; j < K; j++)
+        if (count[j])
+            for (int k = 0; k < D; k++)
+                centroid[(int64_t)j * D + k] = (float)(sum[(int64_t)j * D + k] / count[j]);
+}
+
+int cuplas_palette_fit(const float *x, int64_t N, int D, int K, int iterations, int device,
+                       float *centroid, int32_t *label, cuplas_palette_stats *st,
+                       cuplas_error *err)
+{
+    int rc = 0;
+    double *sum = NULL, t0;
+    int64_t *count = NULL;
+    int32_t *prev = NULL;
+    float *dist = NULL;
+    cuplas_palette_stats s = {0};
+#ifdef HAVE_CUDA
+    cuplas_kmeans_gpu *g = NULL;
+#endif
+
+    if (N < 1 || D < 1 || D > CUPLAS_PALETTE_MAX_D || K < 1 || K > N ||
+        K > CUPLAS_PALETTE_MAX_K || iterations < 0)
+        return cuplas_error_set(err, CUPLAS_ERR_INTERNAL, "a palette of %d entries for %lld "
+                                "points of %d coordinates, %d iterations", K, (long long)N, D,
+                                iterations);
+    sum = malloc((size_t)K * D * sizeof *sum);
+    count = malloc((size_t)K * sizeof *count);
+    prev = malloc((size_t)N * sizeof *prev);
+    dist = malloc((size_t)N * sizeof *dist);
+    if (!sum || !count || !prev || !dist)
+        CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory for a palette of %d x %d", K, D);
+    if (device >= 0) {
+#ifdef HAVE_CUDA
+        CUPLAS_TRY(cuplas_kmeans_gpu_create(&g, device, x, N, D, K, err));
+#else
+        CUPLAS_FAIL(err, CUPLAS_ERR_NODEVICE, "built without CUDA: no GPU for the palette");
+#endif
+    }
+    for (int j = 0; j < K; j++)
+        memcpy(centroid + (int64_t)j * D, x + (int64_t)j * N / K * D, (size_t)D * sizeof *x);
+    for (int64_t i = 0; i < N; i++)
+        label[i] = -1;
+    for (int it = 0;; it++) {
+        memcpy(prev, label, (size_t)N * sizeof *label);
+        t0 = cuplas_now_s();
+#ifdef HAVE_CUDA
+        if (g)
+            CUPLAS_TRY(cuplas_kmeans_assign_gpu(g, centroid, label, dist, err));
+        else
+#endif
+        if (cuplas_kmeans_assign_cpu(x, N, D, centroid, K, label, dist) != 0)
+            CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory for a palette of %d x %d", K, D);
+        s.assign_s += cuplas_now_s() - t0;
+        s.moved = 0;
+        for (int64_t i = 0; i < N; i++)
+            s.moved += label[i] != prev[i];
+        if (it == iterations || (it > 0 && s.moved == 0))
+            break;
+        update(x, N, D, K, label, centroid, sum, count);
+        s.updates++;
+    }
+    for (int64_t i = 0; i < N; i++)
+        s.mse += dist[i];
+    s.mse /= (double)N;
+    if (st)
+        *st = s;
+fail:
+#ifdef HAVE_CUDA
+    cuplas_kmeans_gpu_free(g);
+#endif
+    free(dist);
+    free(prev);
+    free(count);
+    free(sum);
+    return rc;
+}

@@ -1,0 +1,215 @@
+/*
+ * test_palette.c - the SH palette's k-means (src/sort/palette.c) and its
+ * CPU assignment (src/cpu/kmeans_cpu.c): the blocked search with early
+ * exits and hints against a plain scan, ties, the update, Lloyd's
+ * descent, and SOG's palette size. GPU parity is in test_gpu.c.
+ */
+#include <math.h>
+#include <omp.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "cpu/kmeans_cpu.h"
+#include "sort/palette.h"
+#include "testutil.h"
+
+static float *rand_floats(int64_t n, uint64_t seed, float scale)
+{
+    float *v = malloc((size_t)n * sizeof *v);
+    assert_non_null(v);
+    for (int64_t i = 0; i < n; i++)
+        v[i] = scale * (float)((double)(tu_next_u64(&seed) >> 11) / 9007199254740992.0 - 0.5);
+    return v;
+}
+
+/* The plain scan the shortcuts must reproduce: every centroid in order,
+ * the first least distance. */
+static void scan(const float *x, int64_t N, int D, const float *c, int K, int32_t *label,
+                 float *dist)
+{
+    for (int64_t i = 0; i < N; i++) {
+        float best = INFINITY;
+        int bi = -1;
+        for (int j = 0; j < K; j++) {
+            float d = cuplas_palette_d2(x + i * D, c + (int64_t)j * D, D, 1);
+            if (bi < 0 || d < best) {
+                best = d;
+                bi = j;
+            }
+        }
+        label[i] = bi;
+        dist[i] = best;
+    }
+}
+
+static void test_assign_matches_scan(void **state)
+{
+    static const int Ds[] = {1, 3, 9, 13, 24, 45};
+    static const int Ks[] = {1, 7, 8, 9, 64, 333};
+    const int64_t N = 1500;
+    uint64_t seed = 11;
+    for (size_t a = 0; a < sizeof Ds / sizeof *Ds; a++)
+        for (size_t b = 0; b < sizeof Ks / sizeof *Ks; b++) {
+            int D = Ds[a], K = Ks[b];
+            float *x = rand_floats(N * D, seed++, 2.0f), *c = rand_floats((int64_t)K * D, seed++, 2.0f);
+            int32_t *want = malloc(N * sizeof *want), *got = malloc(N * sizeof *got);
+            float *wd = malloc(N * sizeof *wd), *gd = malloc(N * sizeof *gd);
+            assert_true(want && got && wd && gd);
+            /* ties: copies of centroids later in the list, points on centroids */
+            for (int j = 5; j < K; j += 5)
+                memcpy(c + (int64_t)j * D, c + (int64_t)(j - 5) * D, (size_t)D * sizeof *c);
+            for (int64_t i = 0; i < N; i += 7)
+                memcpy(x + i * D, c + (i % K) * D, (size_t)D * sizeof *x);
+            scan(x, N, D, c, K, want, wd);
+            for (int hints = 0; hints < 3; hints++) {
+                for (int64_t i = 0; i < N; i++)  /* none, the answer's copy, anything */
+                    got[i] = hints == 0 ? -1 : hints == 1 ? (want[i] + 5 < K ? want[i] + 5 : want[i])
+                                                          : (int32_t)((i * 7919) % (K + 3)) - 1;
+                assert_int_equal(cuplas_kmeans_assign_cpu(x, N, D, c, K, got, gd), 0);
+                assert_memory_equal(got, want, N * sizeof *got);
+                assert_memory_equal(gd, wd, N * sizeof *gd);
+            }
+            free(x), free(c), free(want), free(got), free(wd), free(gd);
+        }
+}
+
+/* Two equal nearest centroids: the lower index, whatever the hint. */
+static void test_assign_tie_lower_index(void **state)
+{
+    float c[12 * 2] = {0}, x[2] = {1.0f, 1.0f};
+    for (int j = 0; j < 12; j++)
+        c[2 * j] = c[2 * j + 1] = 10.0f + j;
+    c[2 * 3] = c[2 * 3 + 1] = 1.5f;
+    c[2 * 10] = c[2 * 10 + 1] = 1.5f;
+    for (int32_t hint = -1; hint < 12; hint++) {
+        int32_t l = hint;
+        float d;
+        assert_int_equal(cuplas_kmeans_assign_cpu(x, 1, 2, c, 12, &l, &d), 0);
+        assert_int_equal(l, 3);
+        assert_true(d == 0.5f);
+    }
+}
+
+/* Eight separated clusters in input order: one label each, centroids the
+ * clusters' means. */
+static void test_fit_recovers_clusters(void **state)
+{
+    const int K = 8, D = 9, per = 100;
+    const int64_t N = (int64_t)K * per;
+    float *x = rand_floats(N * D, 5, 0.2f), *cen = malloc((size_t)K * D * sizeof *cen);
+    int32_t *label = malloc(N * sizeof *label);
+    cuplas_palette_stats st;
+    cuplas_error err;
+    cuplas_error_clear(&err);
+    assert_true(cen && label);
+    for (int64_t i = 0; i < N; i++)
+        for (int k = 0; k < D; k++)
+            x[i * D + k] += (float)(10 * (i / per) * ((k + i / per) % 3 == 0 ? 1 : -1));
+    assert_int_equal(cuplas_palette_fit(x, N, D, K, 10, -1, cen, label, &st, &err), 0);
+    for (int j = 0; j < K; j++) {
+        for (int i = 0; i < per; i++)
+            assert_int_equal(label[j * per + i], label[j * per]);
+        double m0 = 0;
+        for (int i = 0; i < per; i++)
+            m0 += x[(int64_t)(j * per + i) * D];
+        assert_true(fabs(cen[(int64_t)label[j * per] * D] - m0 / per) < 1e-5);
+    }
+    assert_int_equal(st.moved, 0);
+    assert_true(st.updates >= 1 && st.updates < 10);
+    assert_true(st.mse > 0 && st.mse < 9 * 0.2 * 0.2 / 12 * 1.5);
+    free(x), free(cen), free(label);
+}
+
+/* Lloyd's iterations never raise the mean squared distance, and K = N
+ * (each point its own centroid) has none. */
+static void test_fit_descends(void **state)
+{
+    const int64_t N = 2000;
+    const int D = 24, K = 100;
+    float *x = rand_floats(N * D, 9, 1.0f), *cen = malloc((size_t)N * D * sizeof *cen);
+    int32_t *label = malloc(N * sizeof *label);
+    cuplas_error err;
+    cuplas_error_clear(&err);
+    double last = INFINITY;
+    assert_true(cen && label);
+    for (int it = 0; it <= 6; it++) {
+        cuplas_palette_stats st;
+        assert_int_equal(cuplas_palette_fit(x, N, D, K, it, -1, cen, label, &st, &err), 0);
+        assert_true(st.mse <= last * (1 + 1e-6));
+        if (it >= 2)
+            assert_true(st.mse < last);  /* random data: it keeps moving */
+        last = st.mse;
+    }
+    cuplas_palette_stats st;
+    assert_int_equal(cuplas_palette_fit(x, N, D, (int)N, 3, -1, cen, label, &st, &err), 0);
+    assert_true(st.mse == 0.0);
+    for (int64_t i = 0; i < N; i++)
+        assert_int_equal(label[i], i);
+    free(x), free(cen), free(label);
+}
+
+/* One thread or several: the same palette and labels. */
+static void test_fit_threads(void **state)
+{
+    const int64_t N = 3000;
+    const int D = 45, K = 200;
+    float *x = rand_floats(N * D, 21, 1.0f);
+    float *c1 = malloc((size_t)K * D * sizeof *c1), *c2 = malloc((size_t)K * D * sizeof *c2);
+    int32_t *l1 = malloc(N * sizeof *l1), *l2 = malloc(N * sizeof *l2);
+    cuplas_error err;
+    cuplas_error_clear(&err);
+    assert_true(c1 && c2 && l1 && l2);
+    int saved = omp_get_max_threads();
+    omp_set_num_threads(1);
+    assert_int_equal(cuplas_palette_fit(x, N, D, K, 4, -1, c1, l1, NULL, &err), 0);
+    omp_set_num_threads(3);
+    assert_int_equal(cuplas_palette_fit(x, N, D, K, 4, -1, c2, l2, NULL, &err), 0);
+    omp_set_num_threads(saved);
+    assert_memory_equal(c1, c2, (size_t)K * D * sizeof *c1);
+    assert_memory_equal(l1, l2, N * sizeof *l1);
+    free(x), free(c1), free(c2), free(l1), free(l2);
+}
+
+static void test_fit_refuses(void **state)
+{
+    float x[4] = {0}, c[4];
+    int32_t l[4];
+    cuplas_error err;
+    cuplas_error_clear(&err);
+    assert_int_equal(cuplas_palette_fit(x, 4, 1, 5, 1, -1, c, l, NULL, &err), CUPLAS_ERR_INTERNAL);
+    cuplas_error_clear(&err);
+    assert_int_equal(cuplas_palette_fit(x, 4, 1, 0, 1, -1, c, l, NULL, &err), CUPLAS_ERR_INTERNAL);
+    cuplas_error_clear(&err);
+    assert_int_equal(cuplas_palette_fit(x, 1, 46, 1, 1, -1, c, l, NULL, &err),
+                     CUPLAS_ERR_INTERNAL);
+}
+
+static void test_sog_size(void **state)
+{
+    static const struct { int64_t n; int k; } t[] = {
+        {1, 1},         {2, 2},       {1000, 512},   {1023, 512},      {1024, 1024},
+        {2047, 1024},   {2048, 2048}, {114865, 65536}, {65535, 32768}, {10000000, 65536},
+    };
+    for (size_t i = 0; i < sizeof t / sizeof *t; i++)
+        assert_int_equal(cuplas_palette_sog_size(t[i].n), t[i].k);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_assign_matches_scan),
+        cmocka_unit_test(test_assign_tie_lower_index),
+        cmocka_unit_test(test_fit_recovers_clusters),
+        cmocka_unit_test(test_fit_descends),
+        cmocka_unit_test(test_fit_threads),
+        cmocka_unit_test(test_fit_refuses),
+        cmocka_unit_test(test_sog_size),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
