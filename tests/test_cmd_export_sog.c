@@ -35,32 +35,44 @@ static int teardown(void **state)
     return 0;
 }
 
-/* A binary PLY of n splats with graphdeco names; `rest` adds f_rest_0..2. */
+/* The value of f_rest_k of splat i in write_ply's files: distinct
+ * splats, coefficients of several scales and signs. */
+static float rest_value(int i, int k)
+{
+    return 0.02f * (float)(1 + k % 4) * sinf(0.7f * (float)i + 1.3f * (float)k);
+}
+
+/* A binary PLY of n splats with graphdeco names; `rest` adds
+ * f_rest_0..rest-1 (rest_value) after the colours, as 3DGS writes them. */
 static void write_ply(const fixture *f, const char *name, int n, int rest)
 {
     char path[PATH_MAX];
     FILE *fp = fopen(tu_path(f->dir, name, path), "wb");
     assert_non_null(fp);
     fprintf(fp, "ply\nformat binary_little_endian 1.0\nelement vertex %d\n", n);
-    const char *props[] = {"x", "y", "z", "f_dc_0", "f_dc_1", "f_dc_2", "f_rest_0", "f_rest_1",
-                           "f_rest_2", "opacity", "scale_0", "scale_1", "scale_2", "rot_0",
-                           "rot_1", "rot_2", "rot_3"};
-    for (int k = 0; k < 17; k++)
-        if (rest || strncmp(props[k], "f_rest", 6))
-            fprintf(fp, "property float %s\n", props[k]);
+    const char *props[] = {"x", "y", "z", "f_dc_0", "f_dc_1", "f_dc_2", "opacity", "scale_0",
+                           "scale_1", "scale_2", "rot_0", "rot_1", "rot_2", "rot_3"};
+    for (int k = 0; k < 14; k++) {
+        fprintf(fp, "property float %s\n", props[k]);
+        for (int j = 0; k == 5 && j < rest; j++)
+            fprintf(fp, "property float f_rest_%d\n", j);
+    }
     fputs("end_header\n", fp);
     for (int i = 0; i < n; i++) {
-        float v[17] = {
+        float v[14] = {
             (float)(i % 8) - 3.5f, 0.25f * (float)(i / 8), 2.0f * sinf((float)i),   /* xyz */
             0.1f * (float)(i % 5), -0.3f + 0.05f * (float)i, cosf((float)i),         /* dc */
-            0.01f * (float)i, 0, -0.01f * (float)i,                                   /* rest */
             -2.0f + 0.1f * (float)i,                                                  /* opacity */
             -5.0f + 0.05f * (float)i, -4.0f, -3.0f - 0.02f * (float)i,                /* scale */
             cosf(0.3f * (float)i), sinf(0.3f * (float)i), -0.5f, 0.2f * (float)(i % 3) - 0.2f,
         };
-        for (int k = 0; k < 17; k++)
-            if (rest || k < 6 || k > 8)
-                assert_int_equal(fwrite(&v[k], 4, 1, fp), 1);
+        for (int k = 0; k < 14; k++) {
+            assert_int_equal(fwrite(&v[k], 4, 1, fp), 1);
+            for (int j = 0; k == 5 && j < rest; j++) {
+                float r = rest_value(i, j);
+                assert_int_equal(fwrite(&r, 4, 1, fp), 1);
+            }
+        }
     }
     fclose(fp);
 }
@@ -210,18 +222,142 @@ static void test_round_trip(void **state)
     cuplas_h5_result_free(&r);
 }
 
+/* The palette's entries, decoded as the spec does: K x 3 coeffs values,
+ * colour-major like f_rest (entry e, coefficient j of colour c at
+ * e * D + c * coeffs + j). */
+static double *decode_palette(const uint8_t *cen, int ch, int K, int coeffs,
+                              const cuplas_json *cb)
+{
+    const int D = 3 * coeffs;
+    double *e = malloc(sizeof(double) * (size_t)K * D);
+    assert_non_null(e);
+    for (int i = 0; i < K; i++)
+        for (int j = 0; j < coeffs; j++)
+            for (int c = 0; c < 3; c++)
+                e[i * D + c * coeffs + j] = num_at(cb, cen[((size_t)i * coeffs + j) * ch + c]);
+    return e;
+}
+
+/* Higher SH bands as SOG's palette: every splat's label, the centroid
+ * texture's layout and the codebook, checked by the spec's decode. With
+ * the default size (K = N = 512: labels past one byte) each splat is its own entry,
+ * so its coefficients come back to the codebook's nearest entry; with 8
+ * entries each splat's entry is its nearest one, to within the
+ * codebook's rounding. */
+static void test_sh_palette(void **state)
+{
+    fixture *f = *state;
+    char path[PATH_MAX];
+    cuplas_error e;
+    cuplas_h5_result r = {0};
+    enum { N = 512, COEFFS = 15, D = 45 };
+
+    write_ply(f, "h.ply", N, D);
+    sort_scene(f, "h.ply", "--set 'grid.shape=[16, 32]'");
+    cuplas_error_clear(&e);
+    assert_int_equal(cuplas_h5_result_read(tu_path(f->dir, "res/h.vertex.h5", path), NULL, &r,
+                                           &e), 0);
+    const int C = (int)r.sorted.C;
+    assert_int_equal(C, 14 + D);
+    int at[D], use[14 + D];
+    for (int c = 0; c < C; c++)
+        use[c] = c;
+    for (int k = 0; k < D; k++) {
+        char want[16];
+        snprintf(want, sizeof want, "f_rest_%d", k);
+        at[k] = -1;
+        for (int c = 0; c < C; c++)
+            if (!strcmp(r.names[c], want))
+                at[k] = c;
+        assert_true(at[k] >= 0);
+    }
+    double *g = malloc(sizeof(double) * N * C);
+    assert_int_equal(cuplas_h5grid_to_double(&r.sorted, use, C, g, NULL, &e), 0);
+
+    for (int run = 0; run < 2; run++) {
+        const int K = run ? 8 : N;
+        cuplas_json *meta = NULL;
+        assert_int_equal(tu_sh(f, "rm -rf sog && \"$B\" export-sog res/h.vertex.h5 sog %s",
+                               run ? "--sh-palette 8 --backend cpu --sh-iterations 20" : ""), 0);
+        char *text = tu_slurp(f, "out.txt", NULL);
+        char want[64];
+        snprintf(want, sizeof want, "SH bands 3: a palette of %d entries", K);
+        assert_non_null(strstr(text, want));
+        free(text);
+        char *js = tu_slurp(f, "sog/meta.json", NULL);
+        assert_int_equal(cuplas_json_parse(js, strlen(js), &meta, &e), 0);
+        free(js);
+        const cuplas_json *shn = cuplas_json_get(meta, "shN");
+        assert_non_null(shn);
+        assert_int_equal((int)cuplas_json_get_num(shn, "count", 0), K);
+        assert_int_equal((int)cuplas_json_get_num(shn, "bands", 0), 3);
+        const cuplas_json *cb = cuplas_json_get(shn, "codebook");
+        assert_int_equal((int)cb->n, 256);
+        assert_string_equal(cuplas_json_get(shn, "files")->items[1].string, "shN_labels.webp");
+        double gap = 0;   /* the codebook's widest step */
+        for (int k = 1; k < 256; k++)
+            gap = fmax(gap, num_at(cb, k) - num_at(cb, k - 1));
+
+        int chc, chl;
+        int64_t W, H, WL, HL;
+        uint8_t *cen = read_webp(f, "shN_centroids", &chc, &W, &H);
+        uint8_t *lab = read_webp(f, "shN_labels", &chl, &WL, &HL);
+        assert_true(W == 64 * COEFFS && H == (K + 63) / 64 && WL == 32 && HL == 16);
+        double *pal = decode_palette(cen, chc, K, COEFFS, cb);
+        int seen[N] = {0};
+        for (int64_t i = 0; i < N; i++) {
+            const int l = lab[i * chl] | lab[i * chl + 1] << 8;
+            assert_true(l >= 0 && l < K);
+            seen[l]++;
+            double v[D], dl = 0;
+            for (int k = 0; k < D; k++)
+                v[k] = g[i * C + at[k]];
+            for (int k = 0; k < D; k++)
+                dl += (v[k] - pal[l * D + k]) * (v[k] - pal[l * D + k]);
+            if (!run) {   /* its own entry: each value at its nearest codebook entry */
+                for (int k = 0; k < D; k++)
+                    for (int m = 0; m < 256; m++)
+                        assert_true(fabs(pal[l * D + k] - v[k]) <=
+                                    fabs(num_at(cb, m) - v[k]) + 1e-12);
+                continue;
+            }
+            for (int o = 0; o < K; o++) {
+                double d = 0;
+                for (int k = 0; k < D; k++)
+                    d += (v[k] - pal[o * D + k]) * (v[k] - pal[o * D + k]);
+                assert_true(sqrt(dl) <= sqrt(d) + sqrt((double)D) * gap + 1e-9);
+            }
+        }
+        for (int l = 0; l < K; l++)
+            assert_int_equal(seen[l], run ? seen[l] : 1);   /* K = N: a splat an entry */
+        free(pal), free(cen), free(lab);
+        cuplas_json_free(meta);
+    }
+    /* a GPU that is not there: exit 3, nothing written */
+    assert_int_equal(tu_sh(f, "rm -rf sog && \"$B\" export-sog res/h.vertex.h5 sog --gpu 1023"),
+                     3);
+    char *text = tu_slurp(f, "err.txt", NULL);
+    assert_non_null(strstr(text, "GPU 1023 asked for the SH palette"));
+    free(text);
+    assert_int_equal(tu_sh(f, "test ! -e sog && ls -a | grep -c 'sog.tmp'"), 1);
+    free(g);
+    cuplas_h5_result_free(&r);
+}
+
 /* What the format cannot hold, refused with one line naming the file. */
 static void test_refusals(void **state)
 {
     fixture *f = *state;
     char *text;
 
-    /* SH bands: refused, then left out with --no-sh */
-    write_ply(f, "r.ply", 48, 1);
+    /* 3 f_rest channels are no whole SH band: refused, then left out with
+       --no-sh */
+    write_ply(f, "r.ply", 48, 3);
     sort_scene(f, "r.ply", "--set 'grid.shape=[6, 8]'");
     assert_int_equal(tu_sh(f, "\"$B\" export-sog res/r.vertex.h5 sog"), 1);
     assert_non_null(text = tu_slurp(f, "err.txt", NULL));
-    assert_non_null(strstr(text, "res/r.vertex.h5:/vertex: has higher SH bands (f_rest_*)"));
+    assert_non_null(strstr(text, "res/r.vertex.h5:/vertex: 3 f_rest_* channels (f_rest_0 to "
+                                 "f_rest_2 in a row) are not 1, 2 or 3 SH bands"));
     assert_non_null(strstr(text, "--no-sh"));
     free(text);
     /* nothing left behind: no DIR, no temporary folder */
@@ -234,6 +370,8 @@ static void test_refusals(void **state)
     free(text);
     /* DIR not empty: usage */
     assert_int_equal(tu_sh(f, "\"$B\" export-sog res/r.vertex.h5 sog --no-sh"), 2);
+    assert_int_equal(tu_sh(f, "\"$B\" export-sog res/r.vertex.h5 sog9 --sh-palette 0"), 2);
+    assert_int_equal(tu_sh(f, "\"$B\" export-sog res/r.vertex.h5 sog9 --backend tpu"), 2);
 
     /* a padded grid with holes (50 splats on 7 x 8, empties where they
        disturb least): refused, naming the first hole */
@@ -257,6 +395,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_round_trip, setup, teardown),
         cmocka_unit_test_setup_teardown(test_refusals, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_sh_palette, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -6,12 +6,12 @@
  * Design facts: the images are the playcanvas scheme's (eval/schemes.h),
  * the ones `cuplas eval --scheme playcanvas` measures, so what is written
  * is what was measured; their decode information (the positions' log
- * ranges, the two codebooks) becomes meta.json. The format has no holes
- * (only trailing texels are padding), so a grid with an empty cell before
- * its last filled one is refused, as is a result with higher SH bands,
- * whose k-means palette cuplas does not compute, unless --no-sh leaves
- * them out. DIR appears complete or not at all (a temporary folder
- * renamed onto it).
+ * ranges, the two codebooks) becomes meta.json. Higher SH bands become
+ * the shN palette and labels (cli/sog_palette.c; k-means on a GPU when
+ * there is one). The format has no holes (only trailing texels are
+ * padding), so a grid with an empty cell before its last filled one is
+ * refused. DIR appears complete or not at all (a temporary folder renamed
+ * onto it).
  */
 #define _GNU_SOURCE /* asprintf */
 #include "cuplas_build.h"
@@ -25,6 +25,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cli/sog_palette.h"
 #include "eval/codec.h"
 #include "eval/schemes.h"
 #include "io/h5_lib.h"
@@ -33,35 +34,48 @@
 #include "util/json.h"
 #include "util/pool.h"
 #include "util/threads.h"
+#ifdef HAVE_CUDA
+#include "cuda/sort_gpu.h"
+#endif
 
 static const char export_sog_help[] =
-    "Usage: cuplas export-sog OUT.h5[:/GROUP] DIR [--no-sh] [--webp-method N]\n"
+    "Usage: cuplas export-sog OUT.h5[:/GROUP] DIR [--no-sh] [--sh-palette K]\n"
+    "         [--sh-iterations N] [--backend auto|cpu|gpu] [--gpu ID] [--webp-method N]\n"
     "\n"
     "Write the sorted grid of OUT.h5 (a result of `cuplas sort` or `run` on a\n"
     "3DGS scene) as PlayCanvas SOG version 2, the format splat-transform\n"
     "writes and the PlayCanvas engine loads: DIR/meta.json and means_l.webp,\n"
     "means_u.webp, scales.webp, quats.webp, sh0.webp (lossless), the splats\n"
     "in the grid's row-major order: the images `cuplas eval --scheme\n"
-    "playcanvas` measures. The result needs the properties x y z f_dc_0..2\n"
-    "opacity scale_0..2 rot_0..3 (its channel_names) and a filled grid: empty\n"
-    "cells only after the last splat (grid.fit: crop, as\n"
+    "playcanvas` measures. Higher SH bands (f_rest_*: 9, 24 or 45 of them)\n"
+    "add shN_centroids.webp, a k-means palette of the bands, and\n"
+    "shN_labels.webp, each splat's entry. The result needs the properties\n"
+    "x y z f_dc_0..2 opacity scale_0..2 rot_0..3 (its channel_names) and a\n"
+    "filled grid: empty cells only after the last splat (grid.fit: crop, as\n"
     "configs/playcanvas.yaml does). Other properties are not part of the\n"
     "format and are left out.\n"
     "\n"
     "Options:\n"
-    "  --no-sh          leave higher SH bands (f_rest_*) out: SOG stores them\n"
-    "                   as labels into a k-means palette, which cuplas does not\n"
-    "                   compute, so a result with them is refused without it\n"
-    "                   (the view-dependent colour is lost)\n"
-    "  --webp-method N  WebP effort 0..6 (default 6, splat-transform's files\n"
-    "                   are lossless too; lower is faster, a little larger)\n"
-    "  -h, --help       this text\n"
+    "  --no-sh            leave the higher SH bands out (the view-dependent\n"
+    "                     colour is lost; no k-means)\n"
+    "  --sh-palette K     palette entries, 1..65536 (default: splat-transform's\n"
+    "                     1024 x 2^floor(log2(N / 1024)), at most 65536, for N\n"
+    "                     splats; never more than N)\n"
+    "  --sh-iterations N  k-means updates, 0..1000 (default 10; it stops early\n"
+    "                     once no label moves)\n"
+    "  --backend B        where the k-means runs: auto (a GPU when there is\n"
+    "                     one, default), cpu or gpu; the same palette on each\n"
+    "  --gpu ID           use this CUDA device (implies --backend gpu)\n"
+    "  --webp-method N    WebP effort 0..6 (default 6, splat-transform's files\n"
+    "                     are lossless too; lower is faster, a little larger)\n"
+    "  -h, --help         this text\n"
     "\n"
     "DIR must not exist or be an empty folder; it is written under a temporary\n"
     "name and renamed. Exit codes: 0 written; 1 not a readable result, a result\n"
-    "the format cannot hold (missing properties, a hole in the grid, SH bands\n"
-    "without --no-sh), or DIR cannot be written; 2 usage (bad option, DIR not\n"
-    "empty); 3 out of memory.\n";
+    "the format cannot hold (missing properties, a hole in the grid, f_rest_*\n"
+    "channels that are not whole SH bands, a non-finite SH coefficient), or\n"
+    "DIR cannot be written; 2 usage (bad option, DIR not empty); 3 out of\n"
+    "memory, a CUDA error, or --backend gpu without a usable GPU.\n";
 
 /* The properties the format needs (by name: any column order). */
 static const char *const NEEDED[] = {"x",       "y",       "z",       "f_dc_0", "f_dc_1",
@@ -71,6 +85,13 @@ static const char *const NEEDED[] = {"x",       "y",       "z",       "f_dc_0", 
 
 static const char *const IMAGES[] = {"means_l", "means_u", "scales", "quats", "sh0"};
 #define NIMAGES 5
+#define MAXIMAGES (NIMAGES + 2) /* and shN_centroids, shN_labels */
+
+/* What the command line asks for. */
+typedef struct export_opts {
+    int no_sh, K, iterations, device; /* device: -1 CPU */
+    cuplas_codec_opts co;
+} export_opts;
 
 static int find_name(char *const *names, int C, const char *want)
 {
@@ -80,9 +101,11 @@ static int find_name(char *const *names, int C, const char *want)
     return -1;
 }
 
-/* The result can be written: the properties there, no SH bands (or
- * dropped), no hole. *count: the splats (cells before the first empty). */
-static int check_result(const cuplas_h5_result *r, int no_sh, int64_t *count, cuplas_error *err)
+/* The result can be written: the properties there, whole SH bands (or
+ * none, or dropped), no hole. *count: the splats (cells before the first
+ * empty); sh->bands and col[]: cuplas_sog_sh_bands. */
+static int check_result(const cuplas_h5_result *r, int no_sh, int64_t *count, cuplas_sog_sh *sh,
+                        int *col, cuplas_error *err)
 {
     const int C = (int)r->sorted.C;
     const int64_t cells = r->sorted.H * r->sorted.W;
@@ -99,9 +122,8 @@ static int check_result(const cuplas_h5_result *r, int no_sh, int64_t *count, cu
     if (at)
         return cuplas_error_set(err, CUPLAS_ERR_INPUT, "PlayCanvas SOG needs the 3DGS "
                                 "properties; missing: %s", missing);
-    if (!no_sh && find_name(r->names, C, "f_rest_0") >= 0)
-        return cuplas_error_set(err, CUPLAS_ERR_INPUT, "has higher SH bands (f_rest_*), whose "
-                                "SOG palette cuplas does not compute: --no-sh leaves them out");
+    if (!no_sh && cuplas_sog_sh_bands(r->names, C, sh, col, err) != 0)
+        return (int)err->code;
     *count = 0;
     while (*count < cells && r->index[*count] >= 0)
         (*count)++;
@@ -136,7 +158,7 @@ static void json_array(FILE *f, const double *v, int n)
 
 /* meta.json of version 2 (the format's spec, section 2). */
 static int write_meta(const char *path, int64_t count, const cuplas_eval_images *imgs,
-                      cuplas_error *err)
+                      const cuplas_sog_sh *sh, cuplas_error *err)
 {
     const cuplas_eval_image *m = image(imgs, "means_l"), *s = image(imgs, "scales"),
                             *c = image(imgs, "sh0");
@@ -154,7 +176,14 @@ static int write_meta(const char *path, int64_t count, const cuplas_eval_images 
     fputs(", \"files\": [\"scales.webp\"]},\n \"quats\": {\"files\": [\"quats.webp\"]},\n"
           " \"sh0\": {\"codebook\": ", f);
     json_array(f, c->codebook, CUPLAS_SCHEME_CODEBOOK);
-    fputs(", \"files\": [\"sh0.webp\"]}}\n", f);
+    fputs(", \"files\": [\"sh0.webp\"]}", f);
+    if (sh->bands) {
+        fprintf(f, ",\n \"shN\": {\"count\": %d, \"bands\": %d, \"codebook\": ", sh->K,
+                sh->bands);
+        json_array(f, sh->codebook, CUPLAS_SCHEME_CODEBOOK);
+        fputs(", \"files\": [\"shN_centroids.webp\", \"shN_labels.webp\"]}", f);
+    }
+    fputs("}\n", f);
     if (ferror(f) | (fclose(f) != 0))
         return cuplas_error_set(err, CUPLAS_ERR_OUTPUT, "cannot write %s", path);
     return 0;
@@ -162,10 +191,10 @@ static int write_meta(const char *path, int64_t count, const cuplas_eval_images 
 
 /* One image a task: encoded into its own buffer and written to dir. */
 typedef struct encode_job {
-    const cuplas_eval_image *img[NIMAGES];
+    const cuplas_eval_image *img[MAXIMAGES];
     const cuplas_codec_opts *co;
     const char *dir;
-    cuplas_error err[NIMAGES];
+    cuplas_error err[MAXIMAGES];
 } encode_job;
 
 static int encode_one(void *ctx, int64_t k)
@@ -178,10 +207,11 @@ static int encode_one(void *ctx, int64_t k)
     return rc;
 }
 
-/* The five images (encoded at once: method 6 takes seconds each, and the
- * bytes do not depend on the threads) and meta.json into dir. */
-static int write_sog(const cuplas_h5_result *r, int64_t count, int no_sh,
-                     const cuplas_codec_opts *co, const char *dir, cuplas_error *err)
+/* The five images, the SH palette's two when sh->bands (encoded at once:
+ * method 6 takes seconds each, and the bytes do not depend on the
+ * threads), and meta.json into dir. */
+static int write_sog(const cuplas_h5_result *r, int64_t count, const export_opts *o,
+                     cuplas_sog_sh *sh, const int *col, const char *dir, cuplas_error *err)
 {
     const int C = (int)r->sorted.C;
     const int64_t cells = r->sorted.H * r->sorted.W;
@@ -190,7 +220,8 @@ static int write_sog(const cuplas_h5_result *r, int64_t count, int no_sh,
     uint8_t *empty = malloc((size_t)cells);
     char **names = calloc((size_t)C, sizeof *names);
     cuplas_eval_images imgs = {0};
-    encode_job job = {.co = co, .dir = dir};
+    encode_job job = {.co = &o->co, .dir = dir};
+    int nimg = NIMAGES;
     char *path = NULL;
 
     if (!use || !grid || !empty || !names)
@@ -198,8 +229,8 @@ static int write_sog(const cuplas_h5_result *r, int64_t count, int no_sh,
                     (long long)r->sorted.H, (long long)r->sorted.W, C);
     for (int c = 0; c < C; c++) {
         use[c] = c;
-        /* with --no-sh the bands are not the scheme's to image */
-        names[c] = no_sh && !strncmp(r->names[c], "f_rest_", 7) ? "" : r->names[c];
+        /* the bands are the palette's, not the scheme's to image */
+        names[c] = !strncmp(r->names[c], "f_rest_", 7) ? "" : r->names[c];
     }
     for (int64_t i = 0; i < cells; i++)
         empty[i] = i >= count;
@@ -213,8 +244,14 @@ static int write_sog(const cuplas_h5_result *r, int64_t count, int no_sh,
                         IMAGES[k]);
         job.img[k] = im;
     }
-    int64_t bad = cuplas_par_for(NULL, NIMAGES, encode_one, &job, NULL);
-    if (bad < NIMAGES) {   /* the first image in order that failed */
+    if (sh->bands) {
+        CUPLAS_TRY(cuplas_sog_sh_encode(grid, r->sorted.H, r->sorted.W, C, col, count, o->K,
+                                        o->iterations, o->device, sh, err));
+        job.img[nimg++] = &sh->centroids;
+        job.img[nimg++] = &sh->labels;
+    }
+    int64_t bad = cuplas_par_for(NULL, nimg, encode_one, &job, NULL);
+    if (bad < nimg) {   /* the first image in order that failed */
         *err = job.err[bad];
         rc = (int)err->code;
         goto fail;
@@ -223,7 +260,7 @@ static int write_sog(const cuplas_h5_result *r, int64_t count, int no_sh,
         path = NULL;
         CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
     }
-    CUPLAS_TRY(write_meta(path, count, &imgs, err));
+    CUPLAS_TRY(write_meta(path, count, &imgs, sh, err));
 fail:
     cuplas_eval_images_free(&imgs);
     free(path);
@@ -234,27 +271,48 @@ fail:
     return rc;
 }
 
+/* --backend (0 auto, 1 cpu, 2 gpu) and --gpu to a device (-1: the CPU). */
+static int pick_device(int backend, int gpu, int *device, cuplas_error *err)
+{
+    int n = 0;
+#ifdef HAVE_CUDA
+    if (backend != 1)   /* a CPU run never starts the driver */
+        n = cuplas_gpu_count();
+#endif
+    *device = backend == 1 || (backend == 0 && n == 0) ? -1 : gpu;
+    if (*device >= n)
+        return cuplas_error_set(err, CUPLAS_ERR_NODEVICE, "GPU %d asked for the SH palette, "
+                                "but %d usable", gpu, n);
+    return 0;
+}
+
 static int cmd_export_sog(int argc, char **argv)
 {
+    enum { O_PALETTE = 256, O_ITER, O_BACKEND, O_GPU };
     static const struct option opts[] = {
         {"no-sh", no_argument, NULL, 'n'},
+        {"sh-palette", required_argument, NULL, O_PALETTE},
+        {"sh-iterations", required_argument, NULL, O_ITER},
+        {"backend", required_argument, NULL, O_BACKEND},
+        {"gpu", required_argument, NULL, O_GPU},
         {"webp-method", required_argument, NULL, 'w'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     cuplas_h5_result r = {0};
-    cuplas_codec_opts co;
+    export_opts o = {.iterations = 10, .device = -1};
+    cuplas_sog_sh sh = {0};
     cuplas_error err;
     char *file = NULL, *group = NULL, *tmpdir = NULL;
     const char *dir;
-    int no_sh = 0, c, rc = 0;
+    int c, rc = 0, backend = 0, gpu = 0, col[CUPLAS_PALETTE_MAX_D];
     int64_t count = 0;
     long long v;
     struct stat st;
 
     cuplas_error_clear(&err);
-    cuplas_codec_opts_default(&co);
-    co.threads = cuplas_max_threads();   /* libwebp's second thread: the same bytes */
+    cuplas_codec_opts_default(&o.co);
+    o.co.threads = cuplas_max_threads();   /* libwebp's second thread: the same bytes */
     optind = 0;
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
@@ -262,12 +320,37 @@ static int cmd_export_sog(int argc, char **argv)
         case 'h':
             fputs(export_sog_help, stdout);
             return CUPLAS_EXIT_OK;
-        case 'n': no_sh = 1; break;
+        case 'n': o.no_sh = 1; break;
+        case O_PALETTE:
+            if (cuplas_cli_int(optarg, 1, CUPLAS_PALETTE_MAX_K, &v) != 0)
+                return cuplas_cli_usage("export-sog", "--sh-palette wants an integer in "
+                                        "[1, 65536], got '%s'", optarg);
+            o.K = (int)v;
+            break;
+        case O_ITER:
+            if (cuplas_cli_int(optarg, 0, 1000, &v) != 0)
+                return cuplas_cli_usage("export-sog", "--sh-iterations wants an integer in "
+                                        "[0, 1000], got '%s'", optarg);
+            o.iterations = (int)v;
+            break;
+        case O_BACKEND:
+            if (strcmp(optarg, "auto") && strcmp(optarg, "cpu") && strcmp(optarg, "gpu"))
+                return cuplas_cli_usage("export-sog", "--backend wants auto, cpu or gpu, got "
+                                        "'%s'", optarg);
+            backend = !strcmp(optarg, "cpu") ? 1 : !strcmp(optarg, "gpu") ? 2 : 0;
+            break;
+        case O_GPU:
+            if (cuplas_cli_int(optarg, 0, 1023, &v) != 0)
+                return cuplas_cli_usage("export-sog", "--gpu wants a device number, got '%s'",
+                                        optarg);
+            gpu = (int)v;
+            backend = 2;
+            break;
         case 'w':
             if (cuplas_cli_int(optarg, 0, 6, &v) != 0)
                 return cuplas_cli_usage("export-sog", "--webp-method wants an integer in [0, 6], "
                                         "got '%s'", optarg);
-            co.webp_method = (int)v;
+            o.co.webp_method = (int)v;
             break;
         default:
             return cuplas_cli_bad_option("export-sog", c, argv);
@@ -282,28 +365,40 @@ static int cmd_export_sog(int argc, char **argv)
         CUPLAS_FAIL(&err, CUPLAS_ERR_NOMEM, "out of memory");
     cuplas_h5_quiet();
     if (cuplas_h5_result_read(file, group, &r, &err) != 0 ||
-        check_result(&r, no_sh, &count, &err) != 0) {
+        check_result(&r, o.no_sh, &count, &sh, col, &err) != 0) {
         rc = (int)err.code;
         cuplas_error_where(&err, "%s%s%s", file, r.group ? ":" : "", r.group ? r.group : "");
         goto fail;
     }
+    if (sh.bands)
+        CUPLAS_TRY(pick_device(backend, gpu, &o.device, &err));
     if (asprintf(&tmpdir, "%s.tmp.%ld", dir, (long)getpid()) < 0) {
         tmpdir = NULL;
         CUPLAS_FAIL(&err, CUPLAS_ERR_NOMEM, "out of memory");
     }
     CUPLAS_TRY(cuplas_mkdir_p(tmpdir, &err));
-    CUPLAS_TRY(write_sog(&r, count, no_sh, &co, tmpdir, &err));
+    if (write_sog(&r, count, &o, &sh, col, tmpdir, &err) != 0) {
+        rc = (int)err.code;
+        cuplas_error_where(&err, "%s%s%s", file, r.group ? ":" : "", r.group ? r.group : "");
+        goto fail;
+    }
     if (rename(tmpdir, dir) != 0)
         CUPLAS_FAIL(&err, CUPLAS_ERR_OUTPUT, "cannot rename %s to %s: %s", tmpdir, dir,
                     strerror(errno));
     printf("cuplas export-sog: %lld splats on a %lldx%lld texture -> %s\n", (long long)count,
            (long long)r.sorted.W, (long long)r.sorted.H, dir);
+    if (sh.bands)
+        printf("cuplas export-sog: SH bands %d: a palette of %d entries, %d k-means updates "
+               "(%lld labels moved by the last), mean squared error %.4g, assignment %.2f s "
+               "on %s\n", sh.bands, sh.K, sh.st.updates, (long long)sh.st.moved, sh.st.mse,
+               sh.st.assign_s, o.device < 0 ? "the CPU" : "the GPU");
 fail:
     if (rc && tmpdir)
         cuplas_rm_tree(tmpdir);
     free(tmpdir);
     free(file);
     free(group);
+    cuplas_sog_sh_free(&sh);
     cuplas_h5_result_free(&r);
     return rc ? cuplas_cli_fail(&err) : CUPLAS_EXIT_OK;
 }

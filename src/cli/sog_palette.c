@@ -1,0 +1,126 @@
+/*
+ * sog_palette.c - the shN images of PlayCanvas SOG version 2.
+ *
+ * Layout (the format's spec): the palette's entry i holds
+ * `coeffs` texels of shN_centroids (64 entries a row, so the texture is
+ * 64 coeffs wide), texel j carrying coefficient j of red, green and blue
+ * as labels into one 256-entry codebook of every centroid value
+ * (eval/codebook.h, the scales' and colours' quantiser); shN_labels
+ * carries each splat's entry as R = low byte, G = high byte. The palette
+ * is k-means of the splats' coefficients (sort/palette.h), at SOG's size
+ * for the splat count unless asked otherwise.
+ */
+#define _GNU_SOURCE
+#include "cli/sog_palette.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "eval/codebook.h"
+
+int cuplas_sog_sh_bands(char *const *names, int C, cuplas_sog_sh *sh, int *col,
+                        cuplas_error *err)
+{
+    int n = 0, any = 0;
+
+    for (int c = 0; c < C; c++)
+        any += !strncmp(names[c], "f_rest_", 7);
+    for (; n < CUPLAS_PALETTE_MAX_D; n++) {
+        char want[16];
+        snprintf(want, sizeof want, "f_rest_%d", n);
+        col[n] = -1;
+        for (int c = 0; c < C && col[n] < 0; c++)
+            if (!strcmp(names[c], want))
+                col[n] = c;
+        if (col[n] < 0)
+            break;
+    }
+    if (any != n || (n != 0 && n != 9 && n != 24 && n != 45))
+        return cuplas_error_set(err, CUPLAS_ERR_INPUT, "%d f_rest_* channels (f_rest_0 to "
+                                "f_rest_%d in a row) are not 1, 2 or 3 SH bands (9, 24 or 45 "
+                                "coefficients); --no-sh leaves them out", any, n - 1);
+    sh->coeffs = n / 3;
+    sh->bands = n == 9 ? 1 : n == 24 ? 2 : n == 45 ? 3 : 0;
+    return 0;
+}
+
+static int new_image(cuplas_eval_image *im, const char *name, int64_t W, int64_t H)
+{
+    snprintf(im->name, sizeof im->name, "%s", name);
+    im->channels = 4;
+    im->W = W;
+    im->H = H;
+    im->px = calloc((size_t)(W * H), 4);
+    return im->px ? 0 : -1;
+}
+
+int cuplas_sog_sh_encode(const double *grid, int64_t H, int64_t W, int C, const int *col,
+                         int64_t count, int K, int iterations, int device, cuplas_sog_sh *sh,
+                         cuplas_error *err)
+{
+    const int D = 3 * sh->coeffs, n = sh->coeffs;
+    int rc = 0, *ch = NULL;
+    float *x = malloc((size_t)count * D * sizeof *x), *cen = NULL;
+    int32_t *label = malloc((size_t)count * sizeof *label);
+    double *cd = NULL;
+
+    if (K <= 0)
+        K = cuplas_palette_sog_size(count);
+    if (K > count)
+        K = (int)count;
+    sh->K = K;
+    cen = malloc((size_t)K * D * sizeof *cen);
+    cd = malloc((size_t)K * D * sizeof *cd);
+    ch = malloc((size_t)D * sizeof *ch);
+    if (!x || !label || !cen || !cd || !ch)
+        CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory for the SH palette of %lld splats",
+                    (long long)count);
+    for (int64_t i = 0; i < count; i++)
+        for (int k = 0; k < D; k++) {
+            double v = grid[i * C + col[k]];
+            if (!isfinite(v) || fabs(v) > 1e30)
+                CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "f_rest_%d of the splat in cell %lld is %g: "
+                            "the SH palette needs finite coefficients", k, (long long)i, v);
+            x[i * D + k] = (float)v;
+        }
+    CUPLAS_TRY(cuplas_palette_fit(x, count, D, K, iterations, device, cen, label, &sh->st, err));
+
+    /* one codebook for every centroid value; entry i's texels */
+    for (int64_t k = 0; k < (int64_t)K * D; k++)
+        cd[k] = cen[k];
+    for (int k = 0; k < D; k++)
+        ch[k] = k;
+    cuplas_codebook_build(cd, K, D, ch, D, NULL, sh->codebook);
+    if (new_image(&sh->centroids, "shN_centroids", 64 * (int64_t)n, (K + 63) / 64) != 0 ||
+        new_image(&sh->labels, "shN_labels", W, H) != 0)
+        CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory for the SH images");
+    for (int i = 0; i < K; i++)
+        for (int j = 0; j < n; j++) {
+            uint8_t *t = sh->centroids.px + ((int64_t)i * n + j) * 4;
+            for (int rgb = 0; rgb < 3; rgb++)
+                t[rgb] = cuplas_codebook_label(sh->codebook, cd[(int64_t)i * D + rgb * n + j]);
+            t[3] = 255;
+        }
+    for (int64_t i = 0; i < count; i++) {
+        uint8_t *t = sh->labels.px + i * 4;
+        t[0] = (uint8_t)(label[i] & 0xff);
+        t[1] = (uint8_t)(label[i] >> 8);
+        t[3] = 255;
+    }
+fail:
+    free(ch);
+    free(cd);
+    free(cen);
+    free(label);
+    free(x);
+    return rc;
+}
+
+void cuplas_sog_sh_free(cuplas_sog_sh *sh)
+{
+    free(sh->centroids.px);
+    free(sh->labels.px);
+    sh->centroids.px = sh->labels.px = NULL;
+}
