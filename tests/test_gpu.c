@@ -31,6 +31,9 @@
 #include "core/polish.h"
 #include "sort/sort.h"
 #include "cuda/sort_gpu.h"
+#include "cpu/kmeans_cpu.h"
+#include "cuda/kmeans_gpu.h"
+#include "sort/palette.h"
 #include "testutil.h"
 
 static cuplas_gpu_ctx *ctx;
@@ -44,6 +47,66 @@ static int16_t *random_q(int64_t n, uint64_t seed)
     for (int64_t i = 0; i < n; i++)
         q[i] = (int16_t)((int)(cuplas_philox(seed, (uint32_t)i, (uint32_t)(i >> 32), 1, 0).v[0] % 32767) - 16383);
     return q;
+}
+
+static float *random_f(int64_t n, uint64_t seed)
+{
+    float *v = malloc((size_t)n * sizeof *v);
+    for (int64_t i = 0; i < n; i++)
+        v[i] = (float)(cuplas_philox(seed, (uint32_t)i, (uint32_t)(i >> 32), 2, 0).v[0] % 20001) / 10000.0f - 1.0f;
+    return v;
+}
+
+/* The palette's nearest-centroid search: labels and distances equal the
+ * CPU's bit for bit (ties included: repeated centroids, points on
+ * centroids), and whole k-means fits give the same palette. */
+static void test_gpu_kmeans_parity(void **state)
+{
+    (void)state;
+    const int Ds[] = {1, 9, 13, 24, 45}, Ks[] = {1, 5, 127, 129, 1000};
+    const int64_t Ns[] = {1, 333, 5000};
+    uint64_t seed = 40;
+    for (int a = 0; a < 5; a++)
+        for (int b = 0; b < 5; b++)
+            for (int n = 0; n < 3; n++) {
+                const int D = Ds[a], K = Ks[b];
+                const int64_t N = Ns[n];
+                float *x = random_f(N * D, seed++), *c = random_f((int64_t)K * D, seed++);
+                float *dc = malloc(N * sizeof *dc), *dg = malloc(N * sizeof *dg);
+                int32_t *lc = malloc(N * sizeof *lc), *lg = malloc(N * sizeof *lg);
+                cuplas_kmeans_gpu *g = NULL;
+                cuplas_error err = {0};
+                for (int j = 3; j < K; j += 3)
+                    memcpy(c + (int64_t)j * D, c + (int64_t)(j - 3) * D, (size_t)D * sizeof *c);
+                for (int64_t i = 0; i < N; i += 5)
+                    memcpy(x + i * D, c + (i % K) * D, (size_t)D * sizeof *x);
+                for (int64_t i = 0; i < N; i++)
+                    lc[i] = -1;
+                assert_int_equal(cuplas_kmeans_assign_cpu(x, N, D, c, K, lc, dc), 0);
+                if (cuplas_kmeans_gpu_create(&g, 0, x, N, D, K, &err) ||
+                    cuplas_kmeans_assign_gpu(g, c, lg, dg, &err))
+                    fail_msg("%s", err.msg);
+                cuplas_kmeans_gpu_free(g);
+                if (memcmp(lc, lg, N * sizeof *lc) || memcmp(dc, dg, N * sizeof *dc))
+                    fail_msg("k-means assignment differs: N %lld D %d K %d", (long long)N, D, K);
+                free(x), free(c), free(dc), free(dg), free(lc), free(lg);
+            }
+    const int64_t N = 20000;
+    const int D = 45, K = 2048;
+    float *x = random_f(N * D, 99);
+    for (int64_t i = 0; i < N * D; i++)   /* SH-like: most energy in few coefficients */
+        x[i] *= (i % D) < 3 ? 1.0f : 0.1f;
+    float *cc = malloc((size_t)K * D * sizeof *cc), *cg = malloc((size_t)K * D * sizeof *cg);
+    int32_t *lc = malloc(N * sizeof *lc), *lg = malloc(N * sizeof *lg);
+    cuplas_palette_stats sc, sg;
+    cuplas_error err = {0};
+    assert_int_equal(cuplas_palette_fit(x, N, D, K, 5, -1, cc, lc, &sc, &err), 0);
+    if (cuplas_palette_fit(x, N, D, K, 5, 0, cg, lg, &sg, &err))
+        fail_msg("%s", err.msg);
+    assert_memory_equal(cc, cg, (size_t)K * D * sizeof *cc);
+    assert_memory_equal(lc, lg, N * sizeof *lc);
+    assert_true(sc.mse == sg.mse && sc.updates == sg.updates);
+    free(x), free(cc), free(cg), free(lc), free(lg);
 }
 
 static void test_gpu_blur_parity(void **state)
@@ -509,6 +572,7 @@ int main(void)
         cmocka_unit_test(test_gpu_lanes_ordered),
         cmocka_unit_test(test_gpu_lanes_mixed_shapes),
         cmocka_unit_test(test_gpu_prepare),
+        cmocka_unit_test(test_gpu_kmeans_parity),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     cuplas_gpu_ctx_free(ctx);
