@@ -8,9 +8,11 @@
  * memory, which every thread then reads at the same address (a
  * broadcast). Each distance is core/palette.h's sequence of float
  * operations and the scan runs in index order keeping the first least,
- * so labels and distances equal the CPU's bit for bit. No early exit: at
- * a 64Ki palette the whole search is 3 D flops per point and centroid,
- * about 35 ms for 115K points at D = 45 on an H200.
+ * so labels and distances equal the CPU's bit for bit. No early exit and
+ * no fused multiply-add (the CPU must get the same bits): 3 D FP32
+ * instructions per point and centroid, which run at about two thirds of
+ * an H200's issue rate (53 ms for 115K points x 64Ki centroids x 45, 0.40 s
+ * for 1M; bench/results/2026-11-28-h200-v14).
  */
 #include "cuda/kmeans_gpu.h"
 
