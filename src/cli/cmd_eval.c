@@ -262,10 +262,8 @@ static int cmd_eval(int argc, char **argv)
     cuplas_h5_quiet();
     if (images) {
         CUPLAS_TRY(images_target(images, &err));
-        if (asprintf(&tmpdir, "%s.tmp.%ld", images, (long)getpid()) < 0) {
-            tmpdir = NULL;
+        if (!(tmpdir = cuplas_dir_tmp_name(images)))
             CUPLAS_FAIL(&err, CUPLAS_ERR_NOMEM, "out of memory");
-        }
         CUPLAS_TRY(cuplas_mkdir_p(tmpdir, &err));
         o.images_dir = tmpdir;
     }
@@ -284,9 +282,8 @@ static int cmd_eval(int argc, char **argv)
         cuplas_error_where(&err, "%s", argv[optind]);
         goto fail;
     }
-    if (tmpdir && rename(tmpdir, images) != 0)
-        CUPLAS_FAIL(&err, CUPLAS_ERR_OUTPUT, "cannot rename %s to %s: %s", tmpdir, images,
-                    strerror(errno));
+    if (tmpdir)
+        CUPLAS_TRY(cuplas_dir_publish(tmpdir, images, &err));
     if (json) {
         cuplas_eval_result_json(stdout, &res);
         fputc('\n', stdout);

@@ -372,19 +372,15 @@ static int cmd_export_sog(int argc, char **argv)
     }
     if (sh.bands)
         CUPLAS_TRY(pick_device(backend, gpu, &o.device, &err));
-    if (asprintf(&tmpdir, "%s.tmp.%ld", dir, (long)getpid()) < 0) {
-        tmpdir = NULL;
+    if (!(tmpdir = cuplas_dir_tmp_name(dir)))
         CUPLAS_FAIL(&err, CUPLAS_ERR_NOMEM, "out of memory");
-    }
     CUPLAS_TRY(cuplas_mkdir_p(tmpdir, &err));
     if (write_sog(&r, count, &o, &sh, col, tmpdir, &err) != 0) {
         rc = (int)err.code;
         cuplas_error_where(&err, "%s%s%s", file, r.group ? ":" : "", r.group ? r.group : "");
         goto fail;
     }
-    if (rename(tmpdir, dir) != 0)
-        CUPLAS_FAIL(&err, CUPLAS_ERR_OUTPUT, "cannot rename %s to %s: %s", tmpdir, dir,
-                    strerror(errno));
+    CUPLAS_TRY(cuplas_dir_publish(tmpdir, dir, &err));
     printf("cuplas export-sog: %lld splats on a %lldx%lld texture -> %s\n", (long long)count,
            (long long)r.sorted.W, (long long)r.sorted.H, dir);
     if (sh.bands)

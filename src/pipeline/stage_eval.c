@@ -113,8 +113,7 @@ void cuplas_stage_eval(job_ctx *j)
         eval_options(j, names, C, &o);
         if (cfg->eval.images && er) {
             char *dir = cuplas_output_beside(j->job->output, ".eval");
-            if (dir && asprintf(&j->images_tmp, "%s.tmp.%ld", dir, (long)getpid()) < 0)
-                j->images_tmp = NULL;
+            j->images_tmp = dir ? cuplas_dir_tmp_name(dir) : NULL;
             free(dir);
             if (j->images_tmp)
                 cuplas_rm_tree(j->images_tmp);   /* a leftover of a killed run */
@@ -182,9 +181,9 @@ void cuplas_stage_publish_extras(job_ctx *j)
         char *dir = cuplas_output_beside(j->job->output, ".eval");
         if (dir)
             cuplas_rm_tree(dir);   /* the previous run's images of this output */
-        if (!dir || rename(j->images_tmp, dir) != 0) {
-            cuplas_error_set(&e, CUPLAS_ERR_OUTPUT, "cannot rename %s to %s: %s", j->images_tmp,
-                             dir ? dir : "?", strerror(errno));
+        if (!dir)
+            cuplas_error_set(&e, CUPLAS_ERR_NOMEM, "out of memory");
+        if (!dir || cuplas_dir_publish(j->images_tmp, dir, &e) != 0) {
             eval_warn(j, "eval.images", &e);
             cuplas_rm_tree(j->images_tmp);
         }

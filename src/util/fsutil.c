@@ -307,3 +307,17 @@ int cuplas_rm_tree(const char *path)
 {
     return nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }
+
+char *cuplas_dir_tmp_name(const char *dir)
+{
+    char *tmp = NULL;
+    return asprintf(&tmp, "%s.tmp.%ld", dir, (long)getpid()) < 0 ? NULL : tmp;
+}
+
+int cuplas_dir_publish(const char *tmp, const char *dir, cuplas_error *err)
+{
+    if (rename(tmp, dir) != 0)
+        return cuplas_error_set(err, CUPLAS_ERR_OUTPUT, "cannot rename %s to %s: %s", tmp, dir,
+                                strerror(errno));
+    return 0;
+}

@@ -104,6 +104,14 @@ int cuplas_lock_split(const char *path, int count, int *fd, int *other, long *pi
  * temporary folders this program made itself. */
 int cuplas_rm_tree(const char *path);
 
+/* A folder that appears complete or not at all: it is filled under
+ * "<dir>.tmp.<pid>" (cuplas_dir_tmp_name, malloc'd; NULL when out of
+ * memory), then renamed onto dir (cuplas_dir_publish: dir absent or an
+ * empty folder; 0, or CUPLAS_ERR_OUTPUT naming both). `eval --images`, a
+ * run's `eval.images` and `export-sog` write their image folders so. */
+char *cuplas_dir_tmp_name(const char *dir);
+int cuplas_dir_publish(const char *tmp, const char *dir, cuplas_error *err);
+
 #ifdef __cplusplus
 }
 #endif
