@@ -22,6 +22,31 @@ int cuplas_palette_sog_size(int64_t N)
     return (int)K;
 }
 
+/* The coordinates by falling variance (ties: lower index first): the
+ * distance adds its terms in this order, so a candidate's partial sum
+ * passes the best distance after fewer terms and the CPU's early exits
+ * come sooner (SH bands: degree 1 carries most of the variance). */
+static void by_variance(const float *x, int64_t N, int D, int *order)
+{
+    double mean[CUPLAS_PALETTE_MAX_D] = {0}, var[CUPLAS_PALETTE_MAX_D] = {0};
+    for (int64_t i = 0; i < N; i++)
+        for (int k = 0; k < D; k++)
+            mean[k] += x[i * D + k];
+    for (int k = 0; k < D; k++)
+        mean[k] /= (double)N;
+    for (int64_t i = 0; i < N; i++)
+        for (int k = 0; k < D; k++)
+            var[k] += (x[i * D + k] - mean[k]) * (x[i * D + k] - mean[k]);
+    for (int k = 0; k < D; k++)
+        order[k] = k;
+    for (int k = 1; k < D; k++) {   /* insertion sort, stable: D <= 45 */
+        int v = order[k], j = k;
+        for (; j > 0 && var[order[j - 1]] < var[v]; j--)
+            order[j] = order[j - 1];
+        order[j] = v;
+    }
+}
+
 /* Centroids to their points' means (sums in double, in point order); an
  * empty one stays. sum: K x D, count: K, scratch. */
 static void update(const float *x, int64_t N, int D, int K, const int32_t *label,
@@ -45,8 +70,9 @@ int cuplas_palette_fit(const float *x, int64_t N, int D, int K, int iterations, 
                        float *centroid, int32_t *label, cuplas_palette_stats *st,
                        cuplas_error *err)
 {
-    int rc = 0;
+    int rc = 0, order[CUPLAS_PALETTE_MAX_D];
     double *sum = NULL, t0;
+    float *xp = NULL, *cp = NULL; /* x and the centroids, coordinates in `order` */
     int64_t *count = NULL;
     int32_t *prev = NULL;
     float *dist = NULL;
@@ -64,28 +90,36 @@ int cuplas_palette_fit(const float *x, int64_t N, int D, int K, int iterations, 
     count = malloc((size_t)K * sizeof *count);
     prev = malloc((size_t)N * sizeof *prev);
     dist = malloc((size_t)N * sizeof *dist);
-    if (!sum || !count || !prev || !dist)
+    xp = malloc((size_t)N * D * sizeof *xp);
+    cp = malloc((size_t)K * D * sizeof *cp);
+    if (!sum || !count || !prev || !dist || !xp || !cp)
         CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory for a palette of %d x %d", K, D);
+    by_variance(x, N, D, order);
+    for (int64_t i = 0; i < N; i++)
+        for (int k = 0; k < D; k++)
+            xp[i * D + k] = x[i * D + order[k]];
     if (device >= 0) {
 #ifdef HAVE_CUDA
-        CUPLAS_TRY(cuplas_kmeans_gpu_create(&g, device, x, N, D, K, err));
+        CUPLAS_TRY(cuplas_kmeans_gpu_create(&g, device, xp, N, D, K, err));
 #else
         CUPLAS_FAIL(err, CUPLAS_ERR_NODEVICE, "built without CUDA: no GPU for the palette");
 #endif
     }
     for (int j = 0; j < K; j++)
-        memcpy(centroid + (int64_t)j * D, x + (int64_t)j * N / K * D, (size_t)D * sizeof *x);
+        memcpy(cp + (int64_t)j * D, xp + (int64_t)j * N / K * D, (size_t)D * sizeof *xp);
+    /* the first search's hint: the entry started from a point near i in
+       the input's order (a grid order: similar splats) */
     for (int64_t i = 0; i < N; i++)
-        label[i] = -1;
+        label[i] = (int32_t)(i * K / N);
     for (int it = 0;; it++) {
         memcpy(prev, label, (size_t)N * sizeof *label);
         t0 = cuplas_now_s();
 #ifdef HAVE_CUDA
         if (g)
-            CUPLAS_TRY(cuplas_kmeans_assign_gpu(g, centroid, label, dist, err));
+            CUPLAS_TRY(cuplas_kmeans_assign_gpu(g, cp, label, dist, err));
         else
 #endif
-        if (cuplas_kmeans_assign_cpu(x, N, D, centroid, K, label, dist) != 0)
+        if (cuplas_kmeans_assign_cpu(xp, N, D, cp, K, label, dist) != 0)
             CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory for a palette of %d x %d", K, D);
         s.assign_s += cuplas_now_s() - t0;
         s.moved = 0;
@@ -93,9 +127,12 @@ int cuplas_palette_fit(const float *x, int64_t N, int D, int K, int iterations, 
             s.moved += label[i] != prev[i];
         if (it == iterations || (it > 0 && s.moved == 0))
             break;
-        update(x, N, D, K, label, centroid, sum, count);
+        update(xp, N, D, K, label, cp, sum, count);
         s.updates++;
     }
+    for (int j = 0; j < K; j++)
+        for (int k = 0; k < D; k++)
+            centroid[(int64_t)j * D + order[k]] = cp[(int64_t)j * D + k];
     for (int64_t i = 0; i < N; i++)
         s.mse += dist[i];
     s.mse /= (double)N;
@@ -105,6 +142,8 @@ fail:
 #ifdef HAVE_CUDA
     cuplas_kmeans_gpu_free(g);
 #endif
+    free(cp);
+    free(xp);
     free(dist);
     free(prev);
     free(count);
