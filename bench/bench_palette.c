@@ -67,7 +67,9 @@ int main(int argc, char **argv)
         for (int k = 0; k < D; k++) {
             int j = k % coeffs;
             float s = j < 3 ? 0.12f : j < 8 ? 0.06f : 0.03f;
-            x[i * D + k] = s * (0.7f * u((uint64_t)i / 64, (uint64_t)k) + 0.3f * u((uint64_t)i + (1ull << 40), (uint64_t)k));
+            float shared = u((uint64_t)i / 64, (uint64_t)k);
+            float own = u((uint64_t)i + (1ull << 40), (uint64_t)k);
+            x[i * D + k] = s * (0.7f * shared + 0.3f * own);
         }
     /* the assignment alone, at the fit's starting centroids */
     for (int j = 0; j < K; j++)

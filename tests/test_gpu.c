@@ -53,7 +53,8 @@ static float *random_f(int64_t n, uint64_t seed)
 {
     float *v = malloc((size_t)n * sizeof *v);
     for (int64_t i = 0; i < n; i++)
-        v[i] = (float)(cuplas_philox(seed, (uint32_t)i, (uint32_t)(i >> 32), 2, 0).v[0] % 20001) / 10000.0f - 1.0f;
+        v[i] = (float)(cuplas_philox(seed, (uint32_t)i, (uint32_t)(i >> 32), 2, 0).v[0] % 20001) /
+                   10000.0f - 1.0f;
     return v;
 }
 

@@ -57,7 +57,8 @@ static void test_assign_matches_scan(void **state)
     for (size_t a = 0; a < sizeof Ds / sizeof *Ds; a++)
         for (size_t b = 0; b < sizeof Ks / sizeof *Ks; b++) {
             int D = Ds[a], K = Ks[b];
-            float *x = rand_floats(N * D, seed++, 2.0f), *c = rand_floats((int64_t)K * D, seed++, 2.0f);
+            float *x = rand_floats(N * D, seed++, 2.0f);
+            float *c = rand_floats((int64_t)K * D, seed++, 2.0f);
             int32_t *want = malloc(N * sizeof *want), *got = malloc(N * sizeof *got);
             float *wd = malloc(N * sizeof *wd), *gd = malloc(N * sizeof *gd);
             assert_true(want && got && wd && gd);
@@ -68,9 +69,11 @@ static void test_assign_matches_scan(void **state)
                 memcpy(x + i * D, c + (i % K) * D, (size_t)D * sizeof *x);
             scan(x, N, D, c, K, want, wd);
             for (int hints = 0; hints < 3; hints++) {
-                for (int64_t i = 0; i < N; i++)  /* none, the answer's copy, anything */
-                    got[i] = hints == 0 ? -1 : hints == 1 ? (want[i] + 5 < K ? want[i] + 5 : want[i])
-                                                          : (int32_t)((i * 7919) % (K + 3)) - 1;
+                for (int64_t i = 0; i < N; i++) {   /* none, the answer's copy, anything */
+                    int32_t copy = want[i] + 5 < K ? want[i] + 5 : want[i];
+                    int32_t any = (int32_t)((i * 7919) % (K + 3)) - 1;
+                    got[i] = hints == 0 ? -1 : hints == 1 ? copy : any;
+                }
                 assert_int_equal(cuplas_kmeans_assign_cpu(x, N, D, c, K, got, gd), 0);
                 assert_memory_equal(got, want, N * sizeof *got);
                 assert_memory_equal(gd, wd, N * sizeof *gd);
