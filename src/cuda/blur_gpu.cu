@@ -344,14 +344,6 @@ static int blur_pass_fused(int16_t *out, const int16_t *in, int64_t H, int64_t W
         void (*k)(int16_t *, const int16_t *, uint32_t, uint32_t, int, uint32_t, int, uint32_t,
                   uint32_t, int, cuplas_border, cuplas_udiv32) =
             r32 ? line_kernel<true> : line_kernel<false>;
-        /* The attribute is the kernel's, shared by every lane of the
-           process: set to this launch's size, another lane could lower it
-           between our set and our launch (cudaErrorInvalidValue on the
-           larger grid). One value for all, the most any launch uses. */
-        if (smem > 48 * 1024)
-            CUPLAS_CUDA_TRY(err, cudaFuncSetAttribute((const void *)k,
-                                                      cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                      LINE_SMEM_MAX));
         k<<<blocks, THREADS, smem, stream>>>(out, in, (uint32_t)H, (uint32_t)W, C, (uint32_t)cs,
                                              axis, tw, ld, r, border, u);
         CUPLAS_LAUNCH_CHECK(err, stream);
@@ -366,6 +358,24 @@ fail:
 static bool wide_prefix(int64_t H, int64_t W)
 {
     return (H > W ? H : W) * (int64_t)CUPLAS_QMAX >= ((int64_t)1 << 31);
+}
+
+/* The line kernels' dynamic shared memory may reach LINE_SMEM_MAX. The
+ * attribute is the kernel's, per device and shared by every lane of the
+ * process, so it is set once, to the most any launch uses, when a lane's
+ * context is made: set per launch to the launch's size, another lane could
+ * lower it between the set and the launch (cudaErrorInvalidValue). */
+int cuplas_blur_gpu_setup(cuplas_error *err)
+{
+    int rc = 0;
+    CUPLAS_CUDA_TRY(err, cudaFuncSetAttribute((const void *)line_kernel<true>,
+                                              cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                              LINE_SMEM_MAX));
+    CUPLAS_CUDA_TRY(err, cudaFuncSetAttribute((const void *)line_kernel<false>,
+                                              cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                              LINE_SMEM_MAX));
+fail:
+    return rc;
 }
 
 size_t cuplas_blur_gpu_workspace(int64_t H, int64_t W, int Cp)

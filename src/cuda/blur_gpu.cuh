@@ -16,6 +16,10 @@
 #include "util/error.h"
 #include "core/params.h"
 
+/* Once per device, before its first blur (cuplas_gpu_ctx_init): the line
+ * kernels' shared-memory limit. */
+int cuplas_blur_gpu_setup(cuplas_error *err);
+
 /* Device scratch the blur of an H x W x Cp grid needs: P (N*Cp prefix
  * sums) and the segment sums. */
 size_t cuplas_blur_gpu_workspace(int64_t H, int64_t W, int Cp);

@@ -108,6 +108,7 @@ extern "C" int cuplas_gpu_ctx_init(cuplas_gpu_ctx **out, int device, cuplas_erro
     CUPLAS_CUDA_TRY(err, cudaSetDevice(device));
     CUPLAS_CUDA_TRY(err, cudaGetDeviceProperties(&prop, device));
     snprintf(ctx->name, sizeof ctx->name, "%s", prop.name);
+    CUPLAS_TRY(cuplas_blur_gpu_setup(err));
     CUPLAS_CUDA_TRY(err, cudaStreamCreateWithFlags(&ctx->stream, cudaStreamNonBlocking));
     /* the last event is waited on: blocking, so that a lane waiting for its
        sort sleeps instead of spinning a core the other lanes' host work needs */
