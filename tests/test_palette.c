@@ -37,7 +37,7 @@ static void scan(const float *x, int64_t N, int D, const float *c, int K, int32_
         float best = INFINITY;
         int bi = -1;
         for (int j = 0; j < K; j++) {
-            float d = cuplas_palette_d2(x + i * D, c + (int64_t)j * D, D, 1);
+            float d = cuplas_kmeans_d2(x + i * D, c + (int64_t)j * D, D, 1);
             if (bi < 0 || d < best) {
                 best = d;
                 bi = j;

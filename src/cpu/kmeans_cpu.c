@@ -7,7 +7,7 @@
  * into blocks of LANES, so that one point's distances to a block's
  * centroids are LANES independent sums that the compiler can keep in one
  * vector, each lane still adding its terms in coordinate order (the
- * arithmetic of core/palette.h, so the distances equal the GPU's bit for
+ * arithmetic of core/kmeans.h, so the distances equal the GPU's bit for
  * bit). And a block is left as soon as every lane's partial sum exceeds
  * the best distance so far: terms are never negative, so such a block
  * cannot hold the winner nor a tie. A hint (last iteration's label) makes
@@ -18,7 +18,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "core/palette.h"
+#include "core/kmeans.h"
 
 #define LANES 8
 #define CHECK_EVERY 8 /* coordinates between two looks at the bound */
@@ -38,7 +38,7 @@ static void nearest(const float *xi, int D, const float *c, const float *ct, int
 
     if (h >= 0 && h < K) {
         bi = h;
-        best = cuplas_palette_d2(xi, c + (int64_t)h * D, D, 1);
+        best = cuplas_kmeans_d2(xi, c + (int64_t)h * D, D, 1);
     }
     for (int b = 0; b * LANES < K; b++) {
         const float *cb = ct + (int64_t)b * D * LANES;

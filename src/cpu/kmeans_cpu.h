@@ -12,11 +12,11 @@ extern "C" {
 #endif
 
 /* label[i] = the nearest of the K centroids c (K x D floats, row-major)
- * to point i of x (N x D): the least cuplas_palette_d2, the lowest index
+ * to point i of x (N x D): the least cuplas_kmeans_d2, the lowest index
  * on ties. On entry label[i] may hold a hint (a centroid near point i,
  * e.g. last iteration's; anything outside 0..K-1 is none): it makes the
  * search faster and never changes its answer. dist (may be NULL): the
- * winner's cuplas_palette_d2. Returns 0, or -1 when out of memory. */
+ * winner's cuplas_kmeans_d2. Returns 0, or -1 when out of memory. */
 int cuplas_kmeans_assign_cpu(const float *x, int64_t N, int D, const float *c, int K,
                              int32_t *label, float *dist);
 

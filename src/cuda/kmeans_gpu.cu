@@ -6,7 +6,7 @@
  * argument for SOG's three SH sizes, 9, 24 and 45; other sizes take the
  * general kernel). A block stages TILE centroids at a time in shared
  * memory, which every thread then reads at the same address (a
- * broadcast). Each distance is core/palette.h's sequence of float
+ * broadcast). Each distance is core/kmeans.h's sequence of float
  * operations and the scan runs in index order keeping the first least,
  * so labels and distances equal the CPU's bit for bit. No early exit and
  * no fused multiply-add (the CPU must get the same bits): 3 D FP32
@@ -18,7 +18,7 @@
 
 #include <math.h>
 
-#include "core/palette.h"
+#include "core/kmeans.h"
 #include "cuda/cuda_check.h"
 
 #define KM_THREADS 128
@@ -55,7 +55,7 @@ __global__ void kmeans_assign_kernel(const float *x, int64_t N, int Drt, const f
         if (i >= N)
             continue;
         for (int j = 0; j < nt; j++) {
-            float d = cuplas_palette_d2(xr, tile + j * D, D, 1);
+            float d = cuplas_kmeans_d2(xr, tile + j * D, D, 1);
             if (d < best || (d == best && t0 + j < bi)) {
                 best = d;
                 bi = t0 + j;

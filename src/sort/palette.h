@@ -19,7 +19,7 @@
 
 #include <stdint.h>
 
-#include "core/palette.h"
+#include "core/kmeans.h"
 #include "util/error.h"
 
 #ifdef __cplusplus

@@ -1,5 +1,5 @@
 /*
- * palette.h - the distance of the SH palette's k-means (sort/palette.h),
+ * kmeans.h - the distance of the SH palette's k-means (sort/palette.h),
  * shared by the CPU reference (cpu/kmeans_cpu.c) and the GPU
  * (cuda/kmeans_gpu.cu). C11 and CUDA, like quad.h.
  *
@@ -11,8 +11,8 @@
  * >= 0), which is what lets the CPU stop a candidate early and still
  * return the exhaustive argmin.
  */
-#ifndef CUPLAS_CORE_PALETTE_H
-#define CUPLAS_CORE_PALETTE_H
+#ifndef CUPLAS_CORE_KMEANS_H
+#define CUPLAS_CORE_KMEANS_H
 
 #include "core/random.h" /* CUPLAS_HD */
 
@@ -24,7 +24,7 @@
 /* sum over k < D of (a[k] - b[k])^2, in k order; b's coordinates lie
  * `stride` floats apart (1 for a row, the block width for a transposed
  * block). */
-CUPLAS_HD float cuplas_palette_d2(const float *a, const float *b, int D, int stride)
+CUPLAS_HD float cuplas_kmeans_d2(const float *a, const float *b, int D, int stride)
 {
     float acc = 0.0f;
     for (int k = 0; k < D; k++) {
