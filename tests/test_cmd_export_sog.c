@@ -394,6 +394,29 @@ static void test_refusals(void **state)
     assert_non_null(strstr(text, "PlayCanvas SOG has no holes"));
     free(text);
 
+    /* an SH coefficient whose square overflows a float: refused, naming the
+       property (a NaN stops the result's reader already) */
+    write_ply(f, "n.ply", 48, 9);
+    {
+        char path[PATH_MAX];
+        FILE *fp = fopen(tu_path(f->dir, "n.ply", path), "r+b");
+        char line[128];
+        float huge = 1e20f;
+        assert_non_null(fp);
+        while (fgets(line, sizeof line, fp) && strcmp(line, "end_header\n"))
+            ;
+        /* splat 5's f_rest_4: 23 floats a splat, f_rest_0 the 7th */
+        assert_int_equal(fseek(fp, (5 * 23 + 6 + 4) * 4, SEEK_CUR), 0);
+        assert_int_equal(fwrite(&huge, 4, 1, fp), 1);
+        fclose(fp);
+    }
+    sort_scene(f, "n.ply", "--set 'grid.shape=[6, 8]'");
+    assert_int_equal(tu_sh(f, "\"$B\" export-sog res/n.vertex.h5 sogn"), 1);
+    assert_non_null(text = tu_slurp(f, "err.txt", NULL));
+    assert_non_null(strstr(text, "res/n.vertex.h5:/vertex: f_rest_4 of the splat in cell "));
+    assert_non_null(strstr(text, "the SH palette takes coefficients within +-1e18"));
+    free(text);
+
     /* a grid without 3DGS names */
     assert_int_equal(tu_sh(f, "\"$B\" gen --size 8x8 g.h5 >/dev/null && \"$B\" sort g.h5 gs.h5 "
                               ">/dev/null 2>&1 && \"$B\" export-sog gs.h5 sog3"), 1);

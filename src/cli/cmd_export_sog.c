@@ -73,7 +73,7 @@ static const char export_sog_help[] =
     "DIR must not exist or be an empty folder; it is written under a temporary\n"
     "name and renamed. Exit codes: 0 written; 1 not a readable result, a result\n"
     "the format cannot hold (missing properties, a hole in the grid, f_rest_*\n"
-    "channels that are not whole SH bands, a non-finite SH coefficient), or\n"
+    "channels that are not whole SH bands, an SH coefficient beyond +-1e18), or\n"
     "DIR cannot be written; 2 usage (bad option, DIR not empty); 3 out of\n"
     "memory, a CUDA error, or --backend gpu without a usable GPU.\n";
 

@@ -80,9 +80,10 @@ int cuplas_sog_sh_encode(const double *grid, int64_t H, int64_t W, int C, const 
     for (int64_t i = 0; i < count; i++)
         for (int k = 0; k < D; k++) {
             double v = grid[i * C + col[k]];
-            if (!isfinite(v) || fabs(v) > 1e30)
+            /* a squared distance of 45 such terms stays a finite float */
+            if (!(fabs(v) <= 1e18))
                 CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "f_rest_%d of the splat in cell %lld is %g: "
-                            "the SH palette needs finite coefficients", k, (long long)i, v);
+                            "the SH palette takes coefficients within +-1e18", k, (long long)i, v);
             x[i * D + k] = (float)v;
         }
     CUPLAS_TRY(cuplas_palette_fit(x, count, D, K, iterations, device, cen, label, &sh->st, err));

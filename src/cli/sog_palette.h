@@ -31,7 +31,7 @@ int cuplas_sog_sh_bands(char *const *names, int C, cuplas_sog_sh *sh, int *col,
 /* The two images of the first `count` cells of grid (H x W cells x C
  * doubles) after cuplas_sog_sh_bands: K entries (0: SOG's size for
  * count), `iterations` k-means updates on `device` (-1: the CPU).
- * Refuses a non-finite coefficient. Free with cuplas_sog_sh_free, also
+ * Refuses a coefficient beyond +-1e18 (or not finite). Free with cuplas_sog_sh_free, also
  * after a failure. */
 int cuplas_sog_sh_encode(const double *grid, int64_t H, int64_t W, int C, const int *col,
                          int64_t count, int K, int iterations, int device, cuplas_sog_sh *sh,
