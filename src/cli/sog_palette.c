@@ -37,10 +37,14 @@ int cuplas_sog_sh_bands(char *const *names, int C, cuplas_sog_sh *sh, int *col,
         if (col[n] < 0)
             break;
     }
-    if (any != n || (n != 0 && n != 9 && n != 24 && n != 45))
-        return cuplas_error_set(err, CUPLAS_ERR_INPUT, "%d f_rest_* channels (f_rest_0 to "
-                                "f_rest_%d in a row) are not 1, 2 or 3 SH bands (9, 24 or 45 "
-                                "coefficients); --no-sh leaves them out", any, n - 1);
+    if (any != n || (n != 0 && n != 9 && n != 24 && n != 45)) {
+        char run[48] = "none of them from f_rest_0 on";
+        if (n > 0)
+            snprintf(run, sizeof run, "f_rest_0 to f_rest_%d in a row", n - 1);
+        return cuplas_error_set(err, CUPLAS_ERR_INPUT, "%d f_rest_* channels (%s) are not 1, "
+                                "2 or 3 SH bands (9, 24 or 45 coefficients); --no-sh leaves "
+                                "them out", any, run);
+    }
     sh->coeffs = n / 3;
     sh->bands = n == 9 ? 1 : n == 24 ? 2 : n == 45 ? 3 : 0;
     return 0;
