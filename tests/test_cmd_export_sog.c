@@ -127,7 +127,13 @@ static void test_round_trip(void **state)
     sort_scene(f, "s.ply", "");
     assert_int_equal(tu_sh(f, "\"$B\" export-sog res/s.vertex.h5 sog"), 0);
     char *text = tu_slurp(f, "out.txt", NULL);
-    assert_non_null(strstr(text, "50 splats on a 10x5 texture -> sog"));   /* 50 = 5 x 10 */
+    assert_non_null(strstr(text, "50 splats on a 10x5 texture -> sog (6 files, "));   /* 5 x 10 */
+    long long said = 0;
+    assert_int_equal(sscanf(strstr(text, "(6 files, ") + 10, "%lld", &said), 1);
+    free(text);
+    assert_int_equal(tu_sh(f, "cat sog/* | wc -c"), 0);   /* the files' sizes, summed */
+    text = tu_slurp(f, "out.txt", NULL);
+    assert_int_equal(atoll(text), said);
     free(text);
 
     cuplas_error_clear(&e);

@@ -195,6 +195,7 @@ typedef struct encode_job {
     const cuplas_codec_opts *co;
     const char *dir;
     cuplas_error err[MAXIMAGES];
+    int64_t bytes[MAXIMAGES];
 } encode_job;
 
 static int encode_one(void *ctx, int64_t k)
@@ -203,15 +204,17 @@ static int encode_one(void *ctx, int64_t k)
     cuplas_buf buf = {0};
     cuplas_error_clear(&x->err[k]);
     int rc = cuplas_image_bytes(x->img[k], CUPLAS_CODEC_WEBP, x->co, x->dir, &buf, &x->err[k]);
+    x->bytes[k] = (int64_t)buf.size;
     free(buf.data);
     return rc;
 }
 
 /* The five images, the SH palette's two when sh->bands (encoded at once:
  * method 6 takes seconds each, and the bytes do not depend on the
- * threads), and meta.json into dir. */
+ * threads), and meta.json into dir; *files and *bytes: what was written. */
 static int write_sog(const cuplas_h5_result *r, int64_t count, const export_opts *o,
-                     cuplas_sog_sh *sh, const int *col, const char *dir, cuplas_error *err)
+                     cuplas_sog_sh *sh, const int *col, const char *dir, int *files,
+                     int64_t *bytes, cuplas_error *err)
 {
     const int C = (int)r->sorted.C;
     const int64_t cells = r->sorted.H * r->sorted.W;
@@ -261,6 +264,11 @@ static int write_sog(const cuplas_h5_result *r, int64_t count, const export_opts
         CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
     }
     CUPLAS_TRY(write_meta(path, count, &imgs, sh, err));
+    struct stat st;
+    *bytes = stat(path, &st) == 0 ? (int64_t)st.st_size : 0;
+    for (int k = 0; k < nimg; k++)
+        *bytes += job.bytes[k];
+    *files = nimg + 1;
 fail:
     cuplas_eval_images_free(&imgs);
     free(path);
@@ -305,8 +313,8 @@ static int cmd_export_sog(int argc, char **argv)
     cuplas_error err;
     char *file = NULL, *group = NULL, *tmpdir = NULL;
     const char *dir;
-    int c, rc = 0, backend = 0, gpu = 0, col[CUPLAS_PALETTE_MAX_D];
-    int64_t count = 0;
+    int c, rc = 0, backend = 0, gpu = 0, col[CUPLAS_PALETTE_MAX_D], files = 0;
+    int64_t count = 0, bytes = 0;
     long long v;
     struct stat st;
 
@@ -375,14 +383,15 @@ static int cmd_export_sog(int argc, char **argv)
     if (!(tmpdir = cuplas_dir_tmp_name(dir)))
         CUPLAS_FAIL(&err, CUPLAS_ERR_NOMEM, "out of memory");
     CUPLAS_TRY(cuplas_mkdir_p(tmpdir, &err));
-    if (write_sog(&r, count, &o, &sh, col, tmpdir, &err) != 0) {
+    if (write_sog(&r, count, &o, &sh, col, tmpdir, &files, &bytes, &err) != 0) {
         rc = (int)err.code;
         cuplas_error_where(&err, "%s%s%s", file, r.group ? ":" : "", r.group ? r.group : "");
         goto fail;
     }
     CUPLAS_TRY(cuplas_dir_publish(tmpdir, dir, &err));
-    printf("cuplas export-sog: %lld splats on a %lldx%lld texture -> %s\n", (long long)count,
-           (long long)r.sorted.W, (long long)r.sorted.H, dir);
+    printf("cuplas export-sog: %lld splats on a %lldx%lld texture -> %s (%d files, %lld "
+           "bytes)\n", (long long)count, (long long)r.sorted.W, (long long)r.sorted.H, dir, files,
+           (long long)bytes);
     if (sh.bands)
         printf("cuplas export-sog: SH bands %d: a palette of %d entries, %d k-means updates "
                "(%lld labels moved by the last), mean squared error %.4g, assignment %.2f s "
