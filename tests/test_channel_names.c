@@ -178,6 +178,18 @@ static void test_unknown_long_names(void **state)
         fail_msg("unexpected message '%s'", e.msg);
 }
 
+/* cuplas_channel_index: exact names only, the first of two, NULLs skipped. */
+static void test_channel_index(void **state)
+{
+    const char *names[] = {"x", NULL, "f_rest_1", "x", "f_rest_10"};
+    assert_int_equal(cuplas_channel_index(names, 5, "x"), 0);
+    assert_int_equal(cuplas_channel_index(names, 5, "f_rest_10"), 4);
+    assert_int_equal(cuplas_channel_index(names, 5, "f_rest_*"), -1);
+    assert_int_equal(cuplas_channel_index(names, 5, "f_rest"), -1);
+    assert_int_equal(cuplas_channel_index(names, 2, "f_rest_1"), -1);
+    assert_int_equal(cuplas_channel_index(NULL, 5, "x"), -1);
+}
+
 int main(void)
 {
     graphdeco();
@@ -187,6 +199,7 @@ int main(void)
         cmocka_unit_test(test_indices),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_unknown_long_names),
+        cmocka_unit_test(test_channel_index),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

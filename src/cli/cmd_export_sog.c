@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "cli/sog_palette.h"
+#include "core/channel_names.h"
 #include "eval/codec.h"
 #include "eval/schemes.h"
 #include "io/h5_lib.h"
@@ -93,14 +94,6 @@ typedef struct export_opts {
     cuplas_codec_opts co;
 } export_opts;
 
-static int find_name(char *const *names, int C, const char *want)
-{
-    for (int c = 0; names && c < C; c++)
-        if (!strcmp(names[c], want))
-            return c;
-    return -1;
-}
-
 /* The result can be written: the properties there, whole SH bands (or
  * none, or dropped), no hole. *count: the splats (cells before the first
  * empty); sh->bands and col[]: cuplas_sog_sh_bands. */
@@ -116,7 +109,7 @@ static int check_result(const cuplas_h5_result *r, int no_sh, int64_t *count, cu
         return cuplas_error_set(err, CUPLAS_ERR_INPUT, "no channel_names: the result does not "
                                 "say which channel is which 3DGS property");
     for (int k = 0; k < NNEEDED; k++)
-        if (find_name(r->names, C, NEEDED[k]) < 0 && at < sizeof missing)
+        if (cuplas_channel_index((const char *const *)r->names, C, NEEDED[k]) < 0 && at < sizeof missing)
             at += (size_t)snprintf(missing + at, sizeof missing - at, "%s%s", at ? ", " : "",
                                    NEEDED[k]);
     if (at)

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/channel_names.h"
 #include "eval/codebook.h"
 
 int cuplas_sog_sh_bands(char *const *names, int C, cuplas_sog_sh *sh, int *col,
@@ -30,11 +31,7 @@ int cuplas_sog_sh_bands(char *const *names, int C, cuplas_sog_sh *sh, int *col,
     for (; n < CUPLAS_PALETTE_MAX_D; n++) {
         char want[16];
         snprintf(want, sizeof want, "f_rest_%d", n);
-        col[n] = -1;
-        for (int c = 0; c < C && col[n] < 0; c++)
-            if (!strcmp(names[c], want))
-                col[n] = c;
-        if (col[n] < 0)
+        if ((col[n] = cuplas_channel_index((const char *const *)names, C, want)) < 0)
             break;
     }
     if (any != n || (n != 0 && n != 9 && n != 24 && n != 45)) {

@@ -164,3 +164,11 @@ int cuplas_channels_resolve(const char *const *sel, int nsel, const char *const 
 fail:
     return rc;
 }
+
+int cuplas_channel_index(const char *const *names, int nnames, const char *want)
+{
+    for (int c = 0; names && c < nnames; c++)
+        if (names[c] && strcmp(names[c], want) == 0)
+            return c;
+    return -1;
+}

@@ -33,6 +33,10 @@ extern "C" {
 int cuplas_channels_resolve(const char *const *sel, int nsel, const char *const *names,
                             int nnames, int *cols, int *k, cuplas_error *err);
 
+/* The column called exactly `want` (the first one), or -1; names and
+ * its entries may be NULL (no name). */
+int cuplas_channel_index(const char *const *names, int nnames, const char *want);
+
 /* strcmp, but runs of digits compare by value ("a2" < "a10"). */
 int cuplas_natural_cmp(const char *a, const char *b);
 

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/channel_names.h"
 #include "core/random.h"
 
 /* Philox tags of this file (distinct from the sorter's, core/random.h). */
@@ -219,14 +220,6 @@ static int cmp_code(const void *pa, const void *pb)
     return (a->item > b->item) - (a->item < b->item);
 }
 
-static int find_name(const char *const *names, int C, const char *want)
-{
-    for (int c = 0; names && c < C; c++)
-        if (names[c] && strcmp(names[c], want) == 0)
-            return c;
-    return -1;
-}
-
 int cuplas_order_morton(const double *x, int64_t N, int C, const char *const *names,
                         int64_t cells, int64_t *order, const char **used, cuplas_error *err)
 {
@@ -235,7 +228,8 @@ int cuplas_order_morton(const double *x, int64_t N, int C, const char *const *na
     code_item *ci = malloc((size_t)(N ? N : 1) * sizeof *ci);
     if (!keys || !ci)
         CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "Morton order: out of memory (%lld items)", (long long)N);
-    int cx = find_name(names, C, "x"), cy = find_name(names, C, "y"), cz = find_name(names, C, "z");
+    int cx = cuplas_channel_index(names, C, "x"), cy = cuplas_channel_index(names, C, "y"),
+        cz = cuplas_channel_index(names, C, "z");
     if (cx >= 0 && cy >= 0 && cz >= 0) {
         for (int64_t i = 0; i < N; i++) {
             keys[i * 3 + 0] = x[i * C + cx];

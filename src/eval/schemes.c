@@ -7,6 +7,7 @@
  * differ only in the list they build.
  */
 #include "eval/schemes.h"
+#include "core/channel_names.h"
 #include "eval/codebook.h"
 
 #include <math.h>
@@ -55,21 +56,14 @@ int cuplas_scheme_parse(const char *name, cuplas_scheme *s, cuplas_error *err)
                             "unknown scheme '%s' (plain, sog, gsplat, playcanvas)", name);
 }
 
-static int find(const char *const *names, int C, const char *want)
-{
-    for (int c = 0; names && c < C; c++)
-        if (names[c] && strcmp(names[c], want) == 0)
-            return c;
-    return -1;
-}
-
 int cuplas_scheme_applies(cuplas_scheme s, const char *const *names, int C)
 {
     if (s == CUPLAS_SCHEME_PLAIN)
         return 1;
     if ((unsigned)s >= CUPLAS_SCHEME_COUNT)
         return 0;
-    return find(names, C, "x") >= 0 && find(names, C, "y") >= 0 && find(names, C, "z") >= 0;
+    return cuplas_channel_index(names, C, "x") >= 0 && cuplas_channel_index(names, C, "y") >= 0 &&
+           cuplas_channel_index(names, C, "z") >= 0;
 }
 
 void cuplas_eval_images_free(cuplas_eval_images *imgs)
@@ -104,7 +98,7 @@ static void add_named(group *g, const char *const *names, int C, const char *con
                       char *taken)
 {
     for (int i = 0; i < nwant; i++) {
-        int c = find(names, C, want[i]);
+        int c = cuplas_channel_index(names, C, want[i]);
         if (c >= 0 && !taken[c]) {
             g->ch[g->n++] = c;
             taken[c] = 1;
@@ -139,7 +133,7 @@ static void add_f_rest(plan *p, const char *const *names, int C, char *taken, co
     for (; R < (int)(sizeof idx / sizeof *idx); R++) {
         char nm[24];
         snprintf(nm, sizeof nm, "f_rest_%d", R);
-        if ((idx[R] = find(names, C, nm)) < 0 || taken[idx[R]])
+        if ((idx[R] = cuplas_channel_index(names, C, nm)) < 0 || taken[idx[R]])
             break;
     }
     const int per = R % 3 == 0 ? R / 3 : 0;
