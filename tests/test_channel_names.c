@@ -181,12 +181,12 @@ static void test_unknown_long_names(void **state)
 /* cuplas_channel_index: exact names only, the first of two, NULLs skipped. */
 static void test_channel_index(void **state)
 {
-    const char *names[] = {"x", NULL, "f_rest_1", "x", "f_rest_10"};
-    assert_int_equal(cuplas_channel_index(names, 5, "x"), 0);
-    assert_int_equal(cuplas_channel_index(names, 5, "f_rest_10"), 4);
-    assert_int_equal(cuplas_channel_index(names, 5, "f_rest_*"), -1);
-    assert_int_equal(cuplas_channel_index(names, 5, "f_rest"), -1);
-    assert_int_equal(cuplas_channel_index(names, 2, "f_rest_1"), -1);
+    const char *cols[] = {"x", NULL, "f_rest_1", "x", "f_rest_10"};
+    assert_int_equal(cuplas_channel_index(cols, 5, "x"), 0);
+    assert_int_equal(cuplas_channel_index(cols, 5, "f_rest_10"), 4);
+    assert_int_equal(cuplas_channel_index(cols, 5, "f_rest_*"), -1);
+    assert_int_equal(cuplas_channel_index(cols, 5, "f_rest"), -1);
+    assert_int_equal(cuplas_channel_index(cols, 2, "f_rest_1"), -1);
     assert_int_equal(cuplas_channel_index(NULL, 5, "x"), -1);
 }
 
