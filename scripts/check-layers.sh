@@ -2,14 +2,14 @@
 # check-layers.sh - the layering rule of src/, checked (docs/architecture.md).
 #
 # The folders of src/ are layers, bottom up:
-#   util core eval cpu cuda sort config io pipeline cli
+#   util core cpu cuda sort eval config io pipeline cli
 # A file may include headers of its own layer and of the layers below it,
 # never above. Only src/io/ includes hdf5.h, and within io/ only the h5_*
 # files (which run on the HDF5 thread, or in a one-thread tool) do.
 # Prints each violation as FILE: LINE and exits 1 if there is any.
 set -euo pipefail
 cd "$(dirname "$0")/../src"
-layers=(util core eval cpu cuda sort config io pipeline cli)
+layers=(util core cpu cuda sort eval config io pipeline cli)
 rank() { local i; for i in "${!layers[@]}"; do [ "${layers[$i]}" = "$1" ] && { echo "$i"; return; }; done; echo -1; }
 bad=0
 for dir in "${layers[@]}"; do

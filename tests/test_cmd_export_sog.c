@@ -360,6 +360,27 @@ static void test_sh_palette(void **state)
     assert_non_null(strstr(text, "GPU 1023 asked for the SH palette"));
     free(text);
     assert_int_equal(tu_sh(f, "test ! -e sog && ls -a | grep -c 'sog.tmp'"), 1);
+
+    /* eval --scheme playcanvas measures what export-sog writes: the sorted
+     * order's seven images are the export's files, byte for byte; the
+     * Morton order gets a palette of its own, numbered along its grid */
+    assert_int_equal(tu_sh(f, "\"$B\" export-sog res/h9.vertex.h5 sog --sh-palette 8 "
+                              "--sh-iterations 3 --backend cpu --webp-method 2 && \"$B\" eval "
+                              "res/h9.vertex.h5 --scheme playcanvas --codecs webp --webp-method 2 "
+                              "--orders sorted,morton --sh-palette 8 --sh-iterations 3 --backend "
+                              "cpu --images ev --json"), 0);
+    text = tu_slurp(f, "out.txt", NULL);
+    assert_non_null(strstr(text, "\"sh_palette\": {\"count\": 8, \"asked\": 8, "
+                                 "\"iterations\": 3}"));
+    free(text);
+    static const char *const imgs[] = {"means_l", "means_u", "scales", "quats", "sh0",
+                                       "shN_centroids", "shN_labels"};
+    for (int i = 0; i < 7; i++)
+        assert_int_equal(tu_sh(f, "cmp sog/%s.webp ev/sorted/%s.webp", imgs[i], imgs[i]), 0);
+    assert_int_equal(tu_sh(f, "ls ev/sorted | wc -l | grep -qx 7"), 0);
+    assert_int_equal(tu_sh(f, "cmp -s ev/sorted/shN_labels.webp ev/morton/shN_labels.webp"), 1);
+    /* the same GPU refusal as export-sog's */
+    assert_int_equal(tu_sh(f, "\"$B\" eval res/h9.vertex.h5 --scheme playcanvas --gpu 1023"), 3);
 }
 
 /* What the format cannot hold, refused with one line naming the file. */

@@ -20,6 +20,7 @@
 #include "eval/evaluate.h"
 #include "eval/preview.h"
 #include "eval/quality.h"
+#include "eval/sog_sh.h"
 #include "tmpdir.h"
 #include "shared_data.h"   /* tu_slurp_path */
 #include "util/threads.h"
@@ -790,6 +791,101 @@ static void test_preview(void **state)
     free(m);
 }
 
+/* The playcanvas scheme's SH bands: each order gets the palette an export
+ * of that order would (the sorted order's two images are the bytes of
+ * cuplas_sog_sh_encode on the sorted grid), empty cells label 0; bands
+ * the format cannot hold are refused; the palette's settings are part of
+ * what a stored eval answers. */
+enum { SH = 18, SW = 18, SN = 299, SC = 12 };
+static void test_sh_palette_per_order(void **state)
+{
+    (void)state;
+    static const char *const names[SC] = {"x", "y", "z", "f_rest_0", "f_rest_1", "f_rest_2",
+                                          "f_rest_3", "f_rest_4", "f_rest_5", "f_rest_6",
+                                          "f_rest_7", "f_rest_8"};
+    double *items = malloc(sizeof(double) * SN * SC), *grid = malloc(sizeof(double) * SH * SW * SC);
+    int64_t map[SH * SW];
+    uint8_t empty[SH * SW];
+    cuplas_eval_opts o;
+    cuplas_eval_result *r = malloc(sizeof *r);
+    cuplas_error e;
+    assert_true(items && grid && r);
+    cuplas_error_clear(&e);
+    for (int i = 0; i < SN; i++) {
+        items[i * SC] = i % 17, items[i * SC + 1] = i / 17, items[i * SC + 2] = (i * 7) % 5;
+        for (int k = 3; k < SC; k++)   /* smooth in i, with noise */
+            items[i * SC + k] = sin(0.05 * i * (k - 2)) + 0.01 * (double)((i * 31 + k) % 7);
+    }
+    /* a padded grid: every 13th cell empty, the items in a scrambled order */
+    for (int c = 0, i = 0; c < SH * SW; c++)
+        map[c] = (c % 13 == 5 || i == SN) ? -1 : (int64_t)((i++ * 37) % SN);
+    cuplas_eval_opts_default(&o);
+    o.scheme = CUPLAS_SCHEME_PLAYCANVAS;
+    o.codecs = 1u << CUPLAS_CODEC_PNG;
+    o.orders = 1u << CUPLAS_ORDER_SORTED | 1u << CUPLAS_ORDER_MORTON;
+    o.sh_palette = 16, o.sh_iterations = 5, o.per_image = 1;
+    assert_int_equal(cuplas_evaluate(items, SN, SC, names, map, SH, SW, &o, r, &e), 0);
+    assert_int_equal(r->sh_count, 16);
+    assert_int_equal(r->nimages, 4);
+    assert_string_equal(r->image_name[2], "shN_centroids");
+    assert_string_equal(r->image_name[3], "shN_labels");
+
+    /* the sorted order's images, made directly */
+    cuplas_sog_sh sh = {0};
+    cuplas_codec_opts co;
+    int col[CUPLAS_PALETTE_MAX_D];
+    cuplas_buf b = {NULL, 0, 0};
+    cuplas_codec_opts_default(&co);
+    assert_int_equal(cuplas_eval_gather(items, SC, map, SH * SW, grid, empty), 25);
+    assert_int_equal(cuplas_sog_sh_bands(names, SC, &sh, col, &e), 0);
+    assert_int_equal(sh.bands, 1);
+    assert_int_equal(cuplas_sog_sh_encode(grid, SH, SW, SC, col, empty, 16, 5, -1, &sh, &e), 0);
+    assert_int_equal(cuplas_image_bytes(&sh.centroids, CUPLAS_CODEC_PNG, &co, NULL, &b, &e), 0);
+    assert_int_equal((int64_t)b.size, r->image_bytes[CUPLAS_ORDER_SORTED][CUPLAS_CODEC_PNG][2]);
+    free(b.data), b.data = NULL, b.size = b.cap = 0;
+    assert_int_equal(cuplas_image_bytes(&sh.labels, CUPLAS_CODEC_PNG, &co, NULL, &b, &e), 0);
+    assert_int_equal((int64_t)b.size, r->image_bytes[CUPLAS_ORDER_SORTED][CUPLAS_CODEC_PNG][3]);
+    free(b.data);
+    for (int c = 0; c < SH * SW; c++)   /* empty: 0 everywhere; filled: opaque */
+        assert_int_equal(sh.labels.px[c * 4 + 3], empty[c] ? 0 : 255);
+    assert_int_equal(sh.labels.px[5 * 4] | sh.labels.px[5 * 4 + 1], 0);
+    cuplas_sog_sh_free(&sh);
+
+    /* the stored form, and what it answers */
+    char *js = cuplas_eval_result_json_str(r);
+    cuplas_json *doc = NULL;
+    cuplas_eval_result *back = malloc(sizeof *back);
+    assert_true(js && back);
+    assert_non_null(strstr(js, "\"sh_palette\": {\"count\": 16, \"asked\": 16, "
+                               "\"iterations\": 5}"));
+    assert_int_equal(cuplas_json_parse(js, strlen(js), &doc, &e), 0);
+    assert_int_equal(cuplas_eval_result_from_json(doc, back), 0);
+    assert_true(back->sh_count == 16 && back->sh_palette == 16 && back->sh_iterations == 5);
+    assert_int_equal(cuplas_eval_result_answers(back, &o), 1);
+    o.sh_iterations = 10;
+    assert_int_equal(cuplas_eval_result_answers(back, &o), 0);
+    o.sh_iterations = 5, o.sh_palette = 0;
+    assert_int_equal(cuplas_eval_result_answers(back, &o), 0);
+    back->sh_count = -1;   /* stored before the palette */
+    o.sh_palette = 16;
+    assert_int_equal(cuplas_eval_result_answers(back, &o), 0);
+    back->sh_count = 0;    /* no bands: the settings do not matter */
+    o.sh_iterations = 3;
+    assert_int_equal(cuplas_eval_result_answers(back, &o), 1);
+    cuplas_json_free(doc);
+    free(js);
+    free(back);
+
+    /* 10 coefficients are no whole band: refused before any work */
+    static const char *const ten[SC] = {"x", "y", "z", "f_rest_0", "f_rest_1", "f_rest_2",
+                                        "f_rest_3", "f_rest_4", "f_rest_5", "f_rest_6",
+                                        "f_rest_7", "f_rest_9"};
+    cuplas_error_clear(&e);
+    assert_int_equal(cuplas_evaluate(items, SN, SC, ten, map, SH, SW, &o, r, &e), CUPLAS_ERR_INPUT);
+    assert_non_null(strstr(e.msg, "not 1, 2 or 3 SH bands"));
+    free(items), free(grid), free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -799,7 +895,7 @@ int main(void)
         cmocka_unit_test(test_bytes_are_files), cmocka_unit_test(test_preview),
         cmocka_unit_test(test_encode_threads), cmocka_unit_test(test_encode_error_order),
         cmocka_unit_test(test_parse_orders),   cmocka_unit_test(test_parse_codecs),   cmocka_unit_test(test_orders_subset),
-        cmocka_unit_test(test_result_answers),
+        cmocka_unit_test(test_result_answers), cmocka_unit_test(test_sh_palette_per_order),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

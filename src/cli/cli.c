@@ -8,9 +8,14 @@
  * stores 1 through it (async-signal-safe), and the workers poll the flag.
  */
 #define _GNU_SOURCE /* vasprintf */
+#include "cuplas_build.h"
 #include "cli/cli.h"
 #include "io/h5_lib.h"
+#include "sort/palette.h"
 #include "util/log.h"
+#ifdef HAVE_CUDA
+#include "cuda/sort_gpu.h"
+#endif
 
 #include <errno.h>
 #include <signal.h>
@@ -174,6 +179,58 @@ int cuplas_cli_int(const char *s, long long lo, long long hi, long long *v)
     if (errno || end == s || *end || x < lo || x > hi)
         return -1;
     *v = x;
+    return 0;
+}
+
+void cuplas_cli_palette_init(cuplas_cli_palette *p)
+{
+    memset(p, 0, sizeof *p);
+    p->iterations = CUPLAS_PALETTE_ITERATIONS;
+}
+
+int cuplas_cli_palette_option(const char *cmd, int c, const char *arg, cuplas_cli_palette *p)
+{
+    long long v;
+    switch (c) {
+    case CUPLAS_OPT_SH_PALETTE:
+        if (cuplas_cli_int(arg, 1, CUPLAS_PALETTE_MAX_K, &v) != 0)
+            return cuplas_cli_usage(cmd, "--sh-palette wants an integer in [1, %d], got '%s'",
+                                    CUPLAS_PALETTE_MAX_K, arg), -1;
+        p->K = (int)v;
+        return 1;
+    case CUPLAS_OPT_SH_ITER:
+        if (cuplas_cli_int(arg, 0, 1000, &v) != 0)
+            return cuplas_cli_usage(cmd, "--sh-iterations wants an integer in [0, 1000], got "
+                                    "'%s'", arg), -1;
+        p->iterations = (int)v;
+        return 1;
+    case CUPLAS_OPT_BACKEND:
+        if (strcmp(arg, "auto") && strcmp(arg, "cpu") && strcmp(arg, "gpu"))
+            return cuplas_cli_usage(cmd, "--backend wants auto, cpu or gpu, got '%s'", arg), -1;
+        p->backend = !strcmp(arg, "cpu") ? 1 : !strcmp(arg, "gpu") ? 2 : 0;
+        return 1;
+    case CUPLAS_OPT_GPU:
+        if (cuplas_cli_int(arg, 0, 1023, &v) != 0)
+            return cuplas_cli_usage(cmd, "--gpu wants a device number, got '%s'", arg), -1;
+        p->gpu = (int)v;
+        p->backend = 2;
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+int cuplas_cli_palette_device(const cuplas_cli_palette *p, int *device, cuplas_error *err)
+{
+    int n = 0;
+#ifdef HAVE_CUDA
+    if (p->backend != 1)   /* a CPU run never starts the driver */
+        n = cuplas_gpu_count();
+#endif
+    *device = p->backend == 1 || (p->backend == 0 && n == 0) ? -1 : p->gpu;
+    if (*device >= n)
+        return cuplas_error_set(err, CUPLAS_ERR_NODEVICE, "GPU %d asked for the SH palette, "
+                                "but %d usable", p->gpu, n);
     return 0;
 }
 

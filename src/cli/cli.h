@@ -104,6 +104,33 @@ int cuplas_cli_split_spec(const char *spec, char **file, char **group);
 /* Parse a whole decimal integer in [lo, hi]; 0 on success. */
 int cuplas_cli_int(const char *s, long long lo, long long hi, long long *v);
 
+/* The SH palette's options, shared by export-sog and eval: put
+ * CUPLAS_CLI_PALETTE_OPTIONS in the getopt_long table and hand each
+ * option to cuplas_cli_palette_option. */
+enum { CUPLAS_OPT_SH_PALETTE = 0x1000, CUPLAS_OPT_SH_ITER, CUPLAS_OPT_BACKEND, CUPLAS_OPT_GPU };
+#define CUPLAS_CLI_PALETTE_OPTIONS                                                  \
+    {"sh-palette", required_argument, NULL, CUPLAS_OPT_SH_PALETTE},                 \
+    {"sh-iterations", required_argument, NULL, CUPLAS_OPT_SH_ITER},                 \
+    {"backend", required_argument, NULL, CUPLAS_OPT_BACKEND},                       \
+    {"gpu", required_argument, NULL, CUPLAS_OPT_GPU}
+
+typedef struct cuplas_cli_palette {
+    int K;            /* --sh-palette; 0: SOG's size for the splats      */
+    int iterations;   /* --sh-iterations (CUPLAS_PALETTE_ITERATIONS)     */
+    int backend;      /* --backend: 0 auto, 1 cpu, 2 gpu (--gpu too)     */
+    int gpu;          /* --gpu (0)                                       */
+} cuplas_cli_palette;
+
+void cuplas_cli_palette_init(cuplas_cli_palette *p);
+/* Option c (getopt's value) with its argument: 1 when it is one of the
+ * palette's and was taken, 0 when it is not one of them, or -1 after
+ * printing a usage error for cmd (exit CUPLAS_EXIT_USAGE). */
+int cuplas_cli_palette_option(const char *cmd, int c, const char *arg, cuplas_cli_palette *p);
+/* The k-means device: -1 for the CPU (--backend cpu, or auto with no
+ * GPU; a CPU choice never starts the CUDA driver), else the --gpu
+ * device. CUPLAS_ERR_NODEVICE when that device is not there. */
+int cuplas_cli_palette_device(const cuplas_cli_palette *p, int *device, cuplas_error *err);
+
 /* SIGINT, SIGTERM and SIGUSR1 store 1 into *flag (once; a second signal
  * takes the default action). flag NULL puts the default actions back:
  * call it before *flag goes out of scope. */

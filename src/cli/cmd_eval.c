@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/channel_names.h"
 #include "eval/codec.h"
 #include "eval/evaluate.h"
 #include "eval/preview.h"
@@ -71,12 +72,25 @@ static const char eval_help[] =
     "                      the file's own\n"
     "  -h, --help          this text\n"
     "\n"
+    "The playcanvas scheme codes f_rest_* (1, 2 or 3 whole SH bands) as the\n"
+    "format does: a k-means palette of the bands and a 16-bit label a splat\n"
+    "(shN_centroids, shN_labels), fitted for each order measured as\n"
+    "`cuplas export-sog` would fit it for a grid in that order:\n"
+    "  --sh-palette K      palette entries, 1..65536 (default: splat-transform's\n"
+    "                      size for the items, at most 65536)\n"
+    "  --sh-iterations N   k-means updates, 0..1000 (default 10)\n"
+    "  --backend B         where the k-means runs: auto (a GPU when there is\n"
+    "                      one, default), cpu or gpu; the same bytes on each\n"
+    "  --gpu ID            use this CUDA device (implies --backend gpu)\n"
+    "\n"
     "Exit codes (eval, preview):\n"
     "  0   done\n"
-    "  1   the file is not a readable result, or an output cannot be written\n"
+    "  1   the file is not a readable result, an output cannot be written, or\n"
+    "      (playcanvas) f_rest_* that are not whole SH bands or hold a value\n"
+    "      beyond +-1e18\n"
     "  2   usage error (bad option; a scheme the result's channels do not fit;\n"
     "      --images DIR not empty)\n"
-    "  3   out of memory\n";
+    "  3   out of memory; a CUDA error, or --backend gpu without a usable GPU\n";
 
 static const char preview_help[] =
     "Usage: cuplas preview FILE.h5[:/GROUP] OUT.png [options]\n"
@@ -198,8 +212,9 @@ static int cmd_eval(int argc, char **argv)
         {"dpq-p", required_argument, NULL, 'p'},  {"seed", required_argument, NULL, 'S'},
         {"names", required_argument, NULL, 'n'},  {"webp-method", required_argument, NULL, 'w'},
         {"orders", required_argument, NULL, 'o'}, {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
+        CUPLAS_CLI_PALETTE_OPTIONS,               {NULL, 0, NULL, 0},
     };
+    cuplas_cli_palette pal;
     cuplas_eval_opts o;
     cuplas_eval_result res;
     cuplas_error err;
@@ -212,6 +227,7 @@ static int cmd_eval(int argc, char **argv)
 
     cuplas_error_clear(&err);
     cuplas_eval_opts_default(&o);
+    cuplas_cli_palette_init(&pal);
     o.per_image = 1;
     optind = 0;
     opterr = 0; /* cuplas_cli_bad_option says it, in one line */
@@ -253,12 +269,19 @@ static int cmd_eval(int argc, char **argv)
                 return cuplas_cli_usage("eval", "--seed wants an integer >= 0, got '%s'", optarg);
             o.seed = (uint64_t)v;
             break;
-        default:
-            return cuplas_cli_bad_option("eval", c, argv);
+        default: {
+            int took = cuplas_cli_palette_option("eval", c, optarg, &pal);
+            if (took < 0)
+                return CUPLAS_EXIT_USAGE;
+            if (!took)
+                return cuplas_cli_bad_option("eval", c, argv);
+        }
         }
     }
     if (optind != argc - 1)
         return cuplas_cli_usage("eval", "expected one FILE.h5[:/GROUP]");
+    o.sh_palette = pal.K;
+    o.sh_iterations = pal.iterations;
     cuplas_h5_quiet();
     if (images) {
         CUPLAS_TRY(images_target(images, &err));
@@ -276,8 +299,12 @@ static int cmd_eval(int argc, char **argv)
             CUPLAS_FAIL(&err, CUPLAS_ERR_USAGE, "--names: %d names for %lld channels", nnames,
                         (long long)l.r.sorted.C);
     }
-    if ((rc = cuplas_evaluate(l.items, l.N, (int)l.r.sorted.C,
-                              (const char *const *)(names ? names : l.r.names),
+    const char *const *chn = (const char *const *)(names ? names : l.r.names);
+    /* the GPU is asked for (or the driver started) only for an SH palette */
+    if (o.scheme == CUPLAS_SCHEME_PLAYCANVAS && chn &&
+        cuplas_channel_index(chn, (int)l.r.sorted.C, "f_rest_0") >= 0)
+        CUPLAS_TRY(cuplas_cli_palette_device(&pal, &o.sh_device, &err));
+    if ((rc = cuplas_evaluate(l.items, l.N, (int)l.r.sorted.C, chn,
                               l.r.index, l.r.sorted.H, l.r.sorted.W, &o, &res, &err)) != 0) {
         cuplas_error_where(&err, "%s", argv[optind]);
         goto fail;

@@ -7,7 +7,7 @@
  * the ones `cuplas eval --scheme playcanvas` measures, so what is written
  * is what was measured; their decode information (the positions' log
  * ranges, the two codebooks) becomes meta.json. Higher SH bands become
- * the shN palette and labels (cli/sog_palette.c; k-means on a GPU when
+ * the shN palette and labels (eval/sog_sh.c; k-means on a GPU when
  * there is one). The format has no holes (only trailing texels are
  * padding), so a grid with an empty cell before its last filled one is
  * refused. DIR appears complete or not at all (a temporary folder renamed
@@ -25,7 +25,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli/sog_palette.h"
+#include "eval/sog_sh.h"
 #include "core/channel_names.h"
 #include "eval/codec.h"
 #include "eval/schemes.h"
@@ -35,9 +35,6 @@
 #include "util/json.h"
 #include "util/pool.h"
 #include "util/threads.h"
-#ifdef HAVE_CUDA
-#include "cuda/sort_gpu.h"
-#endif
 
 static const char export_sog_help[] =
     "Usage: cuplas export-sog OUT.h5[:/GROUP] DIR [--no-sh] [--sh-palette K]\n"
@@ -90,7 +87,8 @@ static const char *const IMAGES[] = {"means_l", "means_u", "scales", "quats", "s
 
 /* What the command line asks for. */
 typedef struct export_opts {
-    int no_sh, K, iterations, device; /* device: -1 CPU */
+    int no_sh, device; /* device: -1 CPU */
+    cuplas_cli_palette pal;
     cuplas_codec_opts co;
 } export_opts;
 
@@ -115,7 +113,7 @@ static int check_result(const cuplas_h5_result *r, int no_sh, int64_t *count, cu
     if (at)
         return cuplas_error_set(err, CUPLAS_ERR_INPUT, "PlayCanvas SOG needs the 3DGS "
                                 "properties; missing: %s", missing);
-    if (!no_sh && cuplas_sog_sh_bands(r->names, C, sh, col, err) != 0)
+    if (!no_sh && cuplas_sog_sh_bands((const char *const *)r->names, C, sh, col, err) != 0)
         return (int)err->code;
     *count = 0;
     while (*count < cells && r->index[*count] >= 0)
@@ -214,25 +212,21 @@ static int write_sog(const cuplas_h5_result *r, int64_t count, const export_opts
     int *use = malloc((size_t)C * sizeof *use), rc = 0;
     double *grid = malloc((size_t)cells * (size_t)C * sizeof *grid);
     uint8_t *empty = malloc((size_t)cells);
-    char **names = calloc((size_t)C, sizeof *names);
     cuplas_eval_images imgs = {0};
     encode_job job = {.co = &o->co, .dir = dir};
     int nimg = NIMAGES;
     char *path = NULL;
 
-    if (!use || !grid || !empty || !names)
+    if (!use || !grid || !empty)
         CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory for a %lldx%lldx%d result",
                     (long long)r->sorted.H, (long long)r->sorted.W, C);
-    for (int c = 0; c < C; c++) {
+    for (int c = 0; c < C; c++)
         use[c] = c;
-        /* the bands are the palette's, not the scheme's to image */
-        names[c] = !strncmp(r->names[c], "f_rest_", 7) ? "" : r->names[c];
-    }
     for (int64_t i = 0; i < cells; i++)
         empty[i] = i >= count;
     CUPLAS_TRY(cuplas_h5grid_to_double(&r->sorted, use, C, grid, NULL, err));
     CUPLAS_TRY(cuplas_scheme_encode(CUPLAS_SCHEME_PLAYCANVAS, grid, r->sorted.H, r->sorted.W, C,
-                                    (const char *const *)names, empty, &imgs, err));
+                                    (const char *const *)r->names, empty, &imgs, err));
     for (int k = 0; k < NIMAGES; k++) {
         const cuplas_eval_image *im = image(&imgs, IMAGES[k]);
         if (!im || (k == 3 && im->channels != 4))
@@ -241,8 +235,8 @@ static int write_sog(const cuplas_h5_result *r, int64_t count, const export_opts
         job.img[k] = im;
     }
     if (sh->bands) {
-        CUPLAS_TRY(cuplas_sog_sh_encode(grid, r->sorted.H, r->sorted.W, C, col, count, o->K,
-                                        o->iterations, o->device, sh, err));
+        CUPLAS_TRY(cuplas_sog_sh_encode(grid, r->sorted.H, r->sorted.W, C, col, empty, o->pal.K,
+                                        o->pal.iterations, o->device, sh, err));
         job.img[nimg++] = &sh->centroids;
         job.img[nimg++] = &sh->labels;
     }
@@ -265,53 +259,34 @@ static int write_sog(const cuplas_h5_result *r, int64_t count, const export_opts
 fail:
     cuplas_eval_images_free(&imgs);
     free(path);
-    free(names);
     free(empty);
     free(grid);
     free(use);
     return rc;
 }
 
-/* --backend (0 auto, 1 cpu, 2 gpu) and --gpu to a device (-1: the CPU). */
-static int pick_device(int backend, int gpu, int *device, cuplas_error *err)
-{
-    int n = 0;
-#ifdef HAVE_CUDA
-    if (backend != 1)   /* a CPU run never starts the driver */
-        n = cuplas_gpu_count();
-#endif
-    *device = backend == 1 || (backend == 0 && n == 0) ? -1 : gpu;
-    if (*device >= n)
-        return cuplas_error_set(err, CUPLAS_ERR_NODEVICE, "GPU %d asked for the SH palette, "
-                                "but %d usable", gpu, n);
-    return 0;
-}
-
 static int cmd_export_sog(int argc, char **argv)
 {
-    enum { O_PALETTE = 256, O_ITER, O_BACKEND, O_GPU };
     static const struct option opts[] = {
         {"no-sh", no_argument, NULL, 'n'},
-        {"sh-palette", required_argument, NULL, O_PALETTE},
-        {"sh-iterations", required_argument, NULL, O_ITER},
-        {"backend", required_argument, NULL, O_BACKEND},
-        {"gpu", required_argument, NULL, O_GPU},
+        CUPLAS_CLI_PALETTE_OPTIONS,
         {"webp-method", required_argument, NULL, 'w'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     cuplas_h5_result r = {0};
-    export_opts o = {.iterations = 10, .device = -1};
+    export_opts o = {.device = -1};
     cuplas_sog_sh sh = {0};
     cuplas_error err;
     char *file = NULL, *group = NULL, *tmpdir = NULL;
     const char *dir;
-    int c, rc = 0, backend = 0, gpu = 0, col[CUPLAS_PALETTE_MAX_D], files = 0;
+    int c, rc = 0, col[CUPLAS_PALETTE_MAX_D], files = 0;
     int64_t count = 0, bytes = 0;
     long long v;
     struct stat st;
 
     cuplas_error_clear(&err);
+    cuplas_cli_palette_init(&o.pal);
     cuplas_codec_opts_default(&o.co);
     o.co.threads = cuplas_max_threads();   /* libwebp's second thread: the same bytes */
     optind = 0;
@@ -322,39 +297,19 @@ static int cmd_export_sog(int argc, char **argv)
             fputs(export_sog_help, stdout);
             return CUPLAS_EXIT_OK;
         case 'n': o.no_sh = 1; break;
-        case O_PALETTE:
-            if (cuplas_cli_int(optarg, 1, CUPLAS_PALETTE_MAX_K, &v) != 0)
-                return cuplas_cli_usage("export-sog", "--sh-palette wants an integer in "
-                                        "[1, 65536], got '%s'", optarg);
-            o.K = (int)v;
-            break;
-        case O_ITER:
-            if (cuplas_cli_int(optarg, 0, 1000, &v) != 0)
-                return cuplas_cli_usage("export-sog", "--sh-iterations wants an integer in "
-                                        "[0, 1000], got '%s'", optarg);
-            o.iterations = (int)v;
-            break;
-        case O_BACKEND:
-            if (strcmp(optarg, "auto") && strcmp(optarg, "cpu") && strcmp(optarg, "gpu"))
-                return cuplas_cli_usage("export-sog", "--backend wants auto, cpu or gpu, got "
-                                        "'%s'", optarg);
-            backend = !strcmp(optarg, "cpu") ? 1 : !strcmp(optarg, "gpu") ? 2 : 0;
-            break;
-        case O_GPU:
-            if (cuplas_cli_int(optarg, 0, 1023, &v) != 0)
-                return cuplas_cli_usage("export-sog", "--gpu wants a device number, got '%s'",
-                                        optarg);
-            gpu = (int)v;
-            backend = 2;
-            break;
         case 'w':
             if (cuplas_cli_int(optarg, 0, 6, &v) != 0)
                 return cuplas_cli_usage("export-sog", "--webp-method wants an integer in [0, 6], "
                                         "got '%s'", optarg);
             o.co.webp_method = (int)v;
             break;
-        default:
-            return cuplas_cli_bad_option("export-sog", c, argv);
+        default: {
+            int took = cuplas_cli_palette_option("export-sog", c, optarg, &o.pal);
+            if (took < 0)
+                return CUPLAS_EXIT_USAGE;
+            if (!took)
+                return cuplas_cli_bad_option("export-sog", c, argv);
+        }
         }
     }
     if (optind != argc - 2)
@@ -372,7 +327,7 @@ static int cmd_export_sog(int argc, char **argv)
         goto fail;
     }
     if (sh.bands)
-        CUPLAS_TRY(pick_device(backend, gpu, &o.device, &err));
+        CUPLAS_TRY(cuplas_cli_palette_device(&o.pal, &o.device, &err));
     if (!(tmpdir = cuplas_dir_tmp_name(dir)))
         CUPLAS_FAIL(&err, CUPLAS_ERR_NOMEM, "out of memory");
     CUPLAS_TRY(cuplas_mkdir_p(tmpdir, &err));

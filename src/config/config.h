@@ -88,6 +88,8 @@ typedef struct cuplas_eval_cfg {
     int scheme;                /* eval.scheme: cuplas_scheme (eval/schemes.h)    */
     bool images;               /* eval.images: OUT.eval/ORDER/NAME.EXT           */
     int webp_method;           /* eval.webp_method: 0..6                         */
+    int sh_palette;            /* eval.sh_palette: 0 (SOG's size) .. 65536       */
+    int sh_iterations;         /* eval.sh_iterations: 0..1000                    */
 } cuplas_eval_cfg;
 
 typedef struct cuplas_channel_opts {

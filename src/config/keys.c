@@ -11,6 +11,7 @@
  */
 #include "config/schema.h"
 #include "eval/orders.h"
+#include "sort/palette.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -269,6 +270,15 @@ const struct key cuplas_cfg_keys[] = {
       .flags = F_MIN | F_MAX,
       .doc = "WebP effort (method) of the step; `cuplas eval` uses 6, a few per cent smaller "
              "and several times slower" },
+    { "eval.sh_palette", K_INT, AT(eval.sh_palette), .min = 0, .max = 65536,
+      .flags = F_MIN | F_MAX,
+      .doc = "scheme playcanvas: entries of the SH palette that codes f_rest_* (fitted for "
+             "each order measured, as export-sog would); 0 = splat-transform's size for the "
+             "splats (1024 x 2^floor(log2(N / 1024)), at most 65536)" },
+    { "eval.sh_iterations", K_INT, AT(eval.sh_iterations), .min = 0, .max = 1000,
+      .flags = F_MIN | F_MAX,
+      .doc = "scheme playcanvas: k-means updates of the SH palette; it runs on the job's GPU "
+             "(the CPU on the CPU backend), with the same bytes either way" },
 
     { "logging.level", K_ENUM, AT(log.level), .names = level_names,
       .doc = "least severe message that is printed" },
@@ -488,6 +498,7 @@ void cuplas_config_defaults(cuplas_config *cfg)
     cfg->eval.scheme = 0;   /* plain */
     cfg->eval.images = false;
     cfg->eval.webp_method = 4;
+    cfg->eval.sh_iterations = CUPLAS_PALETTE_ITERATIONS;
     cuplas_sort_params_default(&cfg->sort);
     cfg->grid.fit = CUPLAS_FIT_PAD;
     cfg->grid.crop_by = strdup("opacity");

@@ -23,6 +23,7 @@
 
 #include "core/metrics.h"   /* cuplas_safe_exponent */
 #include "eval/quality.h"
+#include "eval/sog_sh.h"
 #include "util/clock.h"
 #include "util/fsutil.h"
 #include "util/pool.h"
@@ -35,6 +36,8 @@ void cuplas_eval_opts_default(cuplas_eval_opts *o)
     o->orders = CUPLAS_ORDERS_ALL;
     o->scheme = CUPLAS_SCHEME_PLAIN;
     o->dpq_p = CUPLAS_DPQ_P;
+    o->sh_iterations = CUPLAS_PALETTE_ITERATIONS;
+    o->sh_device = -1;
     cuplas_codec_opts_default(&o->codec);
 }
 
@@ -272,6 +275,30 @@ fail:
     return rc;
 }
 
+/* The playcanvas scheme's SH images of one order's grid, appended to its
+ * images: the palette an export of this order gets (entries numbered along
+ * its cells), so each order pays for its own labels as a file would. */
+static int add_sh_images(const double *grid, int64_t H, int64_t W, int C, const int *col,
+                         const uint8_t *empty, const cuplas_sog_sh *bands,
+                         const cuplas_eval_opts *o, cuplas_eval_images *imgs, cuplas_error *err)
+{
+    cuplas_sog_sh sh = *bands;
+    cuplas_eval_image *more;
+    int rc = 0;
+
+    CUPLAS_TRY(cuplas_sog_sh_encode(grid, H, W, C, col, empty, o->sh_palette, o->sh_iterations,
+                                    o->sh_device, &sh, err));
+    if (!(more = realloc(imgs->img, (size_t)(imgs->n + 2) * sizeof *more)))
+        CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
+    imgs->img = more;
+    imgs->img[imgs->n++] = sh.centroids;   /* the pixels change hands */
+    imgs->img[imgs->n++] = sh.labels;
+    sh.centroids.px = sh.labels.px = NULL;
+fail:
+    cuplas_sog_sh_free(&sh);
+    return rc;
+}
+
 int cuplas_evaluate(const double *items, int64_t N, int C, const char *const *names,
                     const int64_t *sorted, int64_t H, int64_t W, const cuplas_eval_opts *o,
                     cuplas_eval_result *res, cuplas_error *err)
@@ -284,7 +311,8 @@ int cuplas_evaluate(const double *items, int64_t N, int C, const char *const *na
     double *grid = NULL;
     uint8_t *empty = NULL;
     const char *used = "pca";
-    int rc = 0;
+    cuplas_sog_sh bands = {0};
+    int rc = 0, col[CUPLAS_PALETTE_MAX_D];
 
     memset(imgs, 0, sizeof imgs);
     memset(res, 0, sizeof *res);
@@ -308,6 +336,14 @@ int cuplas_evaluate(const double *items, int64_t N, int C, const char *const *na
                     names ? "this result's names have no x, y, z" : "this result has no "
                     "channel_names attribute; use --scheme plain");
     CUPLAS_TRY(check_map(sorted, cells, N, err));
+    if (o->scheme == CUPLAS_SCHEME_PLAYCANVAS) {
+        /* SH bands the format cannot hold are refused before any work */
+        CUPLAS_TRY(cuplas_sog_sh_bands(names, C, &bands, col, err));
+        res->sh_palette = o->sh_palette, res->sh_iterations = o->sh_iterations;
+        res->sh_count = !bands.bands ? 0
+                        : o->sh_palette > 0 ? (int)(o->sh_palette < N ? o->sh_palette : N)
+                                            : cuplas_palette_sog_size(N);
+    }
     for (int k = 1; k < CUPLAS_ORDER_COUNT; k++)
         if (cuplas_eval_measured(res, k) &&
             !(maps[k] = malloc((size_t)cells * sizeof *maps[k])))
@@ -343,6 +379,8 @@ int cuplas_evaluate(const double *items, int64_t N, int C, const char *const *na
         if (ue)   /* the images code the values as stored */
             cuplas_eval_gather(items, C, maps[k], cells, grid, empty);
         CUPLAS_TRY(cuplas_scheme_encode(o->scheme, grid, H, W, C, names, e, &imgs[k], err));
+        if (bands.bands)
+            CUPLAS_TRY(add_sh_images(grid, H, W, C, col, e, &bands, o, &imgs[k], err));
         if (o->images_dir) {
             if (asprintf(&dirs[k], "%s/%s", o->images_dir, cuplas_order_name((cuplas_order_kind)k)) < 0) {
                 dirs[k] = NULL;
@@ -397,6 +435,12 @@ int cuplas_eval_result_answers(const cuplas_eval_result *r, const cuplas_eval_op
         (a->webp_method != b->webp_method || a->webp_quality != b->webp_quality))
         return 0;
     if ((o->codecs & 1u << CUPLAS_CODEC_JXL) && a->jxl_effort != b->jxl_effort)
+        return 0;
+    /* the SH palette's images depend on its settings; a playcanvas eval
+     * stored before the palette coded the bands otherwise */
+    if (r->scheme == CUPLAS_SCHEME_PLAYCANVAS &&
+        (r->sh_count < 0 || (r->sh_count > 0 && (r->sh_palette != o->sh_palette ||
+                                                 r->sh_iterations != o->sh_iterations))))
         return 0;
     return 1;
 }

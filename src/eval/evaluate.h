@@ -52,6 +52,11 @@ typedef struct cuplas_eval_opts {
     int per_image;             /* 1: keep each image's bytes (the result's
                                   image_* fields; `cuplas eval` sets it, the
                                   pipeline's stored eval leaves it 0)      */
+    /* playcanvas with f_rest_*: the SH palette of each order (sog_sh.h) */
+    int sh_palette;            /* entries; 0: SOG's size for N (0)         */
+    int sh_iterations;         /* k-means updates (CUPLAS_PALETTE_ITERATIONS) */
+    int sh_device;             /* CUDA device of the k-means; -1 the CPU
+                                  (-1; either gives the same bytes)        */
     cuplas_pool *pool;         /* NULL: the encodes run on an OpenMP team
                                   with the caller's settings; else on this
                                   pool (run's GPU lanes: one OpenMP thread
@@ -98,6 +103,10 @@ typedef struct cuplas_eval_result {
     char morton_keys[4];                 /* "xyz" or "pca"; "" when Morton is
                                             not measured                    */
     cuplas_codec_opts codec;             /* the codec settings measured with */
+    /* playcanvas: the SH palette's entries (0: no f_rest; -1: unknown, a
+     * stored eval from before the palette), the entries and k-means
+     * updates asked for */
+    int sh_count, sh_palette, sh_iterations;
     double seconds;                      /* wall time of the evaluation      */
     cuplas_eval_order_stats order[CUPLAS_ORDER_COUNT];
     /* per_image: each image's bytes (-1: codec not measured), in the
@@ -136,7 +145,8 @@ double cuplas_eval_ratio(const cuplas_eval_result *r, cuplas_order_kind baseline
 /* Does a stored result answer a run asking for o: o's scheme measured (or
  * asked for, where it fell back to plain), each codec and order of o
  * measured, with o's settings for those codecs, o's DPQ exponent, and o's
- * seed when o asks for the random order? More codecs or orders than o
+ * seed when o asks for the random order, and o's SH palette settings
+ * where one was made? More codecs or orders than o
  * asks for still answer. 1 yes, 0 no. */
 int cuplas_eval_result_answers(const cuplas_eval_result *r, const cuplas_eval_opts *o);
 

@@ -107,6 +107,9 @@ void cuplas_eval_result_json(FILE *f, const cuplas_eval_result *r)
     fprintf(f, "], \"codec_opts\": {\"png_level\": %d, \"webp_method\": %d, \"webp_quality\": %d, "
             "\"jxl_effort\": %d}", r->codec.png_level, r->codec.webp_method, r->codec.webp_quality,
             r->codec.jxl_effort);
+    if (r->scheme == CUPLAS_SCHEME_PLAYCANVAS)
+        fprintf(f, ", \"sh_palette\": {\"count\": %d, \"asked\": %d, \"iterations\": %d}",
+                r->sh_count, r->sh_palette, r->sh_iterations);
     fputs(", \"bytes\": ", f);
     json_codecs(f, r, 0);
     fputs(", \"bytes_per_item\": ", f);
@@ -189,6 +192,11 @@ int cuplas_eval_result_from_json(const cuplas_json *v, cuplas_eval_result *r)
         r->codec.jxl_effort =
             (int)cuplas_json_get_int(co, "jxl_effort", INT_MIN, INT_MAX, r->codec.jxl_effort);
     }
+    const cuplas_json *sh = cuplas_json_get(v, "sh_palette");
+    r->sh_count = sh ? (int)cuplas_json_get_int(sh, "count", 0, INT_MAX, -1)
+                     : r->scheme == CUPLAS_SCHEME_PLAYCANVAS ? -1 : 0;
+    r->sh_palette = sh ? (int)cuplas_json_get_int(sh, "asked", 0, INT_MAX, -1) : 0;
+    r->sh_iterations = sh ? (int)cuplas_json_get_int(sh, "iterations", 0, INT_MAX, -1) : 0;
     orders = cuplas_json_get(v, "orders");
     for (int k = 0; k < CUPLAS_ORDER_COUNT; k++) {
         const char *name = cuplas_order_name((cuplas_order_kind)k);
@@ -253,6 +261,10 @@ void cuplas_eval_result_print(FILE *f, const cuplas_eval_result *r)
             (long long)r->W, r->C, r->C == 1 ? "" : "s", cuplas_scheme_name(r->scheme),
             r->nimages, r->nimages == 1 ? "" : "s", morton ? "; Morton of " : "",
             morton ? cuplas_eval_morton_text(r) : "");
+    if (r->sh_count > 0)
+        fprintf(f, "SH bands: each order's own palette of %d entries, %d k-means update%s "
+                "(shN_centroids, shN_labels), as export-sog writes it\n\n", r->sh_count,
+                r->sh_iterations, r->sh_iterations == 1 ? "" : "s");
     fprintf(f, "%-8s %12s %12s %12s", "order", "AND", "VAD", "DPQ");
     for (int c = 0; c < CUPLAS_CODEC_COUNT; c++)
         if (r->codecs & 1u << c)

@@ -189,7 +189,11 @@ static void build_plan(cuplas_scheme s, const char *const *names, int C, char *t
         add_named(g, names, C, OPACITY, 1, taken);
         if (g->n > 0 && !strcmp(names[g->ch[g->n - 1]], "opacity"))
             g->sigmoid_plane = g->n - 1;
-        add_f_rest(p, names, C, taken, "shN", RANGE_PER_CHANNEL, 0, 0, 8);
+        /* the higher SH bands are SOG's k-means palette, which the caller
+         * images (eval/sog_sh.h: evaluate.c, export-sog), not a plane here */
+        for (int c = 0; c < C; c++)
+            if (!strncmp(names[c], "f_rest_", 7))
+                taken[c] = 1;
         break;
     default: /* gsplat */
         g = add(p, "means", XF_SIGNED_LOG, RANGE_PER_CHANNEL, 0, 0, 16);

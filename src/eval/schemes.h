@@ -39,12 +39,13 @@
  *          Codes are truncated, as the writer's are. The writer's constant
  *          alpha (255) of means and scales is left out: WebP codes it in
  *          no bits. SOG codes shN (f_rest) as labels into a k-means
- *          palette of up to 64Ki entries; here, as for gsplat, each
- *          coefficient is its own 8-bit image ("shN_00", ...).
+ *          palette of up to 64Ki entries: that needs the k-means, so this
+ *          scheme makes no image of f_rest and its callers add the
+ *          palette's two (eval/sog_sh.h: shN_centroids, shN_labels).
  *
  * sog, gsplat and playcanvas need the graphdeco 3DGS channel names (ecosystem.md §5.1:
  * x y z f_dc_0.. f_rest_0.. opacity scale_0.. rot_0..), at least x, y and
- * z. f_rest (channel-major in a PLY) is imaged a coefficient at a time:
+ * z. sog and gsplat image f_rest (channel-major in a PLY) a coefficient at a time:
  * with 3K of them, image k holds f_rest_k, f_rest_{K+k}, f_rest_{2K+k}
  * ("f_rest_00", ...; gsplat "shN_00", ...). Channels of no group (nx, ny,
  * nz, anything else) are coded as plain does ("extra_000", ...).

@@ -589,6 +589,8 @@ void cuplas_job_eval_opts(const cuplas_config *cfg, cuplas_eval_opts *o)
     }
     o->codec.webp_method = cfg->eval.webp_method;
     o->scheme = (cuplas_scheme)cfg->eval.scheme;
+    o->sh_palette = cfg->eval.sh_palette;
+    o->sh_iterations = cfg->eval.sh_iterations;
 }
 
 int cuplas_job_channels(const cuplas_config *cfg, int64_t C, int **use, int *nuse,

@@ -47,6 +47,8 @@ static void eval_options(job_ctx *j, const char *const *names, int C, cuplas_eva
     /* the encodes on the runner's pool whatever the grid's size (a GPU
        lane has one OpenMP thread; NULL on the CPU backend: its team) */
     o->pool = j->r->pool;
+    /* the SH palette (playcanvas) on the GPU the job was sorted on */
+    o->sh_device = !strcmp(j->res->backend, "gpu") ? j->w->gpu : -1;
     if (!cuplas_scheme_applies(o->scheme, names, C)) {
         cuplas_error_clear(&e);
         cuplas_error_set(&e, CUPLAS_ERR_USAGE, "scheme %s needs channels named x, y, z; "
@@ -54,6 +56,23 @@ static void eval_options(job_ctx *j, const char *const *names, int C, cuplas_eva
         eval_warn(j, "eval.scheme", &e);
         o->scheme = CUPLAS_SCHEME_PLAIN;
     }
+}
+
+/* The measurement; an SH palette the GPU could not take (its memory is
+ * the lanes', not admitted for it) is fitted on the CPU instead, which
+ * gives the same bytes. */
+static int evaluate(job_ctx *j, const double *items, int64_t N, int C, const char *const *names,
+                    const int64_t *map, cuplas_eval_opts *o, cuplas_eval_result *er,
+                    cuplas_error *e)
+{
+    int rc = cuplas_evaluate(items, N, C, names, map, j->g.H, j->g.W, o, er, e);
+    if (rc == CUPLAS_ERR_CUDA && o->sh_device >= 0) {
+        eval_warn(j, "eval: the SH palette moves to the CPU", e);
+        o->sh_device = -1;
+        cuplas_error_clear(e);
+        rc = cuplas_evaluate(items, N, C, names, map, j->g.H, j->g.W, o, er, e);
+    }
+    return rc;
 }
 
 /* eval (eval.enabled, output.preview): the result measured and drawn on
@@ -123,7 +142,7 @@ void cuplas_stage_eval(job_ctx *j)
             cuplas_error_set(&e, CUPLAS_ERR_NOMEM, "out of memory");
             eval_warn(j, "eval", &e);
             free(er);
-        } else if (cuplas_evaluate(items, N, C, names, map, g->H, g->W, &o, er, &e) != 0) {
+        } else if (evaluate(j, items, N, C, names, map, &o, er, &e) != 0) {
             eval_warn(j, "eval", &e);
             free(er);
         } else {

@@ -33,6 +33,9 @@ typedef struct cuplas_palette_stats {
     double assign_s;    /* seconds in the assignment steps                  */
 } cuplas_palette_stats;
 
+/* k-means updates of a palette unless asked otherwise (export-sog, eval). */
+#define CUPLAS_PALETTE_ITERATIONS 10
+
 /* SOG's palette size for N splats: 1024 x 2^floor(log2(N / 1024)),
  * at most 64Ki (splat-transform's rule), at least 1; never above N. */
 int cuplas_palette_sog_size(int64_t N);

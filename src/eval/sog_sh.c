@@ -1,5 +1,5 @@
 /*
- * sog_palette.c - the shN images of PlayCanvas SOG version 2.
+ * sog_sh.c - the shN images of PlayCanvas SOG version 2.
  *
  * Layout (the format's spec): the palette's entry i holds
  * `coeffs` texels of shN_centroids (64 entries a row, so the texture is
@@ -11,7 +11,7 @@
  * for the splat count unless asked otherwise.
  */
 #define _GNU_SOURCE
-#include "cli/sog_palette.h"
+#include "eval/sog_sh.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -21,7 +21,7 @@
 #include "core/channel_names.h"
 #include "eval/codebook.h"
 
-int cuplas_sog_sh_bands(char *const *names, int C, cuplas_sog_sh *sh, int *col,
+int cuplas_sog_sh_bands(const char *const *names, int C, cuplas_sog_sh *sh, int *col,
                         cuplas_error *err)
 {
     int n = 0, any = 0;
@@ -31,7 +31,7 @@ int cuplas_sog_sh_bands(char *const *names, int C, cuplas_sog_sh *sh, int *col,
     for (; n < CUPLAS_PALETTE_MAX_D; n++) {
         char want[16];
         snprintf(want, sizeof want, "f_rest_%d", n);
-        if ((col[n] = cuplas_channel_index((const char *const *)names, C, want)) < 0)
+        if ((col[n] = cuplas_channel_index(names, C, want)) < 0)
             break;
     }
     if (any != n || (n != 0 && n != 9 && n != 24 && n != 45)) {
@@ -58,35 +58,47 @@ static int new_image(cuplas_eval_image *im, const char *name, int64_t W, int64_t
 }
 
 int cuplas_sog_sh_encode(const double *grid, int64_t H, int64_t W, int C, const int *col,
-                         int64_t count, int K, int iterations, int device, cuplas_sog_sh *sh,
-                         cuplas_error *err)
+                         const uint8_t *empty, int K, int iterations, int device,
+                         cuplas_sog_sh *sh, cuplas_error *err)
 {
     const int D = 3 * sh->coeffs, n = sh->coeffs;
+    const int64_t cells = H * W;
+    int64_t count = 0;
     int rc = 0, *ch = NULL;
-    float *x = malloc((size_t)count * D * sizeof *x), *cen = NULL;
-    int32_t *label = malloc((size_t)count * sizeof *label);
+    float *x = NULL, *cen = NULL;
+    int32_t *label = NULL;
     double *cd = NULL;
 
+    for (int64_t i = 0; i < cells; i++)
+        count += !(empty && empty[i]);
+    if (count == 0)
+        CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "no splats for the SH palette");
     if (K <= 0)
         K = cuplas_palette_sog_size(count);
     if (K > count)
         K = (int)count;
     sh->K = K;
+    x = malloc((size_t)count * D * sizeof *x);
+    label = malloc((size_t)count * sizeof *label);
     cen = malloc((size_t)K * D * sizeof *cen);
     cd = malloc((size_t)K * D * sizeof *cd);
     ch = malloc((size_t)D * sizeof *ch);
     if (!x || !label || !cen || !cd || !ch)
         CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory for the SH palette of %lld splats",
                     (long long)count);
-    for (int64_t i = 0; i < count; i++)
+    for (int64_t i = 0, p = 0; i < cells; i++) {
+        if (empty && empty[i])
+            continue;
         for (int k = 0; k < D; k++) {
             double v = grid[i * C + col[k]];
             /* a squared distance of 45 such terms stays a finite float */
             if (!(fabs(v) <= 1e18))
                 CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "f_rest_%d of the splat in cell %lld is %g: "
                             "the SH palette takes coefficients within +-1e18", k, (long long)i, v);
-            x[i * D + k] = (float)v;
+            x[p * D + k] = (float)v;
         }
+        p++;
+    }
     CUPLAS_TRY(cuplas_palette_fit(x, count, D, K, iterations, device, cen, label, &sh->st, err));
 
     /* one codebook for every centroid value; entry i's texels */
@@ -105,11 +117,14 @@ int cuplas_sog_sh_encode(const double *grid, int64_t H, int64_t W, int C, const 
                 t[rgb] = cuplas_codebook_label(sh->codebook, cd[(int64_t)i * D + rgb * n + j]);
             t[3] = 255;
         }
-    for (int64_t i = 0; i < count; i++) {
+    for (int64_t i = 0, p = 0; i < cells; i++) {
+        if (empty && empty[i])
+            continue;   /* 0 in every plane, as the schemes' empty cells */
         uint8_t *t = sh->labels.px + i * 4;
-        t[0] = (uint8_t)(label[i] & 0xff);
-        t[1] = (uint8_t)(label[i] >> 8);
+        t[0] = (uint8_t)(label[p] & 0xff);
+        t[1] = (uint8_t)(label[p] >> 8);
         t[3] = 255;
+        p++;
     }
 fail:
     free(ch);
