@@ -256,10 +256,11 @@ static void test_scheme_playcanvas(void **state)
     (void)state;
     cuplas_eval_images s;
     cuplas_error err = {0};
-    /* f_rest_0 makes no image: the palette's are the caller's (sog_sh.h) */
-    const char *const want[] = {"means_l", "means_u", "scales", "quats", "sh0", "extra_000"};
-    const int chans[] = {3, 3, 3, 4, 4, 1};
-    encode_gs(CUPLAS_SCHEME_PLAYCANVAS, &s, want, chans, 6);
+    /* f_rest_0 makes no image (the palette's are the caller's: sog_sh.h),
+       nor does nx: the format has no place for it */
+    const char *const want[] = {"means_l", "means_u", "scales", "quats", "sh0"};
+    const int chans[] = {3, 3, 3, 4, 4};
+    encode_gs(CUPLAS_SCHEME_PLAYCANVAS, &s, want, chans, 5);
     /* x = log1p(1) of 0..log1p(2): 41347.99 truncates to 41347 (gsplat
        rounds to 41348); z = -log1p(1) of -log1p(2)..0: 24187 */
     const cuplas_eval_image *l = img(&s, "means_l"), *u = img(&s, "means_u");

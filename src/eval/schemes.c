@@ -190,10 +190,10 @@ static void build_plan(cuplas_scheme s, const char *const *names, int C, char *t
         if (g->n > 0 && !strcmp(names[g->ch[g->n - 1]], "opacity"))
             g->sigmoid_plane = g->n - 1;
         /* the higher SH bands are SOG's k-means palette, which the caller
-         * images (eval/sog_sh.h: evaluate.c, export-sog), not a plane here */
-        for (int c = 0; c < C; c++)
-            if (!strncmp(names[c], "f_rest_", 7))
-                taken[c] = 1;
+         * images (eval/sog_sh.h: evaluate.c, export-sog), not a plane
+         * here; the format has no place for any other channel (a
+         * trainer's normals): the bytes are the files export-sog writes */
+        memset(taken, 1, (size_t)C);
         break;
     default: /* gsplat */
         g = add(p, "means", XF_SIGNED_LOG, RANGE_PER_CHANNEL, 0, 0, 16);

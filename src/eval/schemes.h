@@ -42,13 +42,16 @@
  *          palette of up to 64Ki entries: that needs the k-means, so this
  *          scheme makes no image of f_rest and its callers add the
  *          palette's two (eval/sog_sh.h: shN_centroids, shN_labels).
+ *          Other channels (a trainer's nx, ny, nz) have no place in the
+ *          format and make no image.
  *
  * sog, gsplat and playcanvas need the graphdeco 3DGS channel names (ecosystem.md §5.1:
  * x y z f_dc_0.. f_rest_0.. opacity scale_0.. rot_0..), at least x, y and
  * z. sog and gsplat image f_rest (channel-major in a PLY) a coefficient at a time:
  * with 3K of them, image k holds f_rest_k, f_rest_{K+k}, f_rest_{2K+k}
  * ("f_rest_00", ...; gsplat "shN_00", ...). Channels of no group (nx, ny,
- * nz, anything else) are coded as plain does ("extra_000", ...).
+ * nz, anything else) are coded as plain does ("extra_000", ...), except
+ * by playcanvas.
  *
  * Empty (padding) cells are written as code 0 in every plane, the zero
  * texel a GPU texture is padded with; they are left out of the ranges.
