@@ -1,0 +1,195 @@
+/*
+ * sog_write.c - PlayCanvas SOG version 2 from a sorted grid (sog_write.h).
+ *
+ * Design facts: the seven images are encoded at once, one task each (WebP
+ * at method 6 takes seconds an image, and the bytes do not depend on the
+ * threads), into the caller's folder; meta.json last. The caller makes the
+ * folder appear whole (a temporary name renamed), so a failure here leaves
+ * only what the caller removes.
+ */
+#define _GNU_SOURCE /* asprintf */
+#include "cuplas_build.h"
+#include "io/sog_write.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "core/channel_names.h"
+#include "eval/schemes.h"
+#include "util/json.h"
+
+/* The properties the format needs (by name: any column order). */
+static const char *const NEEDED[] = {"x",       "y",       "z",       "f_dc_0", "f_dc_1",
+                                     "f_dc_2",  "opacity", "scale_0", "scale_1", "scale_2",
+                                     "rot_0",   "rot_1",   "rot_2",   "rot_3"};
+#define NNEEDED (int)(sizeof NEEDED / sizeof NEEDED[0])
+
+static const char *const IMAGES[] = {"means_l", "means_u", "scales", "quats", "sh0"};
+#define NIMAGES 5
+#define MAXIMAGES (NIMAGES + 2) /* and shN_centroids, shN_labels */
+
+int cuplas_sog_check(const char *const *names, int C, const int64_t *index, int64_t cells,
+                     int sh, cuplas_sog_plan *p, cuplas_error *err)
+{
+    char missing[256] = "";
+    size_t at = 0;
+
+    if (!names)
+        return cuplas_error_set(err, CUPLAS_ERR_INPUT, "no channel_names: the result does not "
+                                "say which channel is which 3DGS property");
+    for (int k = 0; k < NNEEDED; k++)
+        if (cuplas_channel_index(names, C, NEEDED[k]) < 0 && at < sizeof missing)
+            at += (size_t)snprintf(missing + at, sizeof missing - at, "%s%s", at ? ", " : "",
+                                   NEEDED[k]);
+    if (at)
+        return cuplas_error_set(err, CUPLAS_ERR_INPUT, "PlayCanvas SOG needs the 3DGS "
+                                "properties; missing: %s", missing);
+    p->sh.bands = 0;
+    if (sh && cuplas_sog_sh_bands(names, C, &p->sh, p->col, err) != 0)
+        return (int)err->code;
+    p->count = 0;
+    while (p->count < cells && index[p->count] >= 0)
+        p->count++;
+    for (int64_t i = p->count; i < cells; i++)
+        if (index[i] >= 0)
+            return cuplas_error_set(err, CUPLAS_ERR_INPUT, "empty cell %lld lies before the "
+                                    "splat in cell %lld: PlayCanvas SOG has no holes (sort with "
+                                    "grid.fit: crop, as configs/playcanvas.yaml does)",
+                                    (long long)p->count, (long long)i);
+    if (p->count == 0)
+        return cuplas_error_set(err, CUPLAS_ERR_INPUT, "no splats");
+    return 0;
+}
+
+static const cuplas_eval_image *image(const cuplas_eval_images *imgs, const char *name)
+{
+    for (int i = 0; i < imgs->n; i++)
+        if (!strcmp(imgs->img[i].name, name))
+            return &imgs->img[i];
+    return NULL;
+}
+
+static void json_array(FILE *f, const double *v, int n)
+{
+    fputc('[', f);
+    for (int i = 0; i < n; i++) {
+        fputs(i ? ", " : "", f);
+        cuplas_json_write_num(f, v[i]);
+    }
+    fputc(']', f);
+}
+
+/* meta.json of version 2 (the format's spec, section 2). */
+static int write_meta(const char *path, int64_t count, const cuplas_eval_images *imgs,
+                      const cuplas_sog_sh *sh, cuplas_error *err)
+{
+    const cuplas_eval_image *m = image(imgs, "means_l"), *s = image(imgs, "scales"),
+                            *c = image(imgs, "sh0");
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return cuplas_error_set(err, CUPLAS_ERR_OUTPUT, "cannot create %s: %s", path,
+                                strerror(errno));
+    fprintf(f, "{\"version\": 2, \"asset\": {\"generator\": \"cuplas %s\"}, \"count\": %lld, "
+            "\"antialias\": false,\n \"means\": {\"mins\": ", PACKAGE_VERSION, (long long)count);
+    json_array(f, m->lo, 3);
+    fputs(", \"maxs\": ", f);
+    json_array(f, m->hi, 3);
+    fputs(", \"files\": [\"means_l.webp\", \"means_u.webp\"]},\n \"scales\": {\"codebook\": ", f);
+    json_array(f, s->codebook, CUPLAS_SCHEME_CODEBOOK);
+    fputs(", \"files\": [\"scales.webp\"]},\n \"quats\": {\"files\": [\"quats.webp\"]},\n"
+          " \"sh0\": {\"codebook\": ", f);
+    json_array(f, c->codebook, CUPLAS_SCHEME_CODEBOOK);
+    fputs(", \"files\": [\"sh0.webp\"]}", f);
+    if (sh->bands) {
+        fprintf(f, ",\n \"shN\": {\"count\": %d, \"bands\": %d, \"codebook\": ", sh->K,
+                sh->bands);
+        json_array(f, sh->codebook, CUPLAS_SCHEME_CODEBOOK);
+        fputs(", \"files\": [\"shN_centroids.webp\", \"shN_labels.webp\"]}", f);
+    }
+    fputs("}\n", f);
+    if (ferror(f) | (fclose(f) != 0))
+        return cuplas_error_set(err, CUPLAS_ERR_OUTPUT, "cannot write %s", path);
+    return 0;
+}
+
+/* One image a task: encoded into its own buffer and written to dir. */
+typedef struct encode_job {
+    const cuplas_eval_image *img[MAXIMAGES];
+    const cuplas_codec_opts *co;
+    const char *dir;
+    cuplas_error err[MAXIMAGES];
+    int64_t bytes[MAXIMAGES];
+} encode_job;
+
+static int encode_one(void *ctx, int64_t k)
+{
+    encode_job *x = ctx;
+    cuplas_buf buf = {0};
+    cuplas_error_clear(&x->err[k]);
+    int rc = cuplas_image_bytes(x->img[k], CUPLAS_CODEC_WEBP, x->co, x->dir, &buf, &x->err[k]);
+    x->bytes[k] = (int64_t)buf.size;
+    free(buf.data);
+    return rc;
+}
+
+int cuplas_sog_write(const double *grid, int64_t H, int64_t W, int C, const char *const *names,
+                     const cuplas_sog_opts *o, const char *dir, cuplas_sog_plan *p,
+                     cuplas_error *err)
+{
+    const int64_t cells = H * W;
+    uint8_t *empty = malloc((size_t)cells);
+    cuplas_eval_images imgs = {0};
+    encode_job job = {.co = &o->co, .dir = dir};
+    int nimg = NIMAGES, rc = 0;
+    char *path = NULL;
+
+    if (!empty)
+        CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory for a %lldx%lld grid", (long long)H,
+                    (long long)W);
+    for (int64_t i = 0; i < cells; i++)
+        empty[i] = i >= p->count;
+    CUPLAS_TRY(cuplas_scheme_encode(CUPLAS_SCHEME_PLAYCANVAS, grid, H, W, C, names, empty, &imgs,
+                                    err));
+    for (int k = 0; k < NIMAGES; k++) {
+        const cuplas_eval_image *im = image(&imgs, IMAGES[k]);
+        if (!im || (k == 3 && im->channels != 4))
+            CUPLAS_FAIL(err, CUPLAS_ERR_INTERNAL, "the playcanvas scheme made no %s image",
+                        IMAGES[k]);
+        job.img[k] = im;
+    }
+    if (p->sh.bands) {
+        CUPLAS_TRY(cuplas_sog_sh_encode(grid, H, W, C, p->col, empty, o->palette, o->iterations,
+                                        o->device, &p->sh, err));
+        job.img[nimg++] = &p->sh.centroids;
+        job.img[nimg++] = &p->sh.labels;
+    }
+    int64_t bad = cuplas_par_for(o->pool, nimg, encode_one, &job, NULL);
+    if (bad < nimg) {   /* the first image in order that failed */
+        *err = job.err[bad];
+        rc = (int)err->code;
+        goto fail;
+    }
+    if (asprintf(&path, "%s/meta.json", dir) < 0) {
+        path = NULL;
+        CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
+    }
+    CUPLAS_TRY(write_meta(path, p->count, &imgs, &p->sh, err));
+    struct stat st;
+    p->bytes = stat(path, &st) == 0 ? (int64_t)st.st_size : 0;
+    for (int k = 0; k < nimg; k++)
+        p->bytes += job.bytes[k];
+    p->files = nimg + 1;
+fail:
+    cuplas_eval_images_free(&imgs);
+    free(path);
+    free(empty);
+    return rc;
+}
+
+void cuplas_sog_plan_free(cuplas_sog_plan *p)
+{
+    cuplas_sog_sh_free(&p->sh);
+}
