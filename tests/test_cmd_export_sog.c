@@ -452,12 +452,65 @@ static void test_refusals(void **state)
     free(text);
 }
 
+/* run's sog step (sog.enabled): the folder beside the result is what
+ * export-sog writes from it, byte for byte; a rerun keeps it, redoes it
+ * when a file is gone or a sog key changed; sog.sh false leaves the bands
+ * out; a grid with holes fails the job and leaves nothing. */
+static void test_run_step(void **state)
+{
+    fixture *f = *state;
+#define RUN "\"$B\" run '%s/configs/playcanvas.yaml' --set 'inputs=[{files: q.ply}]' " \
+            "--set output.dir=rq --set output.ply=false --set backend.device=cpu --set " \
+            "sog.enabled=true --set sog.sh_palette=8 --set sog.webp_method=2 %s"
+    char *text;
+
+    write_ply(f, "q.ply", 200, 9);
+    assert_int_equal(tu_sh(f, RUN, CUPLAS_SRCDIR, "--set sog.sh_iterations=3"), 0);
+    assert_int_equal(tu_sh(f, "ls rq/q.vertex.sog | wc -l | grep -qx 8 && ! ls -a rq | grep -q "
+                              "tmp"), 0);
+    assert_int_equal(tu_sh(f, "\"$B\" export-sog rq/q.vertex.h5 ex --sh-palette 8 "
+                              "--sh-iterations 3 --webp-method 2 --backend cpu && diff -r ex "
+                              "rq/q.vertex.sog"), 0);
+    assert_int_equal(tu_sh(f, "h5dump -a /vertex/sog rq/q.vertex.h5 | grep -q '\"sh_iterations\": "
+                              "3, \"webp_method\": 2, \"files\": 8, \"bytes\": '$(cat "
+                              "rq/q.vertex.sog/* | wc -c)'}'"), 0);
+    /* the same keys: skipped; a file gone, or another key: made again */
+    assert_int_equal(tu_sh(f, RUN, CUPLAS_SRCDIR, "--set sog.sh_iterations=3"), 0);
+    assert_non_null(text = tu_slurp(f, "err.txt", NULL));
+    assert_non_null(strstr(text, "0 done, 1 skipped"));
+    free(text);
+    assert_int_equal(tu_sh(f, "rm rq/q.vertex.sog/quats.webp && " RUN, CUPLAS_SRCDIR,
+                           "--set sog.sh_iterations=3"), 0);
+    assert_non_null(text = tu_slurp(f, "err.txt", NULL));
+    assert_non_null(strstr(text, "1 done, 0 skipped"));
+    free(text);
+    assert_int_equal(tu_sh(f, "diff -r ex rq/q.vertex.sog"), 0);
+    assert_int_equal(tu_sh(f, RUN, CUPLAS_SRCDIR, "--set sog.sh_iterations=4"), 0);
+    assert_non_null(text = tu_slurp(f, "err.txt", NULL));
+    assert_non_null(strstr(text, "1 done, 0 skipped"));
+    free(text);
+    assert_int_equal(tu_sh(f, RUN, CUPLAS_SRCDIR, "--set sog.sh=false"), 0);
+    assert_int_equal(tu_sh(f, "ls rq/q.vertex.sog | wc -l | grep -qx 6 && ! grep -q shN "
+                              "rq/q.vertex.sog/meta.json"), 0);
+
+    /* holes: the job fails with the format's reason, and nothing is left */
+    assert_int_equal(tu_sh(f, "rm -rf rq && " RUN, CUPLAS_SRCDIR,
+                           "--set grid.fit=pad --set 'grid.shape=[15, 15]'"), 1);
+    assert_non_null(text = tu_slurp(f, "err.txt", NULL));
+    assert_non_null(strstr(text, "q.ply:/vertex: sog: empty cell "));
+    assert_non_null(strstr(text, "PlayCanvas SOG has no holes"));
+    free(text);
+    assert_int_equal(tu_sh(f, "ls rq | grep -c 'q.vertex'"), 1);   /* none: grep finds 0 */
+#undef RUN
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_round_trip, setup, teardown),
         cmocka_unit_test_setup_teardown(test_refusals, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sh_palette, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_run_step, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

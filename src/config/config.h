@@ -92,6 +92,15 @@ typedef struct cuplas_eval_cfg {
     int sh_iterations;         /* eval.sh_iterations: 0..1000                    */
 } cuplas_eval_cfg;
 
+/* sog: run's PlayCanvas SOG step (README "3DGS scenes"). */
+typedef struct cuplas_sog_cfg {
+    bool enabled;              /* sog.enabled: <output>.sog/ beside each result   */
+    bool sh;                   /* sog.sh: higher SH bands as the palette         */
+    int sh_palette;            /* sog.sh_palette: 0 (SOG's size) .. 65536         */
+    int sh_iterations;         /* sog.sh_iterations: 0..1000                      */
+    int webp_method;           /* sog.webp_method: 0..6                           */
+} cuplas_sog_cfg;
+
 typedef struct cuplas_channel_opts {
     int *use;          /* channels.use: indices into C; NULL = all (or names) */
     int nuse;
@@ -129,6 +138,7 @@ typedef struct cuplas_config {
     cuplas_grid_opts grid;
     cuplas_backend_opts backend;
     cuplas_eval_cfg eval;
+    cuplas_sog_cfg sog;
     cuplas_log_opts log;
 } cuplas_config;
 

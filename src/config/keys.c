@@ -280,6 +280,28 @@ const struct key cuplas_cfg_keys[] = {
       .doc = "scheme playcanvas: k-means updates of the SH palette; it runs on the job's GPU "
              "(the CPU on the CPU backend), with the same bytes either way" },
 
+    { "sog.enabled", K_BOOL, AT(sog.enabled),
+      .doc = "also write each result as PlayCanvas SOG version 2, as `cuplas export-sog` "
+             "writes it: a folder beside it (its name with .sog for .h5) of meta.json and "
+             "lossless WebP images, published just before the result; a grid the format "
+             "cannot hold (no 3DGS property names, an empty cell before a splat: use "
+             "grid.fit: crop) fails the job" },
+    { "sog.sh", K_BOOL, AT(sog.sh),
+      .doc = "write the higher SH bands (f_rest_*) as SOG's k-means palette "
+             "(shN_centroids, shN_labels); false leaves them out, as export-sog --no-sh" },
+    { "sog.sh_palette", K_INT, AT(sog.sh_palette), .min = 0, .max = 65536,
+      .flags = F_MIN | F_MAX,
+      .doc = "SH palette entries; 0 = splat-transform's size for the splats "
+             "(1024 x 2^floor(log2(N / 1024)), at most 65536)" },
+    { "sog.sh_iterations", K_INT, AT(sog.sh_iterations), .min = 0, .max = 1000,
+      .flags = F_MIN | F_MAX,
+      .doc = "k-means updates of the SH palette, on the job's GPU (the CPU on the CPU "
+             "backend; the same files either way)" },
+    { "sog.webp_method", K_INT, AT(sog.webp_method), .min = 0, .max = 6,
+      .flags = F_MIN | F_MAX,
+      .doc = "WebP effort (method) of the images: 6 the smallest, as export-sog; lower is "
+             "faster and a little larger" },
+
     { "logging.level", K_ENUM, AT(log.level), .names = level_names,
       .doc = "least severe message that is printed" },
     { "logging.format", K_ENUM, AT(log.format), .names = format_names,
@@ -499,6 +521,11 @@ void cuplas_config_defaults(cuplas_config *cfg)
     cfg->eval.images = false;
     cfg->eval.webp_method = 4;
     cfg->eval.sh_iterations = CUPLAS_PALETTE_ITERATIONS;
+    cfg->sog.enabled = false;
+    cfg->sog.sh = true;
+    cfg->sog.sh_palette = 0;
+    cfg->sog.sh_iterations = CUPLAS_PALETTE_ITERATIONS;
+    cfg->sog.webp_method = 6;
     cuplas_sort_params_default(&cfg->sort);
     cfg->grid.fit = CUPLAS_FIT_PAD;
     cfg->grid.crop_by = strdup("opacity");

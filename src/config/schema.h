@@ -87,7 +87,7 @@ struct removed_key {
 
 /* Row counts, constants so that the loader can size arrays by them;
  * keys.c asserts that they match the tables. */
-#define CUPLAS_CFG_NKEYS 59
+#define CUPLAS_CFG_NKEYS 64
 #define CUPLAS_CFG_NINPUT_KEYS 5
 
 /* The config's keys in schema order (the order of `cuplas check`, the dump

@@ -223,6 +223,8 @@ static int write_attrs(hid_t gid, const cuplas_h5grid *in, const cuplas_result_m
         (m->eval_json && put_str(gid, "eval", m->eval_json) < 0) ||
         /* what a rerun holds the PLY on disk against (cuplas_job_extra_missing) */
         (m->sorted_ply && m->sorted_ply[0] && put_str(gid, "sorted_ply", m->sorted_ply) < 0) ||
+        /* and the SOG folder against (the same) */
+        (m->sog && put_str(gid, "sog", m->sog) < 0) ||
         /* last: a reader that sees complete=1 sees everything above */
         put_attr(gid, "complete", H5T_STD_I32LE, H5T_NATIVE_INT, 0, &one) < 0)
         return cuplas_error_set(err, CUPLAS_ERR_OUTPUT, "cannot write attributes (%s)",

@@ -36,6 +36,8 @@ typedef struct cuplas_result_meta {
     const char *sorted_ply;    /* the scene's sorted PLY published with it, as
                                   "size=S mtime=T" (cuplas_file_stamp); NULL or
                                   "": none */
+    const char *sog;           /* run's sog step: the SOG folder published
+                                  with it (keys, files, bytes; JSON), or NULL */
 } cuplas_result_meta;
 
 /* The HDF5 part of a result's file, for tmp (an empty file from

@@ -40,6 +40,8 @@ typedef struct job_ctx {
     char *eval_json;              /* eval: the `eval` attribute, or NULL    */
     cuplas_buf png;               /* eval: the preview PNG, size 0 = none   */
     char *images_tmp;             /* eval: eval.images' folder, not yet published */
+    char *sog_tmp;                /* sog: the SOG folder, not yet published */
+    char *sog_attr;               /* sog: the result's `sog` attribute      */
     int give_back;                /* the lane's GPU failed to start: requeue */
 } job_ctx;
 
@@ -58,6 +60,12 @@ int cuplas_stage_fits_device(job_ctx *j, cuplas_error *e);
 void cuplas_stage_eval(job_ctx *j);
 /* After the result is published: its preview and eval images. */
 void cuplas_stage_publish_extras(job_ctx *j);
+
+/* sog (sog.enabled; stage_sog.c): the sorted grid as PlayCanvas SOG into
+ * a temporary folder beside the result, on the lane before the write
+ * (stage_write publishes it just before the result). A grid the format
+ * cannot hold fails the job. */
+int cuplas_stage_sog(job_ctx *j, cuplas_error *e);
 
 /* write (stage_write.c): the AND after, the result encoded, written and
  * published under its name (with a scene's sorted PLY just before it). */

@@ -16,6 +16,7 @@
 
 #include <fnmatch.h>
 #include <glob.h>
+#include <dirent.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
@@ -113,6 +114,7 @@ static void free_job(cuplas_job *j)
     free(j->identity);
     free(j->ply_out);
     free(j->preview_out);
+    free(j->sog_out);
     free(j->use);
     free(j->act);
     free(j->unit);
@@ -153,6 +155,8 @@ static void check_memory(cuplas_jobs *jobs, cuplas_job *j, const cuplas_config *
     int nuse = cfg->channels.use ? cfg->channels.nuse : (int)j->C;
     double sort = N * (8.0 * nuse + 6.0 * cuplas_padded_channels(nuse) + 16);
     double need = sort + N * (2.0 * (double)j->C * (double)elem + 8);
+    if (cfg->sog.enabled)   /* the SOG step's channels as doubles, twice */
+        need += N * 16.0 * (double)(j->C < 59 ? j->C : 59);
     double cap = (double)cfg->backend.memory_limit_mb * 1048576.0;
     char a[32], b[32];
 
@@ -207,11 +211,14 @@ static int plan_job(cuplas_jobs *jobs, cuplas_job *j, const cuplas_config *cfg,
         return cuplas_error_set(err, CUPLAS_ERR_NOMEM, "out of memory");
     if (cfg->output.preview && !(j->preview_out = cuplas_output_beside(j->output, ".png")))
         return cuplas_error_set(err, CUPLAS_ERR_NOMEM, "out of memory");
+    if (cfg->sog.enabled && !(j->sog_out = cuplas_output_beside(j->output, ".sog")))
+        return cuplas_error_set(err, CUPLAS_ERR_NOMEM, "out of memory");
     /* a name its folder cannot hold fails the job now, not after its sort
        (the temp name, 20 bytes longer, is what is created first) */
     if (cuplas_tmp_name_check(j->output, &j->err) != 0 ||
         (j->ply_out && cuplas_tmp_name_check(j->ply_out, &j->err) != 0) ||
-        (j->preview_out && cuplas_tmp_name_check(j->preview_out, &j->err) != 0)) {
+        (j->preview_out && cuplas_tmp_name_check(j->preview_out, &j->err) != 0) ||
+        (j->sog_out && cuplas_tmp_name_check(j->sog_out, &j->err) != 0)) {
         cuplas_error_where(&j->err, "%s:%s", j->file, j->dataset);
         return 0;
     }
@@ -529,6 +536,54 @@ int cuplas_jobs_set_ply(cuplas_jobs *jobs, const char *ply_out, cuplas_error *er
     return 0;
 }
 
+void cuplas_job_sog_keys(const cuplas_config *cfg, char *buf, size_t size)
+{
+    snprintf(buf, size, "{\"sh\": %s, \"sh_palette\": %d, \"sh_iterations\": %d, "
+             "\"webp_method\": %d", cfg->sog.sh ? "true" : "false", cfg->sog.sh_palette,
+             cfg->sog.sh_iterations, cfg->sog.webp_method);
+}
+
+/* The regular files directly in dir, their sizes summed; -1 when dir
+ * cannot be read. */
+static int64_t dir_bytes(const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *de;
+    int64_t sum = 0;
+    if (!d)
+        return -1;
+    while ((de = readdir(d))) {
+        struct stat st;
+        char *p = NULL;
+        if (de->d_name[0] == '.' || asprintf(&p, "%s/%s", dir, de->d_name) < 0)
+            continue;
+        if (stat(p, &st) == 0 && S_ISREG(st.st_mode))
+            sum += (int64_t)st.st_size;
+        free(p);
+    }
+    closedir(d);
+    return sum;
+}
+
+/* The SOG folder is the one the result records: written with these sog
+ * keys, and its files' bytes the recorded total (not one an earlier run
+ * left, or a later, killed one half replaced). */
+static int sog_there(const cuplas_job *job, const cuplas_config *cfg)
+{
+    char keys[160];
+    char *have = cuplas_h5_output_str(job->output, job->dataset, "sog");
+    const char *tail;
+    long long bytes = -1;
+    int ok = 0;
+
+    cuplas_job_sog_keys(cfg, keys, sizeof keys);
+    if (have && !strncmp(have, keys, strlen(keys)) && (tail = strstr(have, "\"bytes\": ")) &&
+        sscanf(tail + 9, "%lld", &bytes) == 1)
+        ok = dir_bytes(job->sog_out) == bytes;
+    free(have);
+    return ok;
+}
+
 const char *cuplas_job_extra_missing(const cuplas_job *job, const cuplas_config *cfg)
 {
     const char *what = NULL;
@@ -559,6 +614,8 @@ const char *cuplas_job_extra_missing(const cuplas_job *job, const cuplas_config 
         free(got);
         free(have);
     }
+    if (!what && job->sog_out && !sog_there(job, cfg))
+        what = "its SOG folder";
     if (!what && cfg->eval.enabled && cfg->eval.images) {
         struct stat st;
         char *dir = cuplas_output_beside(job->output, ".eval");

@@ -48,6 +48,7 @@ typedef struct cuplas_job {
     int crop_col;        /* crop: the column ranked                            */
     char *ply_out;       /* scene: the sorted PLY to write too, or NULL        */
     char *preview_out;   /* output.preview: the PNG beside the output, or NULL */
+    char *sog_out;       /* sog.enabled: the SOG folder beside it, or NULL     */
     /* channels resolved by name (NULL: cuplas_job_channels at prep), and the
        transforms per used channel (NULL: none) */
     int *use, nuse;
@@ -113,8 +114,9 @@ void cuplas_jobs_free(cuplas_jobs *jobs);
  * published), the preview (published after the result) no older than the
  * result, the eval attribute one that answers this run's eval keys
  * (cuplas_eval_result_answers: scheme, codecs, orders, webp_method), and
- * with eval.images the images folder there. Opens the result (HDF5
- * thread). */
+ * with eval.images the images folder there, and with sog.enabled the
+ * SOG folder the result's `sog` attribute records (the sog keys, the
+ * files' total bytes). Opens the result (HDF5 thread). */
 const char *cuplas_job_extra_missing(const cuplas_job *job, const cuplas_config *cfg);
 
 /* The eval step's options from the config's eval keys (codecs, orders,
@@ -122,6 +124,12 @@ const char *cuplas_job_extra_missing(const cuplas_job *job, const cuplas_config 
  * pool and falls back to plain where the scheme does not apply. */
 struct cuplas_eval_opts;   /* eval/evaluate.h */
 void cuplas_job_eval_opts(const cuplas_config *cfg, struct cuplas_eval_opts *o);
+
+/* The sog keys a SOG folder was written with, as the result's `sog`
+ * attribute opens: {"sh": .., "sh_palette": .., "sh_iterations": ..,
+ * "webp_method": ..} without the closing brace (the step adds the files and
+ * bytes). Into buf. */
+void cuplas_job_sog_keys(const cuplas_config *cfg, char *buf, size_t size);
 
 /* The channels that drive the sort of a C-channel grid: channels.use (or
  * all) checked against C, and channels.weights checked against their

@@ -62,9 +62,10 @@ typedef struct path_entry {
     int role;               /* path_role; from ROLE_OUTPUT on, written */
 } path_entry;
 
-enum { ROLE_CONFIG, ROLE_INPUT, ROLE_OUTPUT, ROLE_PLY, ROLE_PREVIEW, ROLE_LOG };
+enum { ROLE_CONFIG, ROLE_INPUT, ROLE_OUTPUT, ROLE_PLY, ROLE_PREVIEW, ROLE_SOG, ROLE_LOG };
 static const char *const path_role[] = {"config file", "input", "output", "sorted PLY",
-                                        "preview", "log file (logging.file)"};
+                                        "preview", "SOG folder (sog.enabled)",
+                                        "log file (logging.file)"};
 
 static int cmp_entry(const void *pa, const void *pb)
 {
@@ -78,7 +79,8 @@ static int add_entry_path(path_entry *v, int *n, const char *path, const cuplas_
 {
     if (!path || !path[0])
         return 0;
-    if (role >= ROLE_OUTPUT && role != ROLE_LOG && cuplas_path_special(path))
+    /* the SOG folder is a folder: its earlier self is replaced whole */
+    if (role >= ROLE_OUTPUT && role != ROLE_LOG && role != ROLE_SOG && cuplas_path_special(path))
         return cuplas_error_set(err, CUPLAS_ERR_USAGE, "the %s %s exists and is not a regular "
                                 "file: a result would be renamed over it; name another %s",
                                 path_role[role], path, path_role[role]);
@@ -92,7 +94,7 @@ static int add_entry_path(path_entry *v, int *n, const char *path, const cuplas_
 
 int cuplas_jobs_check_paths(cuplas_jobs *jobs, cuplas_error *err)
 {
-    path_entry *v = malloc(((size_t)jobs->n * 4 + 2) * sizeof *v);
+    path_entry *v = malloc(((size_t)jobs->n * 5 + 2) * sizeof *v);
     const cuplas_job *j = NULL;
     int n = 0, rc = 0;
 
@@ -108,6 +110,7 @@ int cuplas_jobs_check_paths(cuplas_jobs *jobs, cuplas_error *err)
         CUPLAS_TRY(add_entry_path(v, &n, j->output, j, ROLE_OUTPUT, err));
         CUPLAS_TRY(add_entry_path(v, &n, j->ply_out, j, ROLE_PLY, err));
         CUPLAS_TRY(add_entry_path(v, &n, j->preview_out, j, ROLE_PREVIEW, err));
+        CUPLAS_TRY(add_entry_path(v, &n, j->sog_out, j, ROLE_SOG, err));
     }
     j = NULL;
     /* an output is renamed onto its name (the log appended to): any other

@@ -57,6 +57,8 @@ typedef struct cuplas_job_result {
     cuplas_sort_stats stats;   /* stats.levels counts up during a CPU sort */
     volatile int levels_total; /* the sort's levels, once it has started     */
     double eval_s;             /* eval step and preview (eval.enabled, output.preview) */
+    double sog_s;              /* sog step: the SOG folder made (sog.enabled)   */
+    int64_t sog_bytes;         /* its files' total size                         */
     cuplas_eval_result *eval;  /* malloc'd: the eval step's result, or NULL       */
     char *preview;             /* malloc'd: the published preview PNG, or NULL    */
 } cuplas_job_result;

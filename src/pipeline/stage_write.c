@@ -203,6 +203,7 @@ int cuplas_stage_write(job_ctx *j, cuplas_error *e)
         .identity = job->identity,
         .eval_json = j->eval_json,
         .sorted_ply = ply.stamp,   /* filled by the PLY task, before the attributes */
+        .sog = j->sog_attr,
     };
     if (job->ply_out)
         ply_task_start(&ply, j);
@@ -245,10 +246,20 @@ int cuplas_stage_write(job_ctx *j, cuplas_error *e)
             cuplas_job_h5_visit(j, write_run, &task);
         if ((rc = task.rc) == 0)
             rc = cuplas_h5_write_raw(tmp, enc, j->pool, e);
-        /* the scene's PLY first: a result whose name exists is complete */
+        /* the scene's PLY and SOG folder first: a result whose name
+           exists is complete */
         if (rc == 0 && ply_tmp) {
             if ((rc = publish(j, ply_tmp, job->ply_out, e)))
                 cuplas_error_where(e, "%s", job->ply_out);
+        }
+        if (rc == 0 && j->sog_tmp) {
+            /* an earlier run's folder of this output goes; the folder is
+               renamed (its files synced by the step) as a file would be */
+            cuplas_rm_tree(job->sog_out);
+            if ((rc = publish(j, j->sog_tmp, job->sog_out, e)))
+                cuplas_error_where(e, "%s", job->sog_out);
+            else
+                free(j->sog_tmp), j->sog_tmp = NULL;
         }
         if (rc == 0) {
             free(ply_tmp);

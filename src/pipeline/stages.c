@@ -146,6 +146,8 @@ static void log_result(cuplas_runner *r, const cuplas_job *job, const cuplas_job
                          CUPLAS_LF_D("h5_wait_s", res->h5_wait_s),
                          CUPLAS_LF_D("h5_s", res->h5_s),
                          CUPLAS_LF_D("ply_s", res->ply_s),
+                         CUPLAS_LF_D("sog_s", res->sog_s),
+                         CUPLAS_LF_I("sog_bytes", res->sog_bytes),
                          CUPLAS_LF_D("and_before", res->and_before),
                          CUPLAS_LF_D("and_after", res->and_after),
                          CUPLAS_LF_I("levels", res->stats.levels),
@@ -485,6 +487,7 @@ static int run_stages(job_ctx *j, cuplas_error *e)
     }
     CUPLAS_TRY(cuplas_stage_sort(j, e));
     cuplas_stage_eval(j);
+    CUPLAS_TRY(cuplas_stage_sog(j, e));
     CUPLAS_TRY(cuplas_stage_write(j, e));
     cuplas_stage_publish_extras(j);
     j->res->state = CUPLAS_JOB_DONE;
@@ -522,6 +525,11 @@ int cuplas_job_run(cuplas_runner *r, int wi, struct cuplas_gpu_ctx *gpu, int i)
         cuplas_rm_tree(j.images_tmp);
         free(j.images_tmp);
     }
+    if (j.sog_tmp) {   /* the job failed after its sog step */
+        cuplas_rm_tree(j.sog_tmp);
+        free(j.sog_tmp);
+    }
+    free(j.sog_attr);
     cuplas_h5grid_free(&j.g);   /* no HDF5 call: the grid holds none */
     if (j.give_back) {   /* this lane's GPU could not start: another lane's job */
         memset(res, 0, sizeof *res);

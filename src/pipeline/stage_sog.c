@@ -1,0 +1,194 @@
+/*
+ * stage_sog.c - run's `sog` step (sog.enabled): the sorted grid the job
+ * holds, written as PlayCanvas SOG version 2 (io/sog_write.h, what
+ * `cuplas export-sog` writes from the result file) into a temporary folder
+ * beside the result, on the lane before the write. stage_write publishes
+ * the folder just before the result, so a result on disk means its SOG
+ * folder was published; the result's `sog` attribute (the sog keys, the
+ * files' bytes) is what a rerun holds the folder against.
+ *
+ * Design facts: only the channels the format stores are made doubles (a
+ * trainer's normals, NaN or not, are not read), first in input row order
+ * and then laid in cell order: two copies of 14 + 45 doubles a splat at
+ * most, freed before the write. The SH palette's k-means runs on the GPU
+ * the job was sorted on, and on the CPU (the same files) where that GPU
+ * cannot take it: its memory is the lanes', not admitted for it.
+ */
+#define _GNU_SOURCE /* asprintf */
+#include "cuplas_build.h"
+#include "pipeline/job_ctx.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "io/dtype.h"
+#include "io/sog_write.h"
+#include "util/clock.h"
+#include "util/fsutil.h"
+#include "util/log.h"
+#include "util/threads.h"
+
+/* The format's channels of the grid (x y z f_dc_* opacity scale_* rot_*,
+ * and f_rest_* with sh): use[] and their names, in the grid's order. */
+static int format_channels(char *const *names, int C, int sh, int *use, const char **sub)
+{
+    static const char *const KEEP[] = {"x",       "y",       "z",       "f_dc_0", "f_dc_1",
+                                       "f_dc_2",  "opacity", "scale_0", "scale_1", "scale_2",
+                                       "rot_0",   "rot_1",   "rot_2",   "rot_3"};
+    int n = 0;
+    for (int c = 0; c < C; c++) {
+        int keep = sh && !strncmp(names[c], "f_rest_", 7);
+        for (size_t k = 0; !keep && k < sizeof KEEP / sizeof *KEEP; k++)
+            keep = !strcmp(names[c], KEEP[k]);
+        if (keep) {
+            use[n] = c;
+            sub[n++] = names[c];
+        }
+    }
+    return n;
+}
+
+/* The grid's format channels as doubles in cell order (an empty cell 0). */
+static int cell_grid(job_ctx *j, const int *use, int n, const int64_t *row, double **out,
+                     cuplas_error *e)
+{
+    const cuplas_h5grid *g = &j->g;
+    const int64_t cells = g->H * g->W, rows = cuplas_h5grid_rows(g);
+    double *all = malloc((size_t)rows * (size_t)n * sizeof *all), *grid = NULL;
+    int rc = 0;
+
+    if (!all || !(grid = calloc((size_t)cells * (size_t)n, sizeof *grid)))
+        CUPLAS_FAIL(e, CUPLAS_ERR_NOMEM, "out of memory for the SOG images of %lld splats",
+                    (long long)rows);
+    CUPLAS_TRY(cuplas_h5grid_to_double(g, use, n, all, j->pool, e));
+    for (int64_t c = 0; c < cells; c++)
+        if (row[c] >= 0)
+            memcpy(grid + c * n, all + row[c] * n, (size_t)n * sizeof *grid);
+    *out = grid, grid = NULL;
+fail:
+    free(grid);
+    free(all);
+    return rc;
+}
+
+/* output.fsync: every file of dir on disk before the folder is renamed
+ * (the rename's own durability is the publish's, as for a result). */
+static int sync_files(const char *dir, cuplas_error *e)
+{
+    DIR *d = opendir(dir);
+    struct dirent *de;
+    int rc = 0;
+    if (!d)
+        return cuplas_error_set(e, CUPLAS_ERR_OUTPUT, "cannot read %s: %s", dir,
+                                strerror(errno));
+    while (rc == 0 && (de = readdir(d))) {
+        char *p = NULL;
+        int fd;
+        if (de->d_type == DT_DIR || asprintf(&p, "%s/%s", dir, de->d_name) < 0)
+            continue;
+        if ((fd = open(p, O_RDONLY)) < 0 || fdatasync(fd) != 0)
+            rc = cuplas_error_set(e, CUPLAS_ERR_OUTPUT, "fsync %s: %s", p, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        free(p);
+    }
+    closedir(d);
+    return rc;
+}
+
+/* Into dir (made here, empty): the SOG files; a CUDA failure of the
+ * palette moves it to the CPU, with a warning. */
+static int write_dir(job_ctx *j, const double *grid, int n, const char *const *sub,
+                     cuplas_sog_opts *o, const char *dir, cuplas_sog_plan *p, cuplas_error *e)
+{
+    int rc = cuplas_mkdir_p(dir, e);
+    if (rc == 0)
+        rc = cuplas_sog_write(grid, j->g.H, j->g.W, n, sub, o, dir, p, e);
+    if (rc == CUPLAS_ERR_CUDA && o->device >= 0) {
+        char text[CUPLAS_JOB_LINE_LEN];
+        snprintf(text, sizeof text, "cuplas: warning: %s:%s: sog: the SH palette moves to the "
+                 "CPU: %s", j->job->file, j->job->dataset, e->msg);
+        cuplas_log_event(j->r->log, CUPLAS_LOG_WARN, "sog_cpu", text,
+                         CUPLAS_LF_S("file", j->job->file), CUPLAS_LF_S("error", e->msg), NULL);
+        cuplas_sog_plan_free(p);
+        cuplas_rm_tree(dir);
+        cuplas_error_clear(e);
+        o->device = -1;
+        if ((rc = cuplas_mkdir_p(dir, e)) == 0)
+            rc = cuplas_sog_write(grid, j->g.H, j->g.W, n, sub, o, dir, p, e);
+    }
+    return rc;
+}
+
+int cuplas_stage_sog(job_ctx *j, cuplas_error *e)
+{
+    const cuplas_config *cfg = j->r->cfg;
+    const cuplas_h5grid *g = &j->g;
+    const int64_t cells = g->H * g->W;
+    const int C = (int)g->C;
+    int64_t *row = NULL;
+    int *use = NULL, n = 0, rc = 0;
+    const char **sub = NULL;
+    double *grid = NULL, t = cuplas_now_s();
+    cuplas_sog_plan p = {0};
+    cuplas_sog_opts o = {0};
+    char keys[160];
+
+    if (!j->job->sog_out)
+        return 0;
+    if (!(row = malloc((size_t)cells * sizeof *row)) || !(use = malloc((size_t)C * sizeof *use)) ||
+        !(sub = malloc((size_t)C * sizeof *sub)))
+        CUPLAS_FAIL(e, CUPLAS_ERR_NOMEM, "out of memory");
+    /* cell -> input row (-1 empty): a fitted grid's sort items are rows
+       of label (-1: an empty cell's item) */
+    for (int64_t c = 0; c < cells; c++)
+        row[c] = j->label ? j->label[j->index[c]] : j->index[c];
+    if (!g->names)   /* refused: nothing names the 3DGS properties */
+        CUPLAS_TRY(cuplas_sog_check(NULL, C, row, cells, cfg->sog.sh, &p, e));
+    n = format_channels(g->names, C, cfg->sog.sh, use, sub);
+    CUPLAS_TRY(cuplas_sog_check(sub, n, row, cells, cfg->sog.sh, &p, e));
+    CUPLAS_TRY(cell_grid(j, use, n, row, &grid, e));
+
+    o.sh = cfg->sog.sh;
+    o.palette = cfg->sog.sh_palette;
+    o.iterations = cfg->sog.sh_iterations;
+    o.device = !strcmp(j->res->backend, "gpu") ? j->w->gpu : -1;
+    cuplas_codec_opts_default(&o.co);
+    o.co.webp_method = cfg->sog.webp_method;
+    o.pool = j->r->pool;   /* NULL on the CPU backend: its OpenMP team */
+    /* more than one thread: each WebP encode takes libwebp's second too */
+    o.co.threads = o.pool ? cuplas_pool_threads(o.pool) + 1 : cuplas_max_threads();
+    if (!(j->sog_tmp = cuplas_dir_tmp_name(j->job->sog_out)))
+        CUPLAS_FAIL(e, CUPLAS_ERR_NOMEM, "out of memory");
+    cuplas_rm_tree(j->sog_tmp);   /* a leftover of a killed run */
+    CUPLAS_TRY(write_dir(j, grid, n, sub, &o, j->sog_tmp, &p, e));
+    if (cfg->output.fsync)
+        CUPLAS_TRY(sync_files(j->sog_tmp, e));
+    cuplas_job_sog_keys(cfg, keys, sizeof keys);
+    if (asprintf(&j->sog_attr, "%s, \"files\": %d, \"bytes\": %lld}", keys, p.files,
+                 (long long)p.bytes) < 0) {
+        j->sog_attr = NULL;
+        CUPLAS_FAIL(e, CUPLAS_ERR_NOMEM, "out of memory");
+    }
+    j->res->sog_bytes = p.bytes;
+fail:
+    if (rc) {
+        cuplas_error_where(e, "%s:%s: sog", j->job->file, j->job->dataset);
+        if (j->sog_tmp)
+            cuplas_rm_tree(j->sog_tmp);
+        free(j->sog_tmp);
+        j->sog_tmp = NULL;
+    }
+    j->res->sog_s = cuplas_now_s() - t;
+    cuplas_sog_plan_free(&p);
+    free(grid);
+    free(sub);
+    free(use);
+    free(row);
+    return rc;
+}
