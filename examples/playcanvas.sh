@@ -2,13 +2,13 @@
 # playcanvas.sh - a real capture to a PlayCanvas SOG with one command:
 # sort the plant scene with configs/playcanvas.yaml (tuned for that
 # format's images; its eval block measures them against splat-transform's
-# Morton order), then write the SOG (meta.json and five lossless WebP
-# images) in cuplas's order with `cuplas export-sog`.
+# Morton order), whose sog step writes the SOG (meta.json and five lossless
+# WebP images) in cuplas's order beside the result.
 #
 # Scene: "plant" by Marcel Padilla (github.com/marcelpadilla/splats),
 # CC-BY-4.0 (shared/data/README.md). Usage: examples/playcanvas.sh [OUTDIR]
 # (run from the build folder; about 70 s on 2 CPU cores, most of it WebP at
-# method 6 for the eval and the export; EVAL=0 skips the eval).
+# method 6 for the eval and the SOG; EVAL=0 skips the eval).
 set -euo pipefail
 BIN=${CUPLAS_BUILDDIR:-$PWD}/cuplas
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -19,6 +19,4 @@ EVAL=${EVAL:-1}
 "$BIN" run "$ROOT/configs/playcanvas.yaml" --set "inputs=[{files: \"$SCENE\"}]" \
     --set "output.dir=$OUT" --set output.ply=false --set "eval.enabled=$ev" \
     --log-format text --force
-rm -rf "$OUT/plant-sog"
-"$BIN" export-sog "$OUT/plant.vertex.h5" "$OUT/plant-sog"
-du -b "$OUT"/plant-sog/* | sort -k2
+du -b "$OUT"/plant.vertex.sog/* | sort -k2

@@ -96,7 +96,7 @@ static cuplas_json *sort_and_eval(fixture *f, const preset *p, const char *scene
     snprintf(cmd, sizeof cmd, "rm -rf out; \"$B\" run '%s' --set 'inputs=[{files: "
              "\"%s\"}]' --set output.dir=out --set output.ply=false "
              "--set backend.device=cpu --set logging.level=warn --set eval.enabled=true "
-             "--set 'eval.codecs=[png]'", p->yaml, scene);
+             "--set 'eval.codecs=[png]' --set sog.enabled=false", p->yaml, scene);
     assert_int_equal(tu_sh(f, "%s", cmd), 0);
     cuplas_json *man = NULL;
     const cuplas_json *ds, *step;
