@@ -204,6 +204,15 @@ static int plan_job(cuplas_jobs *jobs, cuplas_job *j, const cuplas_config *cfg,
     rc = cuplas_job_plan_grid(j, cfg, &g, err);
     if (rc == 0 && !j->err.code)
         check_memory(jobs, j, cfg, g.elem_size);
+    /* a padded grid's empty cells land among the splats: refused before
+       the read, not after the sort (the step would refuse the holes) */
+    if (rc == 0 && !j->err.code && cfg->sog.enabled && j->nrows > 0 && !j->crop) {
+        cuplas_error_set(&j->err, CUPLAS_ERR_INPUT, "sog: a %lld x %lld grid for %lld splats "
+                         "(grid.fit: pad) has empty cells among them, and PlayCanvas SOG has "
+                         "no holes: use grid.fit: crop, as configs/playcanvas.yaml does",
+                         (long long)j->H, (long long)j->W, (long long)j->nrows);
+        cuplas_error_where(&j->err, "%s:%s", j->file, j->dataset);
+    }
     cuplas_h5grid_free(&g);
     if (rc || j->err.code)
         return rc;   /* a config error stops the plan; j->err fails the job */
