@@ -77,6 +77,28 @@ static void write_ply(const fixture *f, const char *name, int n, int rest)
     fclose(fp);
 }
 
+/* write_ply's splats, then a trainer's nx ny nz: NaN, which nothing of
+ * the format reads. */
+static void write_ply_normals(const fixture *f, const char *name, int n)
+{
+    char path[PATH_MAX];
+    write_ply(f, "plain.ply", n, 0);
+    size_t size = 0;
+    char *body = tu_slurp(f, "plain.ply", &size), *end = strstr(body, "end_header\n");
+    FILE *fp = fopen(tu_path(f->dir, name, path), "wb");
+    assert_true(end && fp);
+    end += strlen("end_header\n");
+    fwrite(body, 1, (size_t)(end - body) - strlen("end_header\n"), fp);
+    fputs("property float nx\nproperty float ny\nproperty float nz\nend_header\n", fp);
+    const float nan3[3] = {NAN, NAN, NAN};
+    for (int i = 0; i < n; i++) {
+        assert_int_equal(fwrite(end + (size_t)i * 56, 56, 1, fp), 1);
+        assert_int_equal(fwrite(nan3, sizeof nan3, 1, fp), 1);
+    }
+    fclose(fp);
+    free(body);
+}
+
 /* Sort `ply` on the CPU with the PlayCanvas preset into res/, without its
  * sog step (export-sog is what these tests run); grid: more --set options
  * ("" for the preset's own grid). */
@@ -493,6 +515,16 @@ static void test_run_step(void **state)
     assert_int_equal(tu_sh(f, RUN, CUPLAS_SRCDIR, "--set sog.sh=false"), 0);
     assert_int_equal(tu_sh(f, "ls rq/q.vertex.sog | wc -l | grep -qx 6 && ! grep -q shN "
                               "rq/q.vertex.sog/meta.json"), 0);
+
+    /* a trainer's normals, NaN here, are not the format's: neither the
+       step nor export-sog reads them */
+    write_ply_normals(f, "nrm.ply", 60);
+    assert_int_equal(tu_sh(f, "rm -rf rn && \"$B\" run '%s/configs/playcanvas.yaml' --set "
+                              "'inputs=[{files: nrm.ply}]' --set output.dir=rn --set "
+                              "output.ply=false --set backend.device=cpu --set "
+                              "sog.webp_method=0 && \"$B\" export-sog rn/nrm.vertex.h5 exn "
+                              "--webp-method 0 && diff -r exn rn/nrm.vertex.sog",
+                           CUPLAS_SRCDIR), 0);
 
     /* holes: a padded grid fails while planning, with the format's reason,
        and nothing is left */

@@ -85,7 +85,8 @@ static int cmd_export_sog(int argc, char **argv)
     export_opts o = {0};
     cuplas_sog_plan plan = {0};
     double *grid = NULL;
-    int *use = NULL;
+    int *use = NULL, n = 0;
+    const char **sub = NULL;
     cuplas_error err;
     char *file = NULL, *group = NULL, *tmpdir = NULL;
     const char *dir;
@@ -128,6 +129,7 @@ static int cmd_export_sog(int argc, char **argv)
     if (cuplas_cli_split_spec(argv[optind], &file, &group) != 0)
         CUPLAS_FAIL(&err, CUPLAS_ERR_NOMEM, "out of memory");
     cuplas_h5_quiet();
+    /* only the format's channels are read (sog_write.h) */
     if (cuplas_h5_result_read(file, group, &r, &err) == 0)
         rc = cuplas_sog_check((const char *const *)r.names, (int)r.sorted.C, r.index,
                               r.sorted.H * r.sorted.W, !o.no_sh, &plan, &err);
@@ -136,13 +138,15 @@ static int cmd_export_sog(int argc, char **argv)
     if (rc == 0) {
         const int C = (int)r.sorted.C;
         const int64_t cells = r.sorted.H * r.sorted.W;
-        if (!(use = malloc((size_t)C * sizeof *use)) ||
-            !(grid = malloc((size_t)cells * (size_t)C * sizeof *grid)))
+        if (!(use = malloc((size_t)C * sizeof *use)) || !(sub = malloc((size_t)C * sizeof *sub)))
+            CUPLAS_FAIL(&err, CUPLAS_ERR_NOMEM, "out of memory");
+        n = cuplas_sog_channels((const char *const *)r.names, C, !o.no_sh, use, sub);
+        rc = cuplas_sog_check(sub, n, r.index, cells, !o.no_sh, &plan, &err);   /* col in sub */
+        if (rc == 0 && !(grid = malloc((size_t)cells * (size_t)n * sizeof *grid)))
             CUPLAS_FAIL(&err, CUPLAS_ERR_NOMEM, "out of memory for a %lldx%lldx%d result",
-                        (long long)r.sorted.H, (long long)r.sorted.W, C);
-        for (int k = 0; k < C; k++)
-            use[k] = k;
-        rc = cuplas_h5grid_to_double(&r.sorted, use, C, grid, NULL, &err);
+                        (long long)r.sorted.H, (long long)r.sorted.W, n);
+        if (rc == 0)
+            rc = cuplas_h5grid_to_double(&r.sorted, use, n, grid, NULL, &err);
     }
     if (rc) {
         cuplas_error_where(&err, "%s%s%s", file, r.group ? ":" : "", r.group ? r.group : "");
@@ -157,8 +161,7 @@ static int cmd_export_sog(int argc, char **argv)
     if (!(tmpdir = cuplas_dir_tmp_name(dir)))
         CUPLAS_FAIL(&err, CUPLAS_ERR_NOMEM, "out of memory");
     CUPLAS_TRY(cuplas_mkdir_p(tmpdir, &err));
-    if (cuplas_sog_write(grid, r.sorted.H, r.sorted.W, (int)r.sorted.C,
-                         (const char *const *)r.names, &o.so, tmpdir, &plan, &err) != 0) {
+    if (cuplas_sog_write(grid, r.sorted.H, r.sorted.W, n, sub, &o.so, tmpdir, &plan, &err) != 0) {
         rc = (int)err.code;
         cuplas_error_where(&err, "%s%s%s", file, r.group ? ":" : "", r.group ? r.group : "");
         goto fail;
@@ -180,6 +183,7 @@ fail:
     free(file);
     free(group);
     free(grid);
+    free(sub);
     free(use);
     cuplas_sog_plan_free(&plan);
     cuplas_h5_result_free(&r);

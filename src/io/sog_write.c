@@ -64,6 +64,21 @@ int cuplas_sog_check(const char *const *names, int C, const int64_t *index, int6
     return 0;
 }
 
+int cuplas_sog_channels(const char *const *names, int C, int sh, int *use, const char **sub)
+{
+    int n = 0;
+    for (int c = 0; c < C; c++) {
+        int keep = sh && !strncmp(names[c], "f_rest_", 7);
+        for (int k = 0; !keep && k < NNEEDED; k++)
+            keep = !strcmp(names[c], NEEDED[k]);
+        if (keep) {
+            use[n] = c;
+            sub[n++] = names[c];
+        }
+    }
+    return n;
+}
+
 static const cuplas_eval_image *image(const cuplas_eval_images *imgs, const char *name)
 {
     for (int i = 0; i < imgs->n; i++)

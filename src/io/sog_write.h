@@ -41,6 +41,12 @@ typedef struct cuplas_sog_plan {
     int64_t bytes;                   /* their total size                     */
 } cuplas_sog_plan;
 
+/* The channels the format stores, in the grid's order: x y z f_dc_* opacity
+ * scale_* rot_*, and with sh every f_rest_*: their indices into use[] and
+ * names into sub[] (room for C each); returns how many. Other channels (a
+ * trainer's normals) are never read, so a NaN there does not matter. */
+int cuplas_sog_channels(const char *const *names, int C, int sh, int *use, const char **sub);
+
 /* The grid can be written: names (C of them) has x y z f_dc_0..2 opacity
  * scale_0..2 rot_0..3; with sh, f_rest_* are whole bands (9, 24 or 45) or
  * none; index (cells entries, -1 = empty) has no empty cell before a

@@ -33,26 +33,6 @@
 #include "util/log.h"
 #include "util/threads.h"
 
-/* The format's channels of the grid (x y z f_dc_* opacity scale_* rot_*,
- * and f_rest_* with sh): use[] and their names, in the grid's order. */
-static int format_channels(char *const *names, int C, int sh, int *use, const char **sub)
-{
-    static const char *const KEEP[] = {"x",       "y",       "z",       "f_dc_0", "f_dc_1",
-                                       "f_dc_2",  "opacity", "scale_0", "scale_1", "scale_2",
-                                       "rot_0",   "rot_1",   "rot_2",   "rot_3"};
-    int n = 0;
-    for (int c = 0; c < C; c++) {
-        int keep = sh && !strncmp(names[c], "f_rest_", 7);
-        for (size_t k = 0; !keep && k < sizeof KEEP / sizeof *KEEP; k++)
-            keep = !strcmp(names[c], KEEP[k]);
-        if (keep) {
-            use[n] = c;
-            sub[n++] = names[c];
-        }
-    }
-    return n;
-}
-
 /* The grid's format channels as doubles in cell order (an empty cell 0). */
 static int cell_grid(job_ctx *j, const int *use, int n, const int64_t *row, double **out,
                      cuplas_error *e)
@@ -150,7 +130,7 @@ int cuplas_stage_sog(job_ctx *j, cuplas_error *e)
         row[c] = j->label ? j->label[j->index[c]] : j->index[c];
     if (!g->names)   /* refused: nothing names the 3DGS properties */
         CUPLAS_TRY(cuplas_sog_check(NULL, C, row, cells, cfg->sog.sh, &p, e));
-    n = format_channels(g->names, C, cfg->sog.sh, use, sub);
+    n = cuplas_sog_channels((const char *const *)g->names, C, cfg->sog.sh, use, sub);
     CUPLAS_TRY(cuplas_sog_check(sub, n, row, cells, cfg->sog.sh, &p, e));
     CUPLAS_TRY(cell_grid(j, use, n, row, &grid, e));
 
