@@ -526,6 +526,16 @@ static void test_run_step(void **state)
                               "--webp-method 0 && diff -r exn rn/nrm.vertex.sog",
                            CUPLAS_SRCDIR), 0);
 
+    /* no names to find the 3DGS properties by: the job fails while
+       planning, before its read and sort */
+    assert_int_equal(tu_sh(f, "\"$B\" gen --size 8x8 g.h5 >/dev/null && \"$B\" sort g.h5 "
+                              "gs.h5 --set sog.enabled=true --log-format text"), 1);
+    assert_non_null(text = tu_slurp(f, "err.txt", NULL));
+    assert_non_null(strstr(text, "g.h5:/grid: sog: no channel_names"));
+    assert_null(strstr(text, "levels"));   /* never sorted */
+    free(text);
+    assert_int_equal(tu_sh(f, "test ! -e gs.h5 && test ! -e gs.sog"), 0);
+
     /* holes: a padded grid fails while planning, with the format's reason,
        and nothing is left */
     assert_int_equal(tu_sh(f, "rm -rf rq && " RUN, CUPLAS_SRCDIR,

@@ -31,15 +31,18 @@ static const char *const IMAGES[] = {"means_l", "means_u", "scales", "quats", "s
 #define NIMAGES 5
 #define MAXIMAGES (NIMAGES + 2) /* and shN_centroids, shN_labels */
 
-int cuplas_sog_check(const char *const *names, int C, const int64_t *index, int64_t cells,
-                     int sh, cuplas_sog_plan *p, cuplas_error *err)
+int cuplas_sog_check_names(const char *const *names, int C, int sh, cuplas_sog_sh *bands,
+                           int *col, cuplas_error *err)
 {
     char missing[256] = "";
     size_t at = 0;
+    cuplas_sog_sh spare = {0};
+    int spare_col[CUPLAS_PALETTE_MAX_D];
 
     if (!names)
-        return cuplas_error_set(err, CUPLAS_ERR_INPUT, "no channel_names: the result does not "
-                                "say which channel is which 3DGS property");
+        return cuplas_error_set(err, CUPLAS_ERR_INPUT, "no channel_names: nothing names the "
+                                "channels as 3DGS properties (a scene's, or an HDF5 input's "
+                                "columns attribute)");
     for (int k = 0; k < NNEEDED; k++)
         if (cuplas_channel_index(names, C, NEEDED[k]) < 0 && at < sizeof missing)
             at += (size_t)snprintf(missing + at, sizeof missing - at, "%s%s", at ? ", " : "",
@@ -47,8 +50,18 @@ int cuplas_sog_check(const char *const *names, int C, const int64_t *index, int6
     if (at)
         return cuplas_error_set(err, CUPLAS_ERR_INPUT, "PlayCanvas SOG needs the 3DGS "
                                 "properties; missing: %s", missing);
-    p->sh.bands = 0;
-    if (sh && cuplas_sog_sh_bands(names, C, &p->sh, p->col, err) != 0)
+    if (!bands)
+        bands = &spare, col = spare_col;
+    bands->bands = 0;
+    if (sh && cuplas_sog_sh_bands(names, C, bands, col, err) != 0)
+        return (int)err->code;
+    return 0;
+}
+
+int cuplas_sog_check(const char *const *names, int C, const int64_t *index, int64_t cells,
+                     int sh, cuplas_sog_plan *p, cuplas_error *err)
+{
+    if (cuplas_sog_check_names(names, C, sh, &p->sh, p->col, err) != 0)
         return (int)err->code;
     p->count = 0;
     while (p->count < cells && index[p->count] >= 0)

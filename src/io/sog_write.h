@@ -47,6 +47,13 @@ typedef struct cuplas_sog_plan {
  * trainer's normals) are never read, so a NaN there does not matter. */
 int cuplas_sog_channels(const char *const *names, int C, int sh, int *use, const char **sub);
 
+/* The names alone can be written: x y z f_dc_0..2 opacity scale_0..2
+ * rot_0..3 there, and with sh f_rest_* whole bands (9, 24 or 45) or none
+ * (bands: may be NULL). CUPLAS_ERR_INPUT with one line otherwise; what a
+ * plan checks before the grid is read. */
+int cuplas_sog_check_names(const char *const *names, int C, int sh, cuplas_sog_sh *bands,
+                           int *col, cuplas_error *err);
+
 /* The grid can be written: names (C of them) has x y z f_dc_0..2 opacity
  * scale_0..2 rot_0..3; with sh, f_rest_* are whole bands (9, 24 or 45) or
  * none; index (cells entries, -1 = empty) has no empty cell before a

@@ -32,6 +32,7 @@
 #include "io/publish.h"
 #include "io/ply.h"
 #include "io/scene.h"
+#include "io/sog_write.h"
 #include "pipeline/fit_plan.h"
 #include "pipeline/output_name.h"
 #include "pipeline/probe_cache.h"
@@ -204,9 +205,14 @@ static int plan_job(cuplas_jobs *jobs, cuplas_job *j, const cuplas_config *cfg,
     rc = cuplas_job_plan_grid(j, cfg, &g, err);
     if (rc == 0 && !j->err.code)
         check_memory(jobs, j, cfg, g.elem_size);
-    /* a padded grid's empty cells land among the splats: refused before
-       the read, not after the sort (the step would refuse the holes) */
-    if (rc == 0 && !j->err.code && cfg->sog.enabled && j->nrows > 0 && !j->crop) {
+    /* what the sog step would refuse, refused before the read, not after
+       the sort: properties or SH bands the format lacks, and a padded
+       grid, whose empty cells land among the splats */
+    if (rc == 0 && !j->err.code && cfg->sog.enabled &&
+        cuplas_sog_check_names((const char *const *)g.names, (int)g.C, cfg->sog.sh, NULL,
+                               NULL, &j->err) != 0) {
+        cuplas_error_where(&j->err, "%s:%s: sog", j->file, j->dataset);
+    } else if (rc == 0 && !j->err.code && cfg->sog.enabled && j->nrows > 0 && !j->crop) {
         cuplas_error_set(&j->err, CUPLAS_ERR_INPUT, "sog: a %lld x %lld grid for %lld splats "
                          "(grid.fit: pad) has empty cells among them, and PlayCanvas SOG has "
                          "no holes: use grid.fit: crop, as configs/playcanvas.yaml does",
