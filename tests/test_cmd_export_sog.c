@@ -512,7 +512,14 @@ static void test_run_step(void **state)
     assert_non_null(text = tu_slurp(f, "err.txt", NULL));
     assert_non_null(strstr(text, "1 done, 0 skipped"));
     free(text);
-    assert_int_equal(tu_sh(f, RUN, CUPLAS_SRCDIR, "--set sog.sh=false"), 0);
+    /* a killed run's temporary SOG folder (a dead writer) goes at the next run's start */
+    assert_int_equal(tu_sh(f, "mkdir rq/.q.vertex.sog.tmp.999999999.AbC123 && touch "
+                              "rq/.q.vertex.sog.tmp.999999999.AbC123/means_l.webp"), 0);
+    assert_int_equal(tu_sh(f, RUN, CUPLAS_SRCDIR, "--set sog.sh=false --log-format text"), 0);
+    assert_non_null(text = tu_slurp(f, "err.txt", NULL));
+    assert_non_null(strstr(text, "removed stale temp file rq/.q.vertex.sog.tmp.999999999.AbC123"));
+    free(text);
+    assert_int_equal(tu_sh(f, "test ! -e rq/.q.vertex.sog.tmp.999999999.AbC123"), 0);
     assert_int_equal(tu_sh(f, "ls rq/q.vertex.sog | wc -l | grep -qx 6 && ! grep -q shN "
                               "rq/q.vertex.sog/meta.json"), 0);
 

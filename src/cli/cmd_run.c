@@ -165,17 +165,23 @@ fail:
     return rc;
 }
 
-/* Outputs of this shard and its manifest: where stale temp files can be. */
+/* Outputs of this shard (results, sorted PLYs, previews, SOG folders) and
+ * its manifest: where stale temp files can be. */
 static void clean_stale(const cuplas_jobs *mine, const char *manifest, time_t since,
                         cuplas_log *lg)
 {
-    const char **paths = calloc((size_t)mine->n + 1, sizeof *paths);
+    const char **paths = calloc((size_t)mine->n * 4 + 1, sizeof *paths);
+    int n = 0;
     if (!paths)
         return;   /* only housekeeping: the run itself does not need it */
-    for (int i = 0; i < mine->n; i++)
-        paths[i] = mine->v[i].output;
-    paths[mine->n] = manifest;
-    cuplas_stale_clean(paths, mine->n + 1, since, lg);
+    for (int i = 0; i < mine->n; i++) {
+        paths[n++] = mine->v[i].output;
+        paths[n++] = mine->v[i].ply_out;
+        paths[n++] = mine->v[i].preview_out;
+        paths[n++] = mine->v[i].sog_out;
+    }
+    paths[n++] = manifest;
+    cuplas_stale_clean(paths, n, since, lg);
     free(paths);
 }
 

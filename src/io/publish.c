@@ -109,6 +109,28 @@ char *cuplas_tmp_create(const char *out_path, cuplas_error *err)
     return tmp;
 }
 
+char *cuplas_tmp_dir_create(const char *out_path, cuplas_error *err)
+{
+    long pid = (long)getpid();
+    size_t n = tmp_name(NULL, 0, out_path, pid) + 1;
+    char *tmp = malloc(n);
+
+    if (!tmp) {
+        cuplas_error_set(err, CUPLAS_ERR_NOMEM, "out of memory");
+        return NULL;
+    }
+    tmp_name(tmp, n, out_path, pid);
+    if (!mkdtemp(tmp)) {
+        cuplas_error_set(err, CUPLAS_ERR_OUTPUT, "cannot create a temporary folder next to %s: "
+                         "%s", out_path, strerror(errno));
+        free(tmp);
+        return NULL;
+    }
+    /* mkdtemp makes 0700; a published folder gets mkdir's mode */
+    chmod(tmp, 0777 & ~process_umask());
+    return tmp;
+}
+
 int cuplas_tmp_name_check(const char *out_path, cuplas_error *err)
 {
     /* what the temp name adds to the path, and so to the file's name */

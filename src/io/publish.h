@@ -24,6 +24,10 @@ extern "C" {
  * a new file. Shared with `gen` and the manifest. */
 char *cuplas_tmp_create(const char *out_path, cuplas_error *err);
 
+/* The same for a folder (run's SOG folder): an empty ".<name>.tmp.<pid>.
+ * XXXXXX" folder next to out_path, so that stale.h finds it after a kill. */
+char *cuplas_tmp_dir_create(const char *out_path, cuplas_error *err);
+
 /* Whether out_path and its temp name fit the system's limits: every
  * component, and the temp name's, at most NAME_MAX bytes, the temp path
  * under PATH_MAX. 0, or CUPLAS_ERR_OUTPUT saying which is too long (the

@@ -17,6 +17,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "util/fsutil.h"
+
 typedef struct out_name {
     char *dir;    /* "." for a bare name */
     char *base;
@@ -85,12 +87,13 @@ static int clean_dir(const out_name *names, int lo, int hi, time_t since, cuplas
         if (!ours)
             continue;
         snprintf(path, sizeof path, "%s/%s", names[lo].dir, de->d_name);
-        if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode))
+        /* a file, or a folder (run's SOG folder, cuplas_tmp_dir_create) */
+        if (lstat(path, &st) != 0 || !(S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)))
             continue;
         int dead = pid != (long)getpid() && !alive(pid);
         if (!dead && st.st_mtime >= since)
             continue;
-        if (unlink(path) != 0)
+        if (S_ISDIR(st.st_mode) ? cuplas_rm_tree(path) != 0 : unlink(path) != 0)
             continue;
         removed++;
         snprintf(text, sizeof text, "cuplas: removed stale temp file %s (%s)", path,

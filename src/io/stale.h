@@ -2,7 +2,8 @@
  * stale.h - remove temporary files that an earlier, dead cuplas left.
  *
  * Outputs are written as ".<name>.tmp.<pid>.XXXXXX" next to <name> and
- * renamed when complete (publish.h). A process killed with SIGKILL, by the OOM
+ * renamed when complete (publish.h); so are run's SOG folders, which go
+ * whole. A process killed with SIGKILL, by the OOM
  * killer or by a node failure cannot remove its own; the next run of the
  * same shard does, at start, before any job runs.
  */

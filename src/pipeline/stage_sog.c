@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "io/dtype.h"
+#include "io/publish.h"
 #include "io/sog_write.h"
 #include "util/clock.h"
 #include "util/fsutil.h"
@@ -81,14 +82,12 @@ static int sync_files(const char *dir, cuplas_error *e)
     return rc;
 }
 
-/* Into dir (made here, empty): the SOG files; a CUDA failure of the
- * palette moves it to the CPU, with a warning. */
+/* Into dir (empty): the SOG files; a CUDA failure of the palette moves it
+ * to the CPU, with a warning. */
 static int write_dir(job_ctx *j, const double *grid, int n, const char *const *sub,
                      cuplas_sog_opts *o, const char *dir, cuplas_sog_plan *p, cuplas_error *e)
 {
-    int rc = cuplas_mkdir_p(dir, e);
-    if (rc == 0)
-        rc = cuplas_sog_write(grid, j->g.H, j->g.W, n, sub, o, dir, p, e);
+    int rc = cuplas_sog_write(grid, j->g.H, j->g.W, n, sub, o, dir, p, e);
     if (rc == CUPLAS_ERR_CUDA && o->device >= 0) {
         char text[CUPLAS_JOB_LINE_LEN];
         snprintf(text, sizeof text, "cuplas: warning: %s:%s: sog: the SH palette moves to the "
@@ -143,9 +142,11 @@ int cuplas_stage_sog(job_ctx *j, cuplas_error *e)
     o.pool = j->r->pool;   /* NULL on the CPU backend: its OpenMP team */
     /* more than one thread: each WebP encode takes libwebp's second too */
     o.co.threads = o.pool ? cuplas_pool_threads(o.pool) + 1 : cuplas_max_threads();
-    if (!(j->sog_tmp = cuplas_dir_tmp_name(j->job->sog_out)))
-        CUPLAS_FAIL(e, CUPLAS_ERR_NOMEM, "out of memory");
-    cuplas_rm_tree(j->sog_tmp);   /* a leftover of a killed run */
+    /* hidden and unique: a killed run's is found by the next (io/stale.h) */
+    if (!(j->sog_tmp = cuplas_tmp_dir_create(j->job->sog_out, e))) {
+        rc = (int)e->code;
+        goto fail;
+    }
     CUPLAS_TRY(write_dir(j, grid, n, sub, &o, j->sog_tmp, &p, e));
     if (cfg->output.fsync)
         CUPLAS_TRY(sync_files(j->sog_tmp, e));
