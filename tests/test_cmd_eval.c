@@ -382,6 +382,13 @@ static void resume_eval_keys(fixture *f, const char *run)
     eval_rerun(f, run, "--set eval.images=true", skip);
     assert_int_equal(tu_sh(f, "rm -r out/in.grid.eval"), 0);
     eval_rerun(f, run, "--set eval.images=true", redo);
+    /* a killed run's temporary images folder (a dead writer) goes at the
+       next run's start */
+    assert_int_equal(tu_sh(f, "mkdir -p out/.in.grid.eval.tmp.999999999.Zz0000/sorted && %s "
+                              "--set sort.seed=2 --set eval.enabled=true --set eval.images=true "
+                              "2>&1 | grep -q 'removed stale temp file "
+                              "out/.in.grid.eval.tmp.999999999.Zz0000' && test ! -e "
+                              "out/.in.grid.eval.tmp.999999999.Zz0000", run), 0);
 }
 
 /* output.preview and eval.enabled on a rerun: a complete result without

@@ -23,6 +23,7 @@
 #include "util/log.h"
 #include "pipeline/gpu_warm.h"
 #include "pipeline/manifest.h"
+#include "pipeline/output_name.h"
 #include "util/clock.h"
 #include "pipeline/runner.h"
 #include "pipeline/shard.h"
@@ -165,23 +166,32 @@ fail:
     return rc;
 }
 
-/* Outputs of this shard (results, sorted PLYs, previews, SOG folders) and
- * its manifest: where stale temp files can be. */
-static void clean_stale(const cuplas_jobs *mine, const char *manifest, time_t since,
-                        cuplas_log *lg)
+/* Outputs of this shard (results, sorted PLYs, previews, SOG folders, eval
+ * images folders) and its manifest: where stale temp files can be. */
+static void clean_stale(const cuplas_jobs *mine, const char *manifest, int eval_images,
+                        time_t since, cuplas_log *lg)
 {
-    const char **paths = calloc((size_t)mine->n * 4 + 1, sizeof *paths);
+    const char **paths = calloc((size_t)mine->n * 5 + 1, sizeof *paths);
+    char **images = calloc((size_t)mine->n + 1, sizeof *images);
     int n = 0;
-    if (!paths)
+    if (!paths || !images) {
+        free(paths);
+        free(images);
         return;   /* only housekeeping: the run itself does not need it */
+    }
     for (int i = 0; i < mine->n; i++) {
         paths[n++] = mine->v[i].output;
         paths[n++] = mine->v[i].ply_out;
         paths[n++] = mine->v[i].preview_out;
         paths[n++] = mine->v[i].sog_out;
+        if (eval_images && mine->v[i].output)
+            paths[n++] = images[i] = cuplas_output_beside(mine->v[i].output, ".eval");
     }
     paths[n++] = manifest;
     cuplas_stale_clean(paths, n, since, lg);
+    for (int i = 0; i < mine->n; i++)
+        free(images[i]);
+    free(images);
     free(paths);
 }
 
@@ -365,7 +375,8 @@ static int cmd_run(int argc, char **argv)
         rc = CUPLAS_EXIT_FATAL;
         goto done;
     }
-    clean_stale(&mine, man_path, (time_t)man.start_unix, &lg);
+    clean_stale(&mine, man_path, cfg.eval.enabled && cfg.eval.images, (time_t)man.start_unix,
+                &lg);
     if (mark_started(&man, &mine, man_path, &err) != 0) {
         cite_output_dir(&err, &cfg);
         report(&lg, &err);

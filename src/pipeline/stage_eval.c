@@ -130,17 +130,19 @@ void cuplas_stage_eval(job_ctx *j)
         cuplas_eval_opts o;
         cuplas_eval_result *er = malloc(sizeof *er);
         eval_options(j, names, C, &o);
+        cuplas_error_clear(&e);
         if (cfg->eval.images && er) {
+            /* hidden and unique: a killed run's goes at the next run's
+               start (io/stale.h) */
             char *dir = cuplas_output_beside(j->job->output, ".eval");
-            j->images_tmp = dir ? cuplas_dir_tmp_name(dir) : NULL;
+            j->images_tmp = dir ? cuplas_tmp_dir_create(dir, &e) : NULL;
             free(dir);
-            if (j->images_tmp)
-                cuplas_rm_tree(j->images_tmp);   /* a leftover of a killed run */
             o.images_dir = j->images_tmp;
         }
         if (!er || (cfg->eval.images && !j->images_tmp)) {
-            cuplas_error_set(&e, CUPLAS_ERR_NOMEM, "out of memory");
-            eval_warn(j, "eval", &e);
+            if (!e.code)
+                cuplas_error_set(&e, CUPLAS_ERR_NOMEM, "out of memory");
+            eval_warn(j, "eval.images", &e);
             free(er);
         } else if (evaluate(j, items, N, C, names, map, &o, er, &e) != 0) {
             eval_warn(j, "eval", &e);
