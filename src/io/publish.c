@@ -84,17 +84,25 @@ static size_t tmp_name(char *buf, size_t n, const char *out_path, long pid)
  * any process is at most this pid's length. */
 #define LONGEST_PID 4194304L
 
-char *cuplas_tmp_create(const char *out_path, cuplas_error *err)
+/* The temp name's template, ".<name>.tmp.<pid>.XXXXXX" (malloc'd). */
+static char *tmp_template(const char *out_path, cuplas_error *err)
 {
     long pid = (long)getpid();
     size_t n = tmp_name(NULL, 0, out_path, pid) + 1;
     char *tmp = malloc(n);
 
-    if (!tmp) {
+    if (!tmp)
         cuplas_error_set(err, CUPLAS_ERR_NOMEM, "out of memory");
+    else
+        tmp_name(tmp, n, out_path, pid);
+    return tmp;
+}
+
+char *cuplas_tmp_create(const char *out_path, cuplas_error *err)
+{
+    char *tmp = tmp_template(out_path, err);
+    if (!tmp)
         return NULL;
-    }
-    tmp_name(tmp, n, out_path, pid);
     int fd = mkstemp(tmp);
     if (fd < 0) {
         cuplas_error_set(err, CUPLAS_ERR_OUTPUT, "cannot create a temporary file next to %s: %s",
@@ -111,15 +119,9 @@ char *cuplas_tmp_create(const char *out_path, cuplas_error *err)
 
 char *cuplas_tmp_dir_create(const char *out_path, cuplas_error *err)
 {
-    long pid = (long)getpid();
-    size_t n = tmp_name(NULL, 0, out_path, pid) + 1;
-    char *tmp = malloc(n);
-
-    if (!tmp) {
-        cuplas_error_set(err, CUPLAS_ERR_NOMEM, "out of memory");
+    char *tmp = tmp_template(out_path, err);
+    if (!tmp)
         return NULL;
-    }
-    tmp_name(tmp, n, out_path, pid);
     if (!mkdtemp(tmp)) {
         cuplas_error_set(err, CUPLAS_ERR_OUTPUT, "cannot create a temporary folder next to %s: "
                          "%s", out_path, strerror(errno));
