@@ -491,6 +491,8 @@ static void test_run_step(void **state)
     assert_int_equal(tu_sh(f, RUN, CUPLAS_SRCDIR, "--set sog.sh_iterations=3"), 0);
     assert_int_equal(tu_sh(f, "ls rq/q.vertex.sog | wc -l | grep -qx 8 && ! ls -a rq | grep -q "
                               "tmp"), 0);
+    assert_int_equal(tu_sh(f, "grep -q \"\\\"sog_bytes\\\": $(cat rq/q.vertex.sog/* | wc -c)\" "
+                              "rq/cuplas-manifest.json"), 0);   /* a done job's */
     assert_int_equal(tu_sh(f, "\"$B\" export-sog rq/q.vertex.h5 ex --sh-palette 8 "
                               "--sh-iterations 3 --webp-method 2 --backend cpu && diff -r ex "
                               "rq/q.vertex.sog"), 0);
@@ -502,6 +504,13 @@ static void test_run_step(void **state)
     assert_non_null(text = tu_slurp(f, "err.txt", NULL));
     assert_non_null(strstr(text, "0 done, 1 skipped"));
     free(text);
+    /* the folder's bytes in the manifest (a skipped job's read back from
+       the result), and in report's JSON and HTML */
+    assert_int_equal(tu_sh(f, "n=$(cat rq/q.vertex.sog/* | wc -c) && grep -q \"\\\"sog_bytes\\\": "
+                              "$n\" rq/cuplas-manifest.json && \"$B\" report rq --json r.json --html r.html --csv "
+                              "r.csv && grep -q \"\\\"sog_bytes\\\": $n\" r.json && grep -q "
+                              "\"<td>$n</td>\" r.html && head -1 r.csv | grep -q ',dtype,sog_bytes,' "
+                              "&& grep -q \",$n,\" r.csv"), 0);
     assert_int_equal(tu_sh(f, "rm rq/q.vertex.sog/quats.webp && " RUN, CUPLAS_SRCDIR,
                            "--set sog.sh_iterations=3"), 0);
     assert_non_null(text = tu_slurp(f, "err.txt", NULL));

@@ -216,7 +216,7 @@ static void write_csv(FILE *f, const cuplas_merged *mg)
     char sh[32], shape[96];
 
     fputs("input,dataset,output,status,error,and_before,and_after,read_s,prep_s,sort_s,"
-          "write_s,total_s,backend,device,shape,dtype,shard,host\n", f);
+          "write_s,total_s,backend,device,shape,dtype,sog_bytes,shard,host\n", f);
     for (int i = 0; i < mg->n; i++) {
         const cuplas_manifest_entry *e = mg->v[i].e;
         csv_field(f, e->input, 0);
@@ -240,6 +240,7 @@ static void write_csv(FILE *f, const cuplas_merged *mg)
             shape[0] = '\0';
         csv_field(f, shape, 0);
         csv_field(f, e->dtype, 0);
+        fprintf(f, "%lld,", (long long)e->sog_bytes);
         csv_field(f, shard_text(&mg->v[i].from->shard, sh, sizeof sh), 0);
         csv_field(f, mg->v[i].from->host, 1);
     }
@@ -332,6 +333,7 @@ static void write_json(FILE *f, const char *dir, const cuplas_merged *mg, int nb
         char *png = cuplas_manifest_preview_path(mg->v[i].from, e);
         fputs(", \"preview\": ", f), cuplas_json_write_str(f, png ? png : e->preview);
         free(png);
+        fprintf(f, ", \"sog_bytes\": %lld", (long long)e->sog_bytes);
         fputs(", \"eval\": ", f);
         if (e->eval)
             cuplas_eval_result_json(f, e->eval);

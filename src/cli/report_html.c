@@ -204,7 +204,7 @@ void cuplas_report_html(FILE *f, const char *dir, const cuplas_merged *mg, int n
     fputs("<h2>Datasets</h2>\n<table><tr><th class=\"l\">input</th><th class=\"l\">dataset"
           "</th><th class=\"l\">status</th><th>shape</th><th>AND before</th><th>AND after"
           "</th><th>sort s</th><th>PNG sorted/input</th><th>PNG sorted/morton</th>"
-          "<th>WebP sorted/input</th><th>WebP sorted/morton</th></tr>\n", f);
+          "<th>WebP sorted/input</th><th>WebP sorted/morton</th><th>SOG bytes</th></tr>\n", f);
     for (int i = 0; i < mg->n; i++) {
         const cuplas_manifest_entry *e = mg->v[i].e;
         fputs("<tr><td class=\"l\">", f);
@@ -234,9 +234,12 @@ void cuplas_report_html(FILE *f, const char *dir, const cuplas_merged *mg, int n
                 num(f, "%.4f", q);
                 fputs("</td>", f);
             }
-        fputs("</tr>\n", f);
+        if (e->sog_bytes > 0)   /* run's sog step: the PlayCanvas SOG folder */
+            fprintf(f, "<td>%lld</td></tr>\n", (long long)e->sog_bytes);
+        else
+            fputs("<td></td></tr>\n", f);
         if (e->error) {
-            fputs("<tr><td class=\"l failed\" colspan=\"11\">", f);
+            fputs("<tr><td class=\"l failed\" colspan=\"12\">", f);
             esc(f, e->error);
             fputs("</td></tr>\n", f);
         }

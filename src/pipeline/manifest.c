@@ -109,11 +109,16 @@ fail:
     return rc;
 }
 
-/* A skipped job's output: its eval attribute and its preview, if any (one
- * at least as new as the result: an older one is an earlier run's). */
+/* A skipped job's output: its eval attribute, its preview, if any (one
+ * at least as new as the result: an older one is an earlier run's), and
+ * its SOG folder's bytes where this run asked for one (the rerun checked
+ * it against the `sog` attribute). */
 static int skipped_extras(const cuplas_job *j, cuplas_manifest_entry *e, cuplas_error *err)
 {
     char *js = cuplas_h5_output_str(j->output, j->dataset, "eval");
+    char *sog = j->sog_out ? cuplas_h5_output_str(j->output, j->dataset, "sog") : NULL;
+    const char *at = sog ? strstr(sog, "\"bytes\": ") : NULL;
+    long long bytes = 0;
     char *png = cuplas_output_beside(j->output, ".png");
     cuplas_json *doc = NULL;
     cuplas_error perr;
@@ -130,9 +135,12 @@ static int skipped_extras(const cuplas_job *j, cuplas_manifest_entry *e, cuplas_
     }
     if (cuplas_file_as_new(png, j->output))
         e->preview = png, png = NULL;
+    if (at && sscanf(at + 9, "%lld", &bytes) == 1 && bytes > 0)
+        e->sog_bytes = bytes;
 fail:
     cuplas_json_free(doc);
     free(js);
+    free(sog);
     free(png);
     return rc;
 }
@@ -176,6 +184,8 @@ int cuplas_manifest_add_results(cuplas_manifest *m, const cuplas_jobs *jobs,
         e->sort_s = r->sort_s;
         e->write_s = r->write_s;
         e->total_s = r->total_s;
+        if (r->state == CUPLAS_JOB_DONE)
+            e->sog_bytes = r->sog_bytes;
         if (!j->err.code) {
             e->shape[0] = j->H;
             e->shape[1] = j->W;
@@ -298,9 +308,11 @@ static void print_entry(FILE *f, const cuplas_manifest_entry *e)
     else
         fputs("null", f);
     key(f, "dtype", 0), cuplas_json_write_str(f, e->dtype[0] ? e->dtype : NULL);
-    /* only where run's eval step or output.preview made them */
+    /* only where run's eval step, output.preview or sog.enabled made them */
     if (e->preview)
         key(f, "preview", 0), cuplas_json_write_str(f, e->preview);
+    if (e->sog_bytes > 0)
+        key(f, "sog_bytes", 0), fprintf(f, "%lld", (long long)e->sog_bytes);
     if (e->eval) {
         fputs(",\n     ", f);
         key(f, "eval", 1), cuplas_eval_result_json(f, e->eval);

@@ -42,6 +42,7 @@ typedef struct cuplas_manifest_entry {
     int64_t shape[3];         /* H, W, C; all 0 = unknown                     */
     char dtype[16];
     cuplas_eval_result *eval; /* run's eval step ("eval"), or NULL            */
+    int64_t sog_bytes;        /* run's sog step: the SOG folder's bytes; 0 none */
     char *preview;            /* the preview PNG (output.preview), or NULL:
                                  relative to the manifest's folder (or
                                  absolute) where preview_rel, else (0.7.1

@@ -76,6 +76,7 @@ static int read_entry(const cuplas_json *o, cuplas_manifest_entry *e)
     e->sort_s = cuplas_json_get_num(o, "sort_s", 0);
     e->write_s = cuplas_json_get_num(o, "write_s", 0);
     e->total_s = cuplas_json_get_num(o, "total_s", 0);
+    e->sog_bytes = cuplas_json_get_int(o, "sog_bytes", 0, CUPLAS_JSON_INT_MAX, 0);
     if (shape && shape->type == CUPLAS_JSON_ARRAY && shape->n == 3)
         for (int k = 0; k < 3; k++)
             e->shape[k] = cuplas_json_int(&shape->items[k], 0, CUPLAS_JSON_INT_MAX, 0);
