@@ -14,9 +14,9 @@
 #define _GNU_SOURCE /* realpath, strdup */
 #include "pipeline/jobs.h"
 
+#include <dirent.h>
 #include <fnmatch.h>
 #include <glob.h>
-#include <dirent.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
