@@ -1,7 +1,8 @@
 /*
  * job_ctx.h - one job on its way through the stages, as stages.c,
- * stage_sort.c, stage_eval.c, stage_write.c and stage_write_stream.c share
- * it. Private to src/pipeline/: stages.h is the API.
+ * stage_sort.c, stage_eval.c, stage_sog.c, stage_write.c and
+ * stage_write_stream.c share it. Private to src/pipeline/: stages.h is the
+ * API.
  */
 #ifndef CUPLAS_JOB_CTX_H
 #define CUPLAS_JOB_CTX_H

@@ -1,7 +1,7 @@
 /*
  * stages.c - a job's stages in order (stages.h): read and prep here, sort
- * in stage_sort.c, eval in stage_eval.c, write in stage_write.c (and
- * stage_write_stream.c for a large compressed result).
+ * in stage_sort.c, eval in stage_eval.c, sog in stage_sog.c, write in
+ * stage_write.c (and stage_write_stream.c for a large compressed result).
  *
  *   read   HDF5 thread: pin the input, resume check, open + locate chunks
  *          lane: pread + inflate the chunks, output folder
@@ -9,9 +9,11 @@
  *   sort   lane (+GPU): admission, sort, CPU fallback
  *   eval   lane, only with eval.enabled / output.preview: measure and
  *          draw the result (eval/), warnings only
+ *   sog    lane, only with sog.enabled: the PlayCanvas SOG folder under a
+ *          temporary name (io/sog_write.c); a failure fails the job
  *   write  lane: AND after, encode chunks, temp file
  *          HDF5 thread: the output's HDF5 part (small files in memory)
- *          lane: raw data, fsync, rename
+ *          lane: raw data, fsync, rename (the PLY and SOG folder first)
  *
  * Design facts: the HDF5 library is not thread-safe, so every call that
  * touches it runs on the one HDF5 thread (h5_thread.c) and does as little
