@@ -188,35 +188,36 @@ void cuplas_cli_palette_init(cuplas_cli_palette *p)
     p->iterations = CUPLAS_PALETTE_ITERATIONS;
 }
 
-int cuplas_cli_palette_option(const char *cmd, int c, const char *arg, cuplas_cli_palette *p)
+int cuplas_cli_palette_option(const char *cmd, int c, const char *arg, char **argv,
+                              cuplas_cli_palette *p)
 {
     long long v;
     switch (c) {
     case CUPLAS_OPT_SH_PALETTE:
         if (cuplas_cli_int(arg, 1, CUPLAS_PALETTE_MAX_K, &v) != 0)
             return cuplas_cli_usage(cmd, "--sh-palette wants an integer in [1, %d], got '%s'",
-                                    CUPLAS_PALETTE_MAX_K, arg), -1;
+                                    CUPLAS_PALETTE_MAX_K, arg);
         p->K = (int)v;
-        return 1;
+        return 0;
     case CUPLAS_OPT_SH_ITER:
         if (cuplas_cli_int(arg, 0, 1000, &v) != 0)
             return cuplas_cli_usage(cmd, "--sh-iterations wants an integer in [0, 1000], got "
-                                    "'%s'", arg), -1;
+                                    "'%s'", arg);
         p->iterations = (int)v;
-        return 1;
+        return 0;
     case CUPLAS_OPT_BACKEND:
         if (strcmp(arg, "auto") && strcmp(arg, "cpu") && strcmp(arg, "gpu"))
-            return cuplas_cli_usage(cmd, "--backend wants auto, cpu or gpu, got '%s'", arg), -1;
+            return cuplas_cli_usage(cmd, "--backend wants auto, cpu or gpu, got '%s'", arg);
         p->backend = !strcmp(arg, "cpu") ? 1 : !strcmp(arg, "gpu") ? 2 : 0;
-        return 1;
+        return 0;
     case CUPLAS_OPT_GPU:
         if (cuplas_cli_int(arg, 0, 1023, &v) != 0)
-            return cuplas_cli_usage(cmd, "--gpu wants a device number, got '%s'", arg), -1;
+            return cuplas_cli_usage(cmd, "--gpu wants a device number, got '%s'", arg);
         p->gpu = (int)v;
         p->backend = 2;
-        return 1;
-    default:
         return 0;
+    default:
+        return cuplas_cli_bad_option(cmd, c, argv);
     }
 }
 

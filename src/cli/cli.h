@@ -122,10 +122,11 @@ typedef struct cuplas_cli_palette {
 } cuplas_cli_palette;
 
 void cuplas_cli_palette_init(cuplas_cli_palette *p);
-/* Option c (getopt's value) with its argument: 1 when it is one of the
- * palette's and was taken, 0 when it is not one of them, or -1 after
- * printing a usage error for cmd (exit CUPLAS_EXIT_USAGE). */
-int cuplas_cli_palette_option(const char *cmd, int c, const char *arg, cuplas_cli_palette *p);
+/* An option c (getopt's value) that cmd's own switch did not take: 0 when
+ * it is one of the palette's and was taken; else the exit code of the
+ * usage error printed (a bad value, or an option cmd does not know). */
+int cuplas_cli_palette_option(const char *cmd, int c, const char *arg, char **argv,
+                              cuplas_cli_palette *p);
 /* The k-means device: -1 for the CPU (--backend cpu, or auto with no
  * GPU; a CPU choice never starts the CUDA driver), else the --gpu
  * device. CUPLAS_ERR_NODEVICE when that device is not there. */

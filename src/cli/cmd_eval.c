@@ -269,12 +269,10 @@ static int cmd_eval(int argc, char **argv)
                 return cuplas_cli_usage("eval", "--seed wants an integer >= 0, got '%s'", optarg);
             o.seed = (uint64_t)v;
             break;
-        default: {
-            int took = cuplas_cli_palette_option("eval", c, optarg, &pal);
-            if (took < 0)
-                return CUPLAS_EXIT_USAGE;
-            if (!took)
-                return cuplas_cli_bad_option("eval", c, argv);
+        default: {   /* the SH palette's options, or an unknown one */
+            int bad = cuplas_cli_palette_option("eval", c, optarg, argv, &pal);
+            if (bad)
+                return bad;
         }
         }
     }

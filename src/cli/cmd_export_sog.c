@@ -112,12 +112,10 @@ static int cmd_export_sog(int argc, char **argv)
                                         "got '%s'", optarg);
             o.so.co.webp_method = (int)v;
             break;
-        default: {
-            int took = cuplas_cli_palette_option("export-sog", c, optarg, &o.pal);
-            if (took < 0)
-                return CUPLAS_EXIT_USAGE;
-            if (!took)
-                return cuplas_cli_bad_option("export-sog", c, argv);
+        default: {   /* the SH palette's options, or an unknown one */
+            int bad = cuplas_cli_palette_option("export-sog", c, optarg, argv, &o.pal);
+            if (bad)
+                return bad;
         }
         }
     }
@@ -130,18 +128,13 @@ static int cmd_export_sog(int argc, char **argv)
         CUPLAS_FAIL(&err, CUPLAS_ERR_NOMEM, "out of memory");
     cuplas_h5_quiet();
     /* only the format's channels are read (sog_write.h) */
-    if (cuplas_h5_result_read(file, group, &r, &err) == 0)
-        rc = cuplas_sog_check((const char *const *)r.names, (int)r.sorted.C, r.index,
-                              r.sorted.H * r.sorted.W, !o.no_sh, &plan, &err);
-    else
-        rc = (int)err.code;
-    if (rc == 0) {
+    if ((rc = cuplas_h5_result_read(file, group, &r, &err)) == 0) {
         const int C = (int)r.sorted.C;
         const int64_t cells = r.sorted.H * r.sorted.W;
         if (!(use = malloc((size_t)C * sizeof *use)) || !(sub = malloc((size_t)C * sizeof *sub)))
             CUPLAS_FAIL(&err, CUPLAS_ERR_NOMEM, "out of memory");
-        n = cuplas_sog_channels((const char *const *)r.names, C, !o.no_sh, use, sub);
-        rc = cuplas_sog_check(sub, n, r.index, cells, !o.no_sh, &plan, &err);   /* col in sub */
+        rc = cuplas_sog_prepare((const char *const *)r.names, C, r.index, cells, !o.no_sh, use,
+                                sub, &n, &plan, &err);
         if (rc == 0 && !(grid = malloc((size_t)cells * (size_t)n * sizeof *grid)))
             CUPLAS_FAIL(&err, CUPLAS_ERR_NOMEM, "out of memory for a %lldx%lldx%d result",
                         (long long)r.sorted.H, (long long)r.sorted.W, n);

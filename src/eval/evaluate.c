@@ -277,10 +277,12 @@ fail:
 
 /* The playcanvas scheme's SH images of one order's grid, appended to its
  * images: the palette an export of this order gets (entries numbered along
- * its cells), so each order pays for its own labels as a file would. */
+ * its cells), so each order pays for its own labels as a file would.
+ * *K: the palette's entries. */
 static int add_sh_images(const double *grid, int64_t H, int64_t W, int C, const int *col,
                          const uint8_t *empty, const cuplas_sog_sh *bands,
-                         const cuplas_eval_opts *o, cuplas_eval_images *imgs, cuplas_error *err)
+                         const cuplas_eval_opts *o, cuplas_eval_images *imgs, int *K,
+                         cuplas_error *err)
 {
     cuplas_sog_sh sh = *bands;
     cuplas_eval_image *more;
@@ -288,6 +290,7 @@ static int add_sh_images(const double *grid, int64_t H, int64_t W, int C, const 
 
     CUPLAS_TRY(cuplas_sog_sh_encode(grid, H, W, C, col, empty, o->sh_palette, o->sh_iterations,
                                     o->sh_device, &sh, err));
+    *K = sh.K;
     if (!(more = realloc(imgs->img, (size_t)(imgs->n + 2) * sizeof *more)))
         CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
     imgs->img = more;
@@ -340,9 +343,6 @@ int cuplas_evaluate(const double *items, int64_t N, int C, const char *const *na
         /* SH bands the format cannot hold are refused before any work */
         CUPLAS_TRY(cuplas_sog_sh_bands(names, C, &bands, col, err));
         res->sh_palette = o->sh_palette, res->sh_iterations = o->sh_iterations;
-        res->sh_count = !bands.bands ? 0
-                        : o->sh_palette > 0 ? (int)(o->sh_palette < N ? o->sh_palette : N)
-                                            : cuplas_palette_sog_size(N);
     }
     for (int k = 1; k < CUPLAS_ORDER_COUNT; k++)
         if (cuplas_eval_measured(res, k) &&
@@ -380,7 +380,8 @@ int cuplas_evaluate(const double *items, int64_t N, int C, const char *const *na
             cuplas_eval_gather(items, C, maps[k], cells, grid, empty);
         CUPLAS_TRY(cuplas_scheme_encode(o->scheme, grid, H, W, C, names, e, &imgs[k], err));
         if (bands.bands)
-            CUPLAS_TRY(add_sh_images(grid, H, W, C, col, e, &bands, o, &imgs[k], err));
+            CUPLAS_TRY(add_sh_images(grid, H, W, C, col, e, &bands, o, &imgs[k],
+                                     &res->sh_count, err));
         if (o->images_dir) {
             if (asprintf(&dirs[k], "%s/%s", o->images_dir, cuplas_order_name((cuplas_order_kind)k)) < 0) {
                 dirs[k] = NULL;

@@ -92,6 +92,17 @@ int cuplas_sog_channels(const char *const *names, int C, int sh, int *use, const
     return n;
 }
 
+int cuplas_sog_prepare(const char *const *names, int C, const int64_t *index, int64_t cells,
+                       int sh, int *use, const char **sub, int *n, cuplas_sog_plan *p,
+                       cuplas_error *err)
+{
+    *n = 0;
+    if (!names)
+        return cuplas_sog_check(NULL, C, index, cells, sh, p, err);
+    *n = cuplas_sog_channels(names, C, sh, use, sub);
+    return cuplas_sog_check(sub, *n, index, cells, sh, p, err);
+}
+
 static const cuplas_eval_image *image(const cuplas_eval_images *imgs, const char *name)
 {
     for (int i = 0; i < imgs->n; i++)

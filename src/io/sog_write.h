@@ -62,6 +62,13 @@ int cuplas_sog_check_names(const char *const *names, int C, int sh, cuplas_sog_s
 int cuplas_sog_check(const char *const *names, int C, const int64_t *index, int64_t cells,
                      int sh, cuplas_sog_plan *p, cuplas_error *err);
 
+/* cuplas_sog_channels, then cuplas_sog_check on them (p->col indexes
+ * sub): what export-sog and run's step read and write. *n: the channels;
+ * names NULL is refused, as cuplas_sog_check refuses it. */
+int cuplas_sog_prepare(const char *const *names, int C, const int64_t *index, int64_t cells,
+                       int sh, int *use, const char **sub, int *n, cuplas_sog_plan *p,
+                       cuplas_error *err);
+
 /* Write the grid (H x W cells x C doubles, cell order; names as checked)
  * into dir, an existing empty folder, after cuplas_sog_check. The files'
  * bytes do not depend on the threads or on o->device. Free p with

@@ -14,7 +14,6 @@
 #define _GNU_SOURCE /* realpath, strdup */
 #include "pipeline/jobs.h"
 
-#include <dirent.h>
 #include <fnmatch.h>
 #include <glob.h>
 #include <inttypes.h>
@@ -558,26 +557,18 @@ void cuplas_job_sog_keys(const cuplas_config *cfg, char *buf, size_t size)
              cfg->sog.sh_iterations, cfg->sog.webp_method);
 }
 
-/* The regular files directly in dir, their sizes summed; -1 when dir
- * cannot be read. */
-static int64_t dir_bytes(const char *dir)
+int64_t cuplas_job_sog_bytes(const char *attr)
 {
-    DIR *d = opendir(dir);
-    struct dirent *de;
-    int64_t sum = 0;
-    if (!d)
-        return -1;
-    while ((de = readdir(d))) {
-        struct stat st;
-        char *p = NULL;
-        if (de->d_name[0] == '.' || asprintf(&p, "%s/%s", dir, de->d_name) < 0)
-            continue;
-        if (stat(p, &st) == 0 && S_ISREG(st.st_mode))
-            sum += (int64_t)st.st_size;
-        free(p);
-    }
-    closedir(d);
-    return sum;
+    const char *at = attr ? strstr(attr, "\"bytes\": ") : NULL;
+    long long bytes = -1;
+    return at && sscanf(at + 9, "%lld", &bytes) == 1 && bytes >= 0 ? (int64_t)bytes : -1;
+}
+
+static int add_size(const char *path, const struct stat *st, void *sum)
+{
+    (void)path;
+    *(int64_t *)sum += (int64_t)st->st_size;
+    return 0;
 }
 
 /* The SOG folder is the one the result records: written with these sog
@@ -587,14 +578,12 @@ static int sog_there(const cuplas_job *job, const cuplas_config *cfg)
 {
     char keys[160];
     char *have = cuplas_h5_output_str(job->output, job->dataset, "sog");
-    const char *tail;
-    long long bytes = -1;
-    int ok = 0;
+    int64_t sum = 0, bytes = cuplas_job_sog_bytes(have);
+    int ok;
 
     cuplas_job_sog_keys(cfg, keys, sizeof keys);
-    if (have && !strncmp(have, keys, strlen(keys)) && (tail = strstr(have, "\"bytes\": ")) &&
-        sscanf(tail + 9, "%lld", &bytes) == 1)
-        ok = dir_bytes(job->sog_out) == bytes;
+    ok = have && !strncmp(have, keys, strlen(keys)) && bytes >= 0 &&
+         cuplas_dir_files(job->sog_out, add_size, &sum) == 0 && sum == bytes;
     free(have);
     return ok;
 }

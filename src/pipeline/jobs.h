@@ -130,6 +130,9 @@ void cuplas_job_eval_opts(const cuplas_config *cfg, struct cuplas_eval_opts *o);
  * "webp_method": ..} without the closing brace (the step adds the files and
  * bytes). Into buf. */
 void cuplas_job_sog_keys(const cuplas_config *cfg, char *buf, size_t size);
+/* The files' total bytes a `sog` attribute records; -1 when attr is NULL
+ * or has none. */
+int64_t cuplas_job_sog_bytes(const char *attr);
 
 /* The channels that drive the sort of a C-channel grid: channels.use (or
  * all) checked against C, and channels.weights checked against their

@@ -117,8 +117,7 @@ static int skipped_extras(const cuplas_job *j, cuplas_manifest_entry *e, cuplas_
 {
     char *js = cuplas_h5_output_str(j->output, j->dataset, "eval");
     char *sog = j->sog_out ? cuplas_h5_output_str(j->output, j->dataset, "sog") : NULL;
-    const char *at = sog ? strstr(sog, "\"bytes\": ") : NULL;
-    long long bytes = 0;
+    const int64_t bytes = cuplas_job_sog_bytes(sog);
     char *png = cuplas_output_beside(j->output, ".png");
     cuplas_json *doc = NULL;
     cuplas_error perr;
@@ -135,7 +134,7 @@ static int skipped_extras(const cuplas_job *j, cuplas_manifest_entry *e, cuplas_
     }
     if (cuplas_file_as_new(png, j->output))
         e->preview = png, png = NULL;
-    if (at && sscanf(at + 9, "%lld", &bytes) == 1 && bytes > 0)
+    if (bytes > 0)
         e->sog_bytes = bytes;
 fail:
     cuplas_json_free(doc);

@@ -18,7 +18,6 @@
 #include "cuplas_build.h"
 #include "pipeline/job_ctx.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -26,6 +25,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "eval/orders.h"
 #include "io/dtype.h"
 #include "io/publish.h"
 #include "io/sog_write.h"
@@ -43,13 +43,11 @@ static int cell_grid(job_ctx *j, const int *use, int n, const int64_t *row, doub
     double *all = malloc((size_t)rows * (size_t)n * sizeof *all), *grid = NULL;
     int rc = 0;
 
-    if (!all || !(grid = calloc((size_t)cells * (size_t)n, sizeof *grid)))
+    if (!all || !(grid = malloc((size_t)cells * (size_t)n * sizeof *grid)))
         CUPLAS_FAIL(e, CUPLAS_ERR_NOMEM, "out of memory for the SOG images of %lld splats",
                     (long long)rows);
     CUPLAS_TRY(cuplas_h5grid_to_double(g, use, n, all, j->pool, e));
-    for (int64_t c = 0; c < cells; c++)
-        if (row[c] >= 0)
-            memcpy(grid + c * n, all + row[c] * n, (size_t)n * sizeof *grid);
+    cuplas_eval_gather(all, n, row, cells, grid, NULL);
     *out = grid, grid = NULL;
 fail:
     free(grid);
@@ -57,28 +55,25 @@ fail:
     return rc;
 }
 
+static int sync_one(const char *path, const struct stat *st, void *err)
+{
+    int fd = open(path, O_RDONLY), rc = 0;
+    (void)st;
+    if (fd < 0 || fdatasync(fd) != 0)
+        rc = cuplas_error_set(err, CUPLAS_ERR_OUTPUT, "fsync %s: %s", path, strerror(errno));
+    if (fd >= 0)
+        close(fd);
+    return rc;
+}
+
 /* output.fsync: every file of dir on disk before the folder is renamed
  * (the rename's own durability is the publish's, as for a result). */
 static int sync_files(const char *dir, cuplas_error *e)
 {
-    DIR *d = opendir(dir);
-    struct dirent *de;
-    int rc = 0;
-    if (!d)
+    int rc = cuplas_dir_files(dir, sync_one, e);
+    if (rc < 0)
         return cuplas_error_set(e, CUPLAS_ERR_OUTPUT, "cannot read %s: %s", dir,
                                 strerror(errno));
-    while (rc == 0 && (de = readdir(d))) {
-        char *p = NULL;
-        int fd;
-        if (de->d_type == DT_DIR || asprintf(&p, "%s/%s", dir, de->d_name) < 0)
-            continue;
-        if ((fd = open(p, O_RDONLY)) < 0 || fdatasync(fd) != 0)
-            rc = cuplas_error_set(e, CUPLAS_ERR_OUTPUT, "fsync %s: %s", p, strerror(errno));
-        if (fd >= 0)
-            close(fd);
-        free(p);
-    }
-    closedir(d);
     return rc;
 }
 
@@ -127,10 +122,8 @@ int cuplas_stage_sog(job_ctx *j, cuplas_error *e)
        of label (-1: an empty cell's item) */
     for (int64_t c = 0; c < cells; c++)
         row[c] = j->label ? j->label[j->index[c]] : j->index[c];
-    if (!g->names)   /* refused: nothing names the 3DGS properties */
-        CUPLAS_TRY(cuplas_sog_check(NULL, C, row, cells, cfg->sog.sh, &p, e));
-    n = cuplas_sog_channels((const char *const *)g->names, C, cfg->sog.sh, use, sub);
-    CUPLAS_TRY(cuplas_sog_check(sub, n, row, cells, cfg->sog.sh, &p, e));
+    CUPLAS_TRY(cuplas_sog_prepare((const char *const *)g->names, C, row, cells, cfg->sog.sh, use,
+                                  sub, &n, &p, e));
     CUPLAS_TRY(cell_grid(j, use, n, row, &grid, e));
 
     o.sh = cfg->sog.sh;

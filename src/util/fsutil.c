@@ -2,6 +2,7 @@
 #define _GNU_SOURCE /* nftw, asprintf */
 #include "util/fsutil.h"
 
+#include <dirent.h>
 #include <ftw.h>
 #include <unistd.h>
 #include <errno.h>
@@ -306,6 +307,27 @@ static int rm_one(const char *path, const struct stat *st, int flag, struct FTW 
 int cuplas_rm_tree(const char *path)
 {
     return nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+int cuplas_dir_files(const char *dir, int (*fn)(const char *path, const struct stat *st,
+                                                void *ctx), void *ctx)
+{
+    DIR *d = opendir(dir);
+    struct dirent *de;
+    int rc = 0;
+    if (!d)
+        return -1;
+    while (rc == 0 && (de = readdir(d))) {
+        struct stat st;
+        char *p = NULL;
+        if (de->d_name[0] == '.' || asprintf(&p, "%s/%s", dir, de->d_name) < 0)
+            continue;
+        if (stat(p, &st) == 0 && S_ISREG(st.st_mode))
+            rc = fn(p, &st, ctx);
+        free(p);
+    }
+    closedir(d);
+    return rc;
 }
 
 char *cuplas_dir_tmp_name(const char *dir)

@@ -104,6 +104,13 @@ int cuplas_lock_split(const char *path, int count, int *fd, int *other, long *pi
  * temporary folders this program made itself. */
 int cuplas_rm_tree(const char *path);
 
+struct stat;
+/* fn(path, st, ctx) for each regular file directly in dir whose name does
+ * not start with '.', until fn returns nonzero (that value is returned).
+ * -1 with errno when dir cannot be read, else 0. */
+int cuplas_dir_files(const char *dir, int (*fn)(const char *path, const struct stat *st,
+                                                void *ctx), void *ctx);
+
 /* A folder that appears complete or not at all: it is filled under
  * "<dir>.tmp.<pid>" (cuplas_dir_tmp_name, malloc'd; NULL when out of
  * memory), then renamed onto dir (cuplas_dir_publish: dir absent or an
