@@ -157,6 +157,52 @@ static void test_fit_descends(void **state)
     free(x), free(cen), free(label);
 }
 
+/* One update against a plain serial Lloyd step: the centroids are the
+ * means summed in double in point order, bit for bit, whatever the
+ * threads (coordinates of falling scale, so that the fit's variance
+ * order is the input's and scan's distances are the fit's). A float sum
+ * fails it; another order of the double sum rarely shows in a float. */
+static void test_fit_update_reference(void **state)
+{
+    const int64_t N = 5000;
+    const int D = 9, K = 64;
+    float *x = rand_floats(N * D, 33, 1.0f), *c0 = malloc((size_t)K * D * sizeof *c0);
+    float *want = malloc((size_t)K * D * sizeof *want), *got = malloc((size_t)K * D * sizeof *got);
+    float *dist = malloc(N * sizeof *dist);
+    double *sum = calloc((size_t)K * D, sizeof *sum);
+    int64_t *count = calloc(K, sizeof *count);
+    int32_t *l0 = malloc(N * sizeof *l0), *l1 = malloc(N * sizeof *l1), *lg = malloc(N * sizeof *lg);
+    cuplas_error err;
+    cuplas_error_clear(&err);
+    assert_true(c0 && want && got && dist && sum && count && l0 && l1 && lg);
+    for (int64_t i = 0; i < N; i++)
+        for (int k = 0; k < D; k++)
+            x[i * D + k] /= (float)(k + 1);
+    for (int j = 0; j < K; j++)
+        memcpy(c0 + (int64_t)j * D, x + (int64_t)j * N / K * D, D * sizeof *x);
+    scan(x, N, D, c0, K, l0, dist);
+    for (int64_t i = 0; i < N; i++) {
+        for (int k = 0; k < D; k++)
+            sum[(int64_t)l0[i] * D + k] += x[i * D + k];
+        count[l0[i]]++;
+    }
+    for (int j = 0; j < K; j++)
+        for (int k = 0; k < D; k++)
+            want[(int64_t)j * D + k] = count[j] ? (float)(sum[(int64_t)j * D + k] / count[j])
+                                                : c0[(int64_t)j * D + k];
+    scan(x, N, D, want, K, l1, dist);
+    int saved = omp_get_max_threads();
+    for (int t = 1; t <= 3; t += 2) {
+        omp_set_num_threads(t);
+        assert_int_equal(cuplas_palette_fit(x, N, D, K, 1, -1, got, lg, NULL, &err), 0);
+        assert_memory_equal(got, want, (size_t)K * D * sizeof *got);
+        assert_memory_equal(lg, l1, N * sizeof *lg);
+    }
+    omp_set_num_threads(saved);
+    free(x), free(c0), free(want), free(got), free(dist), free(sum), free(count);
+    free(l0), free(l1), free(lg);
+}
+
 /* One thread or several: the same palette and labels. */
 static void test_fit_threads(void **state)
 {
@@ -210,6 +256,7 @@ int main(void)
         cmocka_unit_test(test_assign_tie_lower_index),
         cmocka_unit_test(test_fit_recovers_clusters),
         cmocka_unit_test(test_fit_descends),
+        cmocka_unit_test(test_fit_update_reference),
         cmocka_unit_test(test_fit_threads),
         cmocka_unit_test(test_fit_refuses),
         cmocka_unit_test(test_sog_size),

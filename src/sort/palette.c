@@ -48,22 +48,37 @@ static void by_variance(const float *x, int64_t N, int D, int *order)
 }
 
 /* Centroids to their points' means (sums in double, in point order); an
- * empty one stays. sum: K x D, count: K, scratch. */
+ * empty one stays. The points are first grouped by label (a stable
+ * counting sort: each group keeps point order), so that each centroid's
+ * sum runs on one thread in the order a serial loop would take: the
+ * same bits for any thread count. sum: K x D, first: K + 1, member: N,
+ * scratch. */
 static void update(const float *x, int64_t N, int D, int K, const int32_t *label,
-                   float *centroid, double *sum, int64_t *count)
+                   float *centroid, double *sum, int64_t *first, int64_t *member)
 {
-    memset(sum, 0, (size_t)K * D * sizeof *sum);
-    memset(count, 0, (size_t)K * sizeof *count);
-    for (int64_t i = 0; i < N; i++) {
-        double *s = sum + (int64_t)label[i] * D;
-        for (int k = 0; k < D; k++)
-            s[k] += x[i * D + k];
-        count[label[i]]++;
-    }
+    memset(first, 0, (size_t)(K + 1) * sizeof *first);
+    for (int64_t i = 0; i < N; i++)
+        first[label[i] + 1]++;
     for (int j = 0; j < K; j++)
-        if (count[j])
+        first[j + 1] += first[j];
+    for (int64_t i = 0; i < N; i++)   /* first[j]: group j's next slot, then its end */
+        member[first[label[i]]++] = i;
+    for (int j = K; j > 0; j--)
+        first[j] = first[j - 1];
+    first[0] = 0;
+#pragma omp parallel for schedule(dynamic, 256)
+    for (int j = 0; j < K; j++) {
+        double *s = sum + (int64_t)j * D;
+        if (first[j] == first[j + 1])
+            continue;
+        for (int k = 0; k < D; k++)
+            s[k] = 0.0;
+        for (int64_t m = first[j]; m < first[j + 1]; m++)
             for (int k = 0; k < D; k++)
-                centroid[(int64_t)j * D + k] = (float)(sum[(int64_t)j * D + k] / count[j]);
+                s[k] += x[member[m] * D + k];
+        for (int k = 0; k < D; k++)
+            centroid[(int64_t)j * D + k] = (float)(s[k] / (double)(first[j + 1] - first[j]));
+    }
 }
 
 int cuplas_palette_fit(const float *x, int64_t N, int D, int K, int iterations, int device,
@@ -73,7 +88,7 @@ int cuplas_palette_fit(const float *x, int64_t N, int D, int K, int iterations, 
     int rc = 0, order[CUPLAS_PALETTE_MAX_D];
     double *sum = NULL, t0;
     float *xp = NULL, *cp = NULL; /* x and the centroids, coordinates in `order` */
-    int64_t *count = NULL;
+    int64_t *first = NULL, *member = NULL;
     int32_t *prev = NULL;
     float *dist = NULL;
     cuplas_palette_stats s = {0};
@@ -87,14 +102,16 @@ int cuplas_palette_fit(const float *x, int64_t N, int D, int K, int iterations, 
                                 "points of %d coordinates, %d iterations", K, (long long)N, D,
                                 iterations);
     sum = malloc((size_t)K * D * sizeof *sum);
-    count = malloc((size_t)K * sizeof *count);
+    first = malloc((size_t)(K + 1) * sizeof *first);
+    member = malloc((size_t)N * sizeof *member);
     prev = malloc((size_t)N * sizeof *prev);
     dist = malloc((size_t)N * sizeof *dist);
     xp = malloc((size_t)N * D * sizeof *xp);
     cp = malloc((size_t)K * D * sizeof *cp);
-    if (!sum || !count || !prev || !dist || !xp || !cp)
+    if (!sum || !first || !member || !prev || !dist || !xp || !cp)
         CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory for a palette of %d x %d", K, D);
     by_variance(x, N, D, order);
+#pragma omp parallel for schedule(static)
     for (int64_t i = 0; i < N; i++)
         for (int k = 0; k < D; k++)
             xp[i * D + k] = x[i * D + order[k]];
@@ -127,7 +144,7 @@ int cuplas_palette_fit(const float *x, int64_t N, int D, int K, int iterations, 
             s.moved += label[i] != prev[i];
         if (it == iterations || (it > 0 && s.moved == 0))
             break;
-        update(xp, N, D, K, label, cp, sum, count);
+        update(xp, N, D, K, label, cp, sum, first, member);
         s.updates++;
     }
     for (int j = 0; j < K; j++)
@@ -146,7 +163,8 @@ fail:
     free(xp);
     free(dist);
     free(prev);
-    free(count);
+    free(member);
+    free(first);
     free(sum);
     return rc;
 }

@@ -8,11 +8,12 @@
  * order, then alternate a nearest-centroid assignment (cpu/kmeans_cpu.c
  * or cuda/kmeans_gpu.cu, equal bit for bit) with centroids moved to
  * their points' means (double sums in point order, here on the host for
- * both backends). A centroid left with no point keeps its place. The
- * distance adds the coordinates in order of falling variance (the CPU's
- * early exits come sooner). Memory: twice the points' floats. So the
- * same input, K and iterations give the same palette and labels on
- * either backend, on any number of threads.
+ * both backends, each centroid's on one thread). A centroid left with no
+ * point keeps its place. The distance adds the coordinates in order of
+ * falling variance (the CPU's early exits come sooner). Memory: twice
+ * the points' floats and 8 bytes a point. So the same input, K and
+ * iterations give the same palette and labels on either backend, on any
+ * number of threads.
  */
 #ifndef CUPLAS_SORT_PALETTE_H
 #define CUPLAS_SORT_PALETTE_H
