@@ -14,7 +14,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 #ifdef _OPENMP
@@ -34,6 +36,8 @@
 #include "cpu/kmeans_cpu.h"
 #include "cuda/kmeans_gpu.h"
 #include "sort/palette.h"
+#include "io/sog_write.h"
+#include "shared_data.h"
 #include "testutil.h"
 
 static cuplas_gpu_ctx *ctx;
@@ -543,6 +547,70 @@ static void test_gpu_lanes_ordered(void **state)
 }
 #endif
 
+/* A SOG folder with the palette on the GPU (the five attribute images
+ * encoded on a helper thread meanwhile) equals the CPU's file for file:
+ * 1,990 splats in a 40 x 50 grid (10 trailing cells empty), 3 SH bands. */
+static void test_gpu_sog_write_parity(void **state)
+{
+    enum { H = 40, W = 50, C = 59 };
+    static const char *const base[] = {"x", "y", "z", "f_dc_0", "f_dc_1", "f_dc_2", "opacity",
+                                       "scale_0", "scale_1", "scale_2", "rot_0", "rot_1",
+                                       "rot_2", "rot_3"};
+    static const char *const files[] = {"meta.json", "means_l.webp", "means_u.webp",
+                                        "scales.webp", "quats.webp", "sh0.webp",
+                                        "shN_centroids.webp", "shN_labels.webp"};
+    char names_buf[C][16], dirs[2][64];
+    const char *names[C];
+    int64_t index[H * W];
+    double *grid = malloc((size_t)H * W * C * sizeof *grid);
+    float *v = random_f((int64_t)H * W * C, 77);
+    cuplas_error err;
+    cuplas_error_clear(&err);
+    assert_true(grid && v);
+    for (int c = 0; c < C; c++) {
+        if (c < 14)
+            snprintf(names_buf[c], sizeof names_buf[c], "%s", base[c]);
+        else
+            snprintf(names_buf[c], sizeof names_buf[c], "f_rest_%d", c - 14);
+        names[c] = names_buf[c];
+    }
+    for (int64_t i = 0; i < H * W; i++) {
+        index[i] = i < H * W - 10 ? i : -1;
+        for (int c = 0; c < C; c++)   /* positions +-10, SH bands +-0.1 */
+            grid[i * C + c] = index[i] < 0 ? 0.0 : v[i * C + c] * (c < 3 ? 10.0 : c >= 14 ? 0.1 : 1.0);
+    }
+    for (int d = 0; d < 2; d++) {
+        cuplas_sog_plan p = {0};
+        cuplas_sog_opts o = {.sh = 1, .palette = 0, .iterations = 4, .device = d ? 0 : -1};
+        cuplas_codec_opts_default(&o.co);
+        o.co.webp_method = 0;
+        snprintf(dirs[d], sizeof dirs[d], "/tmp/cuplas-test-gpu-sog-XXXXXX");
+        assert_non_null(mkdtemp(dirs[d]));
+        assert_int_equal(cuplas_sog_check(names, C, index, H * W, 1, &p, &err), 0);
+        if (cuplas_sog_write(grid, H, W, C, names, &o, dirs[d], &p, &err) != 0)
+            fail_msg("sog write (device %d): %s", o.device, err.msg);
+        assert_int_equal(p.files, 8);
+        cuplas_sog_plan_free(&p);
+    }
+    for (size_t k = 0; k < sizeof files / sizeof files[0]; k++) {
+        char path[2][128];
+        size_t n[2];
+        char *buf[2];
+        for (int d = 0; d < 2; d++) {
+            snprintf(path[d], sizeof path[d], "%s/%s", dirs[d], files[k]);
+            assert_non_null(buf[d] = tu_slurp_path(path[d], &n[d]));
+        }
+        if (n[0] != n[1] || memcmp(buf[0], buf[1], n[0]) != 0)
+            fail_msg("%s: the GPU palette's folder differs from the CPU's", files[k]);
+        for (int d = 0; d < 2; d++) {
+            free(buf[d]);
+            unlink(path[d]);
+        }
+    }
+    rmdir(dirs[0]), rmdir(dirs[1]);
+    free(grid), free(v);
+}
+
 int main(void)
 {
 #ifdef HAVE_CUDA
@@ -574,6 +642,7 @@ int main(void)
         cmocka_unit_test(test_gpu_lanes_mixed_shapes),
         cmocka_unit_test(test_gpu_prepare),
         cmocka_unit_test(test_gpu_kmeans_parity),
+        cmocka_unit_test(test_gpu_sog_write_parity),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     cuplas_gpu_ctx_free(ctx);

@@ -161,8 +161,9 @@ static int cmd_export_sog(int argc, char **argv)
     }
     CUPLAS_TRY(cuplas_dir_publish(tmpdir, dir, &err));
     printf("cuplas export-sog: %lld splats on a %lldx%lld texture -> %s (%d files, %lld "
-           "bytes)\n", (long long)plan.count, (long long)r.sorted.W, (long long)r.sorted.H, dir,
-           plan.files, (long long)plan.bytes);
+           "bytes; %.2f s quantising, %.2f s the SH palette, %.2f s more WebP)\n",
+           (long long)plan.count, (long long)r.sorted.W, (long long)r.sorted.H, dir, plan.files,
+           (long long)plan.bytes, plan.quantise_s, plan.palette_s, plan.webp_s);
     if (plan.sh.bands)
         printf("cuplas export-sog: SH bands %d: a palette of %d entries, %d k-means updates "
                "(%lld labels moved by the last), mean squared error %.4g, assignment %.2f s "

