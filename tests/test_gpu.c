@@ -114,6 +114,53 @@ static void test_gpu_kmeans_parity(void **state)
     free(x), free(cc), free(cg), free(lc), free(lg);
 }
 
+/* A reassignment after an update (moved centroids, some onto unmoved
+ * ones' places: ties both ways) equals the CPU's full search. */
+static void test_gpu_kmeans_reassign(void **state)
+{
+    (void)state;
+    const int Ds[] = {13, 45}, Ks[] = {129, 1000};
+    for (int a = 0; a < 2; a++)
+        for (int b = 0; b < 2; b++) {
+            const int64_t N = 5000;
+            const int D = Ds[a], K = Ks[b];
+            float *x = random_f(N * D, 500 + a), *c = random_f((int64_t)K * D, 510 + b);
+            float *fresh = random_f((int64_t)K * D, 520), *c2 = malloc((size_t)K * D * sizeof *c2);
+            float *dc = malloc(N * sizeof *dc), *dg = malloc(N * sizeof *dg);
+            int32_t *lc = malloc(N * sizeof *lc), *lg = malloc(N * sizeof *lg);
+            int32_t *mlist = malloc(K * sizeof *mlist);
+            uint8_t *moved = malloc(K);
+            cuplas_kmeans_gpu *g = NULL;
+            cuplas_error err = {0};
+            int nm = 0;
+            for (int64_t i = 0; i < N; i += 7)
+                memcpy(x + i * D, c + (i % K) * D, (size_t)D * sizeof *x);
+            memcpy(c2, c, (size_t)K * D * sizeof *c);
+            for (int j = 0; j < K; j++) {
+                if (j % 5 == 1)
+                    memcpy(c2 + (int64_t)j * D, fresh + (int64_t)j * D, (size_t)D * sizeof *c);
+                else if ((j % 5 == 2 && j + 1 < K) || j % 5 == 4)
+                    memcpy(c2 + (int64_t)j * D, c + (int64_t)(j % 5 == 2 ? j + 1 : j - 1) * D,
+                           (size_t)D * sizeof *c);
+                moved[j] = memcmp(c2 + (int64_t)j * D, c + (int64_t)j * D, (size_t)D * sizeof *c) != 0;
+                if (moved[j])
+                    mlist[nm++] = j;
+            }
+            for (int64_t i = 0; i < N; i++)
+                lc[i] = -1;
+            assert_int_equal(cuplas_kmeans_assign_cpu(x, N, D, c2, K, lc, dc), 0);
+            if (cuplas_kmeans_gpu_create(&g, 0, x, N, D, K, &err) ||
+                cuplas_kmeans_assign_gpu(g, c, lg, dg, &err) ||
+                cuplas_kmeans_reassign_gpu(g, c2, moved, mlist, nm, lg, dg, &err))
+                fail_msg("%s", err.msg);
+            cuplas_kmeans_gpu_free(g);
+            if (memcmp(lc, lg, N * sizeof *lc) || memcmp(dc, dg, N * sizeof *dc))
+                fail_msg("k-means reassignment differs: D %d K %d", D, K);
+            free(x), free(c), free(fresh), free(c2), free(dc), free(dg), free(lc), free(lg);
+            free(mlist), free(moved);
+        }
+}
+
 static void test_gpu_blur_parity(void **state)
 {
     (void)state;
@@ -642,6 +689,7 @@ int main(void)
         cmocka_unit_test(test_gpu_lanes_mixed_shapes),
         cmocka_unit_test(test_gpu_prepare),
         cmocka_unit_test(test_gpu_kmeans_parity),
+        cmocka_unit_test(test_gpu_kmeans_reassign),
         cmocka_unit_test(test_gpu_sog_write_parity),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);

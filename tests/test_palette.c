@@ -1,8 +1,9 @@
 /*
  * test_palette.c - the SH palette's k-means (src/sort/palette.c) and its
  * CPU assignment (src/cpu/kmeans_cpu.c): the blocked search with early
- * exits and hints against a plain scan, ties, the update, Lloyd's
- * descent, and SOG's palette size. GPU parity is in test_gpu.c.
+ * exits and hints against a plain scan, ties, the reassignment after an
+ * update, the update, Lloyd's descent, and SOG's palette size. GPU
+ * parity is in test_gpu.c.
  */
 #include <math.h>
 #include <omp.h>
@@ -101,6 +102,53 @@ static void test_assign_tie_lower_index(void **state)
 
 /* Eight separated clusters in input order: one label each, centroids the
  * clusters' means. */
+/* After an update that moved some centroids (some onto others' places,
+ * so that old and new distances tie), a reassignment from the last
+ * answer equals a full search without hints. */
+static void test_reassign_matches_assign(void **state)
+{
+    const int Ds[] = {1, 13, 45}, Ks[] = {2, 300, 1000};
+    for (int a = 0; a < 3; a++)
+        for (int b = 0; b < 3; b++) {
+            const int64_t N = 3000;
+            const int D = Ds[a], K = Ks[b];
+            float *x = rand_floats(N * D, 60 + a, 1.0f), *c = rand_floats((int64_t)K * D, 70 + b, 1.0f);
+            float *c2 = malloc((size_t)K * D * sizeof *c2), *fresh = rand_floats((int64_t)K * D, 80, 1.0f);
+            float *d0 = malloc(N * sizeof *d0), *d2 = malloc(N * sizeof *d2);
+            int32_t *l0 = malloc(N * sizeof *l0), *l2 = malloc(N * sizeof *l2), *mlist = malloc(K * sizeof *mlist);
+            uint8_t *moved = malloc(K);
+            int nm = 0;
+            assert_true(c2 && d0 && d2 && l0 && l2 && mlist && moved);
+            for (int j = 3; j < K; j += 3)   /* repeated centroids: ties from the start */
+                memcpy(c + (int64_t)j * D, c + (int64_t)(j - 3) * D, D * sizeof *c);
+            for (int64_t i = 0; i < N; i += 7)   /* points on centroids */
+                memcpy(x + i * D, c + (i % K) * D, D * sizeof *x);
+            for (int64_t i = 0; i < N; i++)
+                l0[i] = -1;
+            assert_int_equal(cuplas_kmeans_assign_cpu(x, N, D, c, K, l0, d0), 0);
+            memcpy(c2, c, (size_t)K * D * sizeof *c);
+            for (int j = 0; j < K; j++) {
+                if (j % 5 == 1)       /* somewhere else */
+                    memcpy(c2 + (int64_t)j * D, fresh + (int64_t)j * D, D * sizeof *c);
+                else if ((j % 5 == 2 && j + 1 < K) || j % 5 == 4)
+                    /* onto the place of an unmoved one above it, or below */
+                    memcpy(c2 + (int64_t)j * D, c + (int64_t)(j % 5 == 2 ? j + 1 : j - 1) * D,
+                           D * sizeof *c);
+                moved[j] = memcmp(c2 + (int64_t)j * D, c + (int64_t)j * D, D * sizeof *c) != 0;
+                if (moved[j])
+                    mlist[nm++] = j;
+            }
+            for (int64_t i = 0; i < N; i++)
+                l2[i] = -1;
+            assert_int_equal(cuplas_kmeans_assign_cpu(x, N, D, c2, K, l2, d2), 0);
+            assert_int_equal(cuplas_kmeans_reassign_cpu(x, N, D, c2, K, moved, mlist, nm, l0, d0), 0);
+            assert_memory_equal(l0, l2, N * sizeof *l0);
+            assert_memory_equal(d0, d2, N * sizeof *d0);
+            free(x), free(c), free(c2), free(fresh), free(d0), free(d2), free(l0), free(l2);
+            free(mlist), free(moved);
+        }
+}
+
 static void test_fit_recovers_clusters(void **state)
 {
     const int K = 8, D = 9, per = 100;
@@ -254,6 +302,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_assign_matches_scan),
         cmocka_unit_test(test_assign_tie_lower_index),
+        cmocka_unit_test(test_reassign_matches_assign),
         cmocka_unit_test(test_fit_recovers_clusters),
         cmocka_unit_test(test_fit_descends),
         cmocka_unit_test(test_fit_update_reference),

@@ -11,7 +11,9 @@
  * bit). And a block is left as soon as every lane's partial sum exceeds
  * the best distance so far: terms are never negative, so such a block
  * cannot hold the winner nor a tie. A hint (last iteration's label) makes
- * that bound tight from the first block.
+ * that bound tight from the first block. After an update, a point whose
+ * centroid stayed put is measured only against the centroids that moved
+ * (cuplas_kmeans_reassign_cpu).
  */
 #include "cpu/kmeans_cpu.h"
 
@@ -69,20 +71,59 @@ static void nearest(const float *xi, int D, const float *c, const float *ct, int
         *dist = best;
 }
 
+/* The centroids transposed into blocks of LANES (padding lanes 0, never
+ * chosen); NULL when out of memory. */
+static float *transpose(const float *c, int K, int D)
+{
+    int nb = (K + LANES - 1) / LANES;
+    float *ct = calloc((size_t)nb * (size_t)D * LANES, sizeof *ct);
+    if (ct)
+        for (int i = 0; i < K; i++)
+            for (int k = 0; k < D; k++)
+                ct[((int64_t)(i / LANES) * D + k) * LANES + i % LANES] = c[(int64_t)i * D + k];
+    return ct;
+}
+
 int cuplas_kmeans_assign_cpu(const float *x, int64_t N, int D, const float *c, int K,
                              int32_t *label, float *dist)
 {
-    int nb = (K + LANES - 1) / LANES;
-    /* padding lanes (index >= K) hold 0 and are never chosen */
-    float *ct = calloc((size_t)nb * (size_t)D * LANES, sizeof *ct);
+    float *ct = transpose(c, K, D);
     if (!ct)
         return -1;
-    for (int i = 0; i < K; i++)
-        for (int k = 0; k < D; k++)
-            ct[((int64_t)(i / LANES) * D + k) * LANES + i % LANES] = c[(int64_t)i * D + k];
 #pragma omp parallel for schedule(dynamic, 64)
     for (int64_t i = 0; i < N; i++)
         nearest(x + i * D, D, c, ct, K, label + i, dist ? dist + i : NULL);
+    free(ct);
+    return 0;
+}
+
+int cuplas_kmeans_reassign_cpu(const float *x, int64_t N, int D, const float *c, int K,
+                               const uint8_t *moved, const int32_t *mlist, int nm,
+                               int32_t *label, float *dist)
+{
+    float *ct = transpose(c, K, D);
+    if (!ct)
+        return -1;
+#pragma omp parallel for schedule(dynamic, 64)
+    for (int64_t i = 0; i < N; i++) {
+        const float *xi = x + i * D;
+        int bi = label[i];
+        if (bi < 0 || bi >= K || moved[bi]) {
+            nearest(xi, D, c, ct, K, label + i, dist + i);
+            continue;
+        }
+        float best = dist[i];
+        for (int m = 0; m < nm; m++) {
+            const int j = mlist[m];
+            float d = cuplas_kmeans_d2(xi, c + (int64_t)j * D, D, 1);
+            if (beats(d, j, best, bi)) {
+                best = d;
+                bi = j;
+            }
+        }
+        label[i] = bi;
+        dist[i] = best;
+    }
     free(ct);
     return 0;
 }

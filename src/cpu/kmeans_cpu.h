@@ -20,6 +20,17 @@ extern "C" {
 int cuplas_kmeans_assign_cpu(const float *x, int64_t N, int D, const float *c, int K,
                              int32_t *label, float *dist);
 
+/* The same answer after a centroid update, when label and dist hold the
+ * last assignment's (to these points) and only the centroids flagged in
+ * moved (K bytes; their nm indices in mlist) changed since, every other
+ * row bit for bit the same. A point whose centroid stayed keeps its
+ * distance, which no other unchanged centroid beat, so only the moved
+ * ones are measured against it; a point whose centroid moved is searched
+ * in full. Returns 0, or -1 when out of memory. */
+int cuplas_kmeans_reassign_cpu(const float *x, int64_t N, int D, const float *c, int K,
+                               const uint8_t *moved, const int32_t *mlist, int nm,
+                               int32_t *label, float *dist);
+
 #ifdef __cplusplus
 }
 #endif

@@ -4,8 +4,9 @@
  * (cpu/kmeans_cpu.h).
  *
  * The workspace is asked for up front: create uploads the points once and
- * holds room for K centroids and N labels, so an iteration moves only the
- * centroids in and the labels out.
+ * holds room for K centroids, N labels and distances (the last call's,
+ * which a reassignment starts from) and the lists a reassignment keeps,
+ * so an iteration moves only the centroids in and the labels out.
  */
 #ifndef CUPLAS_KMEANS_GPU_H
 #define CUPLAS_KMEANS_GPU_H
@@ -28,6 +29,13 @@ int cuplas_kmeans_gpu_create(cuplas_kmeans_gpu **g, int device, const float *x, 
  * for the centroids c (host, K x D). label's entry is not read. */
 int cuplas_kmeans_assign_gpu(cuplas_kmeans_gpu *g, const float *c, int32_t *label, float *dist,
                              cuplas_error *err);
+
+/* cuplas_kmeans_reassign_cpu's answer (the same as a full assignment)
+ * after an earlier call on g: only the centroids flagged in moved (host,
+ * K bytes; their nm indices in mlist) changed since that call. */
+int cuplas_kmeans_reassign_gpu(cuplas_kmeans_gpu *g, const float *c, const uint8_t *moved,
+                               const int32_t *mlist, int nm, int32_t *label, float *dist,
+                               cuplas_error *err);
 
 void cuplas_kmeans_gpu_free(cuplas_kmeans_gpu *g);
 

@@ -52,10 +52,14 @@ static void by_variance(const float *x, int64_t N, int D, int *order)
  * counting sort: each group keeps point order), so that each centroid's
  * sum runs on one thread in the order a serial loop would take: the
  * same bits for any thread count. sum: K x D, first: K + 1, member: N,
- * scratch. */
-static void update(const float *x, int64_t N, int D, int K, const int32_t *label,
-                   float *centroid, double *sum, int64_t *first, int64_t *member)
+ * scratch. moved[j]: whether centroid j's bits changed; returns how many
+ * did, their indices ascending in mlist. */
+static int update(const float *x, int64_t N, int D, int K, const int32_t *label,
+                  float *centroid, double *sum, int64_t *first, int64_t *member,
+                  uint8_t *moved, int32_t *mlist)
 {
+    int nm = 0;
+
     memset(first, 0, (size_t)(K + 1) * sizeof *first);
     for (int64_t i = 0; i < N; i++)
         first[label[i] + 1]++;
@@ -69,6 +73,8 @@ static void update(const float *x, int64_t N, int D, int K, const int32_t *label
 #pragma omp parallel for schedule(dynamic, 256)
     for (int j = 0; j < K; j++) {
         double *s = sum + (int64_t)j * D;
+        float *cj = centroid + (int64_t)j * D;
+        moved[j] = 0;
         if (first[j] == first[j + 1])
             continue;
         for (int k = 0; k < D; k++)
@@ -84,9 +90,18 @@ static void update(const float *x, int64_t N, int D, int K, const int32_t *label
             for (int k = 0; k < D; k++)
                 s[k] += x[member[m] * D + k];
         }
-        for (int k = 0; k < D; k++)
-            centroid[(int64_t)j * D + k] = (float)(s[k] / (double)(first[j + 1] - first[j]));
+        for (int k = 0; k < D; k++) {
+            float v = (float)(s[k] / (double)(first[j + 1] - first[j]));
+            if (memcmp(&v, cj + k, sizeof v) != 0) {
+                moved[j] = 1;
+                cj[k] = v;
+            }
+        }
     }
+    for (int j = 0; j < K; j++)
+        if (moved[j])
+            mlist[nm++] = j;
+    return nm;
 }
 
 int cuplas_palette_fit(const float *x, int64_t N, int D, int K, int iterations, int device,
@@ -97,7 +112,9 @@ int cuplas_palette_fit(const float *x, int64_t N, int D, int K, int iterations, 
     double *sum = NULL, t0;
     float *xp = NULL, *cp = NULL; /* x and the centroids, coordinates in `order` */
     int64_t *first = NULL, *member = NULL;
-    int32_t *prev = NULL;
+    int32_t *prev = NULL, *mlist = NULL;
+    uint8_t *moved = NULL;
+    int nm = -1;   /* centroids the last update moved; -1: no assignment yet */
     float *dist = NULL;
     cuplas_palette_stats s = {0};
 #ifdef HAVE_CUDA
@@ -116,7 +133,9 @@ int cuplas_palette_fit(const float *x, int64_t N, int D, int K, int iterations, 
     dist = malloc((size_t)N * sizeof *dist);
     xp = malloc((size_t)N * D * sizeof *xp);
     cp = malloc((size_t)K * D * sizeof *cp);
-    if (!sum || !first || !member || !prev || !dist || !xp || !cp)
+    moved = malloc((size_t)K);
+    mlist = malloc((size_t)K * sizeof *mlist);
+    if (!sum || !first || !member || !prev || !dist || !xp || !cp || !moved || !mlist)
         CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory for a palette of %d x %d", K, D);
     by_variance(x, N, D, order);
 #pragma omp parallel for schedule(static)
@@ -139,12 +158,18 @@ int cuplas_palette_fit(const float *x, int64_t N, int D, int K, int iterations, 
     for (int it = 0;; it++) {
         memcpy(prev, label, (size_t)N * sizeof *label);
         t0 = cuplas_now_s();
+        /* after an update, only the points whose centroid moved are
+           searched in full (the same answer, kmeans_cpu.h) */
 #ifdef HAVE_CUDA
-        if (g)
+        if (g && nm < 0)
             CUPLAS_TRY(cuplas_kmeans_assign_gpu(g, cp, label, dist, err));
+        else if (g)
+            CUPLAS_TRY(cuplas_kmeans_reassign_gpu(g, cp, moved, mlist, nm, label, dist, err));
         else
 #endif
-        if (cuplas_kmeans_assign_cpu(xp, N, D, cp, K, label, dist) != 0)
+        if ((nm < 0 ? cuplas_kmeans_assign_cpu(xp, N, D, cp, K, label, dist)
+                    : cuplas_kmeans_reassign_cpu(xp, N, D, cp, K, moved, mlist, nm, label,
+                                                 dist)) != 0)
             CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory for a palette of %d x %d", K, D);
         s.assign_s += cuplas_now_s() - t0;
         s.moved = 0;
@@ -152,7 +177,7 @@ int cuplas_palette_fit(const float *x, int64_t N, int D, int K, int iterations, 
             s.moved += label[i] != prev[i];
         if (it == iterations || (it > 0 && s.moved == 0))
             break;
-        update(xp, N, D, K, label, cp, sum, first, member);
+        nm = update(xp, N, D, K, label, cp, sum, first, member, moved, mlist);
         s.updates++;
     }
     for (int j = 0; j < K; j++)
@@ -167,6 +192,8 @@ fail:
 #ifdef HAVE_CUDA
     cuplas_kmeans_gpu_free(g);
 #endif
+    free(mlist);
+    free(moved);
     free(cp);
     free(xp);
     free(dist);
