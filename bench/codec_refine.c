@@ -180,12 +180,12 @@ int main(int argc, char **argv)
         per_r[2 * CUPLAS_EVAL_MAX_IMAGES];
     cuplas_order_morton(items, N, C, names, cells, mo, NULL, &err);
     cuplas_eval_gather(items, C, mo, cells, g2, NULL);
-    cuplas_scheme_encode(CUPLAS_SCHEME_SOG, g2, H, W, C, names, NULL, &im, &err);
+    cuplas_scheme_encode(CUPLAS_SCHEME_SOG, g2, H, W, C, names, NULL, NULL, &im, &err);
     bytes_of(&im, method, mb, per_m);
     cuplas_eval_images_free(&im);
 
     /* the sorted grid, as images */
-    if (cuplas_scheme_encode(CUPLAS_SCHEME_SOG, grid, H, W, C, names, NULL, &im, &err) != 0)
+    if (cuplas_scheme_encode(CUPLAS_SCHEME_SOG, grid, H, W, C, names, NULL, NULL, &im, &err) != 0)
         return fprintf(stderr, "%s\n", err.msg), 1;
     bytes_of(&im, method, sb, per_s);
 

@@ -137,7 +137,7 @@ static void test_eval_json_and_images(void **state)
     assert_int_equal(cuplas_h5grid_to_double(&r.sorted, use, C, grid, NULL, &e), 0);
     cuplas_eval_images imgs = {0};
     assert_int_equal(cuplas_scheme_encode(CUPLAS_SCHEME_PLAIN, grid, r.sorted.H, r.sorted.W, C,
-                                          NULL, NULL, &imgs, &e), 0);
+                                          NULL, NULL, NULL, &imgs, &e), 0);
     for (int i = 0; i < imgs.n; i++)
         for (int c = 0; c < CUPLAS_CODEC_COUNT; c++) {
             size_t n = 0;

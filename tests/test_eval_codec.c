@@ -183,6 +183,7 @@ static void test_measure_path(void **state)
             assert_int_equal(cuplas_eval_gather(x, C, order, H * W, grid, empty), H * W - N);
             cuplas_eval_images imgs;
             assert_int_equal(cuplas_scheme_encode((cuplas_scheme)s, grid, H, W, C, names, empty,
+                                                  NULL,
                                                   &imgs, &err), 0);
             char dir[256];
             if (snprintf(dir, sizeof dir, "%s/%s-%s", fx->dir, cuplas_scheme_name((cuplas_scheme)s),

@@ -244,7 +244,8 @@ static void test_bytes_are_files(void **state)
     uint8_t empty[H * W];
     cuplas_eval_images imgs = {0};
     cuplas_eval_gather(items, C, map, H * W, grid, empty);
-    assert_int_equal(cuplas_scheme_encode(CUPLAS_SCHEME_PLAIN, grid, H, W, C, NULL, empty, &imgs,
+    assert_int_equal(cuplas_scheme_encode(CUPLAS_SCHEME_PLAIN, grid, H, W, C, NULL, empty, NULL,
+                                          &imgs,
                                           &e), 0);
     for (int i = 0; i < imgs.n; i++) {
         snprintf(path, sizeof path, "%s/sorted/%s.webp", pattern, imgs.img[i].name);
@@ -419,6 +420,7 @@ static void serial_bytes(const double *items, const int64_t *sorted,
             assert_int_equal(cuplas_order_morton(items, EN, EC, NULL, cells, map, NULL, &e), 0);
         cuplas_eval_gather(items, EC, map, cells, grid, empty);
         assert_int_equal(cuplas_scheme_encode(CUPLAS_SCHEME_PLAIN, grid, EH, EW, EC, NULL, empty,
+                                              NULL,
                                               &imgs, &e), 0);
         assert_true(imgs.n <= 8);
         *nimg = imgs.n;

@@ -4,6 +4,7 @@
  * codes can be worked out by hand.
  */
 #include <math.h>
+#include <omp.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,6 +16,7 @@
 
 #include "eval/orders.h"
 #include "eval/schemes.h"
+#include "util/pool.h"
 #include "testutil.h"
 
 static void test_morton_code(void **state)
@@ -192,7 +194,7 @@ static void encode_gs(cuplas_scheme sc, cuplas_eval_images *s, const char *const
     uint8_t empty[4];
     cuplas_error err = {0};
     gs_grid(g, empty);
-    assert_int_equal(cuplas_scheme_encode(sc, g, 2, 2, NC, GS_NAMES, empty, s, &err), 0);
+    assert_int_equal(cuplas_scheme_encode(sc, g, 2, 2, NC, GS_NAMES, empty, NULL, s, &err), 0);
     assert_int_equal(s->n, n);
     for (int i = 0; i < n; i++) {
         assert_string_equal(s->img[i].name, want[i]);
@@ -301,12 +303,14 @@ static void test_scheme_playcanvas(void **state)
         h[i * 7] = i, h[i * 7 + 1] = h[i * 7 + 2] = 0;
         memcpy(h + i * 7 + 3, qs[i], sizeof qs[i]);
     }
-    assert_int_equal(cuplas_scheme_encode(CUPLAS_SCHEME_PLAYCANVAS, h, 2, 3, 7, qn, NULL, &s, &err),
+    assert_int_equal(cuplas_scheme_encode(CUPLAS_SCHEME_PLAYCANVAS, h, 2, 3, 7, qn, NULL, NULL,
+                                          &s, &err),
                      0);
     assert_memory_equal(img(&s, "quats")->px, qw, sizeof qw);
     cuplas_eval_images_free(&s);
     /* three rot channels: no quaternion to pack, coded as gsplat does */
-    assert_int_equal(cuplas_scheme_encode(CUPLAS_SCHEME_PLAYCANVAS, h, 2, 3, 6, qn, NULL, &s, &err),
+    assert_int_equal(cuplas_scheme_encode(CUPLAS_SCHEME_PLAYCANVAS, h, 2, 3, 6, qn, NULL, NULL,
+                                          &s, &err),
                      0);
     assert_int_equal(img(&s, "quats")->channels, 3);
     cuplas_eval_images_free(&s);
@@ -322,7 +326,8 @@ static void test_scheme_plain_and_rest(void **state)
     double g[2 * 5] = {0, 1, 2, 3, 4, 10, 11, 12, 13, 14};
     cuplas_eval_images s;
     cuplas_error err = {0};
-    assert_int_equal(cuplas_scheme_encode(CUPLAS_SCHEME_PLAIN, g, 1, 2, 5, NULL, NULL, &s, &err), 0);
+    assert_int_equal(cuplas_scheme_encode(CUPLAS_SCHEME_PLAIN, g, 1, 2, 5, NULL, NULL, NULL, &s,
+                                          &err), 0);
     assert_int_equal(s.n, 2);
     assert_string_equal(s.img[0].name, "plain_000");
     assert_string_equal(s.img[1].name, "plain_001");
@@ -331,7 +336,8 @@ static void test_scheme_plain_and_rest(void **state)
     assert_memory_equal(s.img[1].px, want1, 6);
     cuplas_eval_images_free(&s);
     /* one channel: gray */
-    assert_int_equal(cuplas_scheme_encode(CUPLAS_SCHEME_PLAIN, g, 2, 5, 1, NULL, NULL, &s, &err), 0);
+    assert_int_equal(cuplas_scheme_encode(CUPLAS_SCHEME_PLAIN, g, 2, 5, 1, NULL, NULL, NULL, &s,
+                                          &err), 0);
     assert_int_equal(s.n, 1);
     assert_int_equal(s.img[0].channels, 1);
     cuplas_eval_images_free(&s);
@@ -340,7 +346,8 @@ static void test_scheme_plain_and_rest(void **state)
     const char *names[9] = {"x", "y", "z", "f_rest_0", "f_rest_1", "f_rest_2", "f_rest_3",
                             "f_rest_4", "f_rest_5"};
     double h[2 * 9] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6};
-    assert_int_equal(cuplas_scheme_encode(CUPLAS_SCHEME_GSPLAT, h, 1, 2, 9, names, NULL, &s, &err), 0);
+    assert_int_equal(cuplas_scheme_encode(CUPLAS_SCHEME_GSPLAT, h, 1, 2, 9, names, NULL, NULL, &s,
+                                          &err), 0);
     assert_int_equal(s.n, 4);
     assert_string_equal(s.img[2].name, "shN_00");
     assert_string_equal(s.img[3].name, "shN_01");
@@ -348,7 +355,8 @@ static void test_scheme_plain_and_rest(void **state)
 
     /* sog/gsplat need x, y, z */
     cuplas_error_clear(&err);
-    assert_int_equal(cuplas_scheme_encode(CUPLAS_SCHEME_SOG, g, 1, 2, 5, NULL, NULL, &s, &err),
+    assert_int_equal(cuplas_scheme_encode(CUPLAS_SCHEME_SOG, g, 1, 2, 5, NULL, NULL, NULL, &s,
+                                          &err),
                      CUPLAS_ERR_USAGE);
     cuplas_eval_images_free(&s);
     assert_false(cuplas_scheme_applies(CUPLAS_SCHEME_GSPLAT, NULL, 5));
@@ -357,6 +365,74 @@ static void test_scheme_plain_and_rest(void **state)
     assert_int_equal(cuplas_scheme_parse("gsplat", &sc, &err), 0);
     assert_int_equal(sc, CUPLAS_SCHEME_GSPLAT);
     assert_int_equal(cuplas_scheme_parse("jpeg", &sc, &err), CUPLAS_ERR_USAGE);
+}
+
+/* Every scheme codes a grid of several cell blocks the same on one
+ * thread, on three, and on a pool: texels, ranges and codebooks (empty
+ * cells and non-finite values among them). */
+static void test_scheme_threads(void **state)
+{
+    static const char *const names[] = {"x", "y", "z", "f_dc_0", "f_dc_1", "f_dc_2", "opacity",
+                                        "scale_0", "scale_1", "scale_2", "rot_0", "rot_1",
+                                        "rot_2", "rot_3", "nx"};
+    enum { H = 190, W = 250, C = 15 };
+    double *g = malloc((size_t)H * W * C * sizeof *g);
+    uint8_t *empty = malloc((size_t)H * W);
+    uint64_t seed = 4242;
+    cuplas_pool *pool = NULL;
+    cuplas_error err = {0};
+    assert_true(g && empty);
+    for (int64_t i = 0; i < (int64_t)H * W; i++) {
+        empty[i] = i % 97 == 5;
+        for (int c = 0; c < C; c++)
+            g[i * C + c] = ((double)(tu_next_u64(&seed) >> 11) / 9007199254740992.0 - 0.5) *
+                           (c < 3 ? 40.0 : 4.0);
+        if (i % 1013 == 7)
+            g[i * C + (int)(i % C)] = NAN;
+    }
+    assert_int_equal(cuplas_pool_create(2, &pool, &err), 0);
+    int saved = omp_get_max_threads();
+    for (int sc = 0; sc < CUPLAS_SCHEME_COUNT; sc++) {
+        cuplas_eval_images im[3];
+        for (int r = 0; r < 3; r++) {
+            omp_set_num_threads(r == 1 ? 3 : 1);
+            assert_int_equal(cuplas_scheme_encode((cuplas_scheme)sc, g, H, W, C, names, empty,
+                                                  r == 2 ? pool : NULL, &im[r], &err), 0);
+        }
+        if (sc == CUPLAS_SCHEME_GSPLAT) {   /* its position range, by a plain loop */
+            const cuplas_eval_image *m = &im[0].img[0];
+            assert_string_equal(m->name, "means_l");
+            for (int j = 0; j < 3; j++) {
+                double lo = INFINITY, hi = -INFINITY;
+                for (int64_t i = 0; i < (int64_t)H * W; i++) {
+                    double a = g[i * C + j];
+                    a = a > 0 ? log1p(a) : (a < 0 ? -log1p(-a) : 0);
+                    if (!empty[i] && isfinite(a))
+                        lo = fmin(lo, a), hi = fmax(hi, a);
+                }
+                assert_true(m->lo[j] == lo && m->hi[j] == hi);
+            }
+        }
+        for (int r = 1; r < 3; r++) {
+            assert_int_equal(im[r].n, im[0].n);
+            for (int k = 0; k < im[0].n; k++) {
+                const cuplas_eval_image *a = &im[0].img[k], *b = &im[r].img[k];
+                assert_string_equal(a->name, b->name);
+                assert_memory_equal(a->px, b->px, (size_t)H * W * a->channels);
+                assert_memory_equal(a->lo, b->lo, sizeof a->lo);
+                assert_memory_equal(a->hi, b->hi, sizeof a->hi);
+                assert_int_equal(!a->codebook, !b->codebook);
+                if (a->codebook)
+                    assert_memory_equal(a->codebook, b->codebook,
+                                        CUPLAS_SCHEME_CODEBOOK * sizeof *a->codebook);
+            }
+        }
+        for (int r = 0; r < 3; r++)
+            cuplas_eval_images_free(&im[r]);
+    }
+    omp_set_num_threads(saved);
+    cuplas_pool_free(pool);
+    free(g), free(empty);
 }
 
 int main(void)
@@ -368,6 +444,7 @@ int main(void)
         cmocka_unit_test(test_scheme_sog),    cmocka_unit_test(test_scheme_gsplat),
         cmocka_unit_test(test_scheme_playcanvas),
         cmocka_unit_test(test_scheme_plain_and_rest),
+        cmocka_unit_test(test_scheme_threads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

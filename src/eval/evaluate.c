@@ -378,7 +378,8 @@ int cuplas_evaluate(const double *items, int64_t N, int C, const char *const *na
                                        &s->dpq, err));
         if (ue)   /* the images code the values as stored */
             cuplas_eval_gather(items, C, maps[k], cells, grid, empty);
-        CUPLAS_TRY(cuplas_scheme_encode(o->scheme, grid, H, W, C, names, e, &imgs[k], err));
+        CUPLAS_TRY(cuplas_scheme_encode(o->scheme, grid, H, W, C, names, e, o->pool, &imgs[k],
+                                        err));
         if (bands.bands)
             CUPLAS_TRY(add_sh_images(grid, H, W, C, col, e, &bands, o, &imgs[k],
                                      &res->sh_count, err));

@@ -4,11 +4,16 @@
  *
  * Every scheme is a list of groups: up to 4 channels, a value transform,
  * a range rule and a bit depth. One routine codes any group; the schemes
- * differ only in the list they build.
+ * differ only in the list they build. The per-cell loops run in blocks of
+ * cells on the caller's pool (a cell's texels depend on it alone; the
+ * ranges are minima and maxima, the same in any order); a codebook's
+ * histogram stays one serial pass, since its double sums must keep one
+ * order.
  */
 #include "eval/schemes.h"
 #include "core/channel_names.h"
 #include "eval/codebook.h"
+#include "util/pool.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -254,88 +259,159 @@ static int new_image(cuplas_eval_images *out, const char *stem, const char *sfx,
     return 0;
 }
 
-/* The first cell from i on that is not empty (cells when none). */
-static int64_t skip_empty(const uint8_t *empty, int64_t i, int64_t cells)
-{
-    while (i < cells && empty && empty[i])
-        i++;
-    return i;
-}
-
 /* rot_0..3 as PlayCanvas SOG's writer packs them: unit length, the first
  * largest component by magnitude made positive (the quaternion negated
  * with it) and left out, the other three times sqrt(2), from [-1, 1] to
  * 0..255 truncated; alpha 252 + the left-out index. A zero or non-finite
  * quaternion codes 0, 0, 0, 252, as the writer's arithmetic makes it. */
-static void code_quats(const group *g, const double *x, int64_t cells, int C,
-                       const uint8_t *empty, uint8_t *px)
+static void code_quat(const group *g, const double *xi, uint8_t *o)
 {
-    for (int64_t i = skip_empty(empty, 0, cells); i < cells; i = skip_empty(empty, i + 1, cells)) {
-        double q[4], len = 0;
-        int big = 0;
-        uint8_t *o = px + i * 4;
-        for (int j = 0; j < 4; j++) {
-            q[j] = x[i * C + g->ch[j]];
-            len += q[j] * q[j];
-        }
-        len = sqrt(len);
-        o[0] = o[1] = o[2] = 0;
-        o[3] = 252;
-        if (!(len > 0) || !isfinite(len))
-            continue;
-        for (int j = 1; j < 4; j++)
-            if (fabs(q[j]) > fabs(q[big]))
-                big = j;
-        const double sign = q[big] < 0 ? -1 : 1;
-        for (int j = 0, k = 0; j < 4; j++) {
-            if (j == big)
-                continue;
-            double t = 255 * (sign * q[j] / len * 1.4142135623730951 * 0.5 + 0.5);
-            o[k++] = (uint8_t)(t > 0 ? (t < 255 ? t : 255) : 0);
-        }
-        o[3] = (uint8_t)(252 + big);
+    double q[4], len = 0;
+    int big = 0;
+    for (int j = 0; j < 4; j++) {
+        q[j] = xi[g->ch[j]];
+        len += q[j] * q[j];
     }
+    len = sqrt(len);
+    o[0] = o[1] = o[2] = 0;
+    o[3] = 252;
+    if (!(len > 0) || !isfinite(len))
+        return;
+    for (int j = 1; j < 4; j++)
+        if (fabs(q[j]) > fabs(q[big]))
+            big = j;
+    const double sign = q[big] < 0 ? -1 : 1;
+    for (int j = 0, k = 0; j < 4; j++) {
+        if (j == big)
+            continue;
+        double t = 255 * (sign * q[j] / len * 1.4142135623730951 * 0.5 + 0.5);
+        o[k++] = (uint8_t)(t > 0 ? (t < 255 ? t : 255) : 0);
+    }
+    o[3] = (uint8_t)(252 + big);
+}
+
+/* One loop over the cells, a block of them an item of the pool. */
+#define CELL_BLOCK 16384
+
+typedef struct cells_task {
+    const group *g;
+    const double *x;
+    int64_t cells;
+    int C, nc;
+    const uint8_t *empty;
+    uint8_t *plo, *phi;          /* the images' texels                   */
+    const double *lo, *hi;       /* quantise: the ranges                 */
+    double top;                  /* quantise: the largest code           */
+    double *blo, *bhi;           /* range: each block's minima, maxima   */
+    const double *entry;         /* labels: the codebook                 */
+    int nb;                      /* labels: its planes (then the sigmoid) */
+} cells_task;
+
+static int64_t block_end(const cells_task *t, int64_t b)
+{
+    int64_t e = (b + 1) * CELL_BLOCK;
+    return e < t->cells ? e : t->cells;
+}
+
+static int quats_block(void *ctx, int64_t b)
+{
+    const cells_task *t = ctx;
+    for (int64_t i = b * CELL_BLOCK; i < block_end(t, b); i++)
+        if (!(t->empty && t->empty[i]))
+            code_quat(t->g, t->x + i * t->C, t->plo + i * 4);
+    return 0;
 }
 
 /* Labels into one codebook of the group's planes pooled (the sigmoid
  * plane, opacity, apart: 255 sigmoid(v), truncated). */
-static void code_codebook(const group *g, const double *x, int64_t cells, int C,
-                          const uint8_t *empty, uint8_t *px, int nc, double *entry)
+static int labels_block(void *ctx, int64_t b)
 {
-    const int nb = g->sigmoid_plane >= 0 ? g->sigmoid_plane : g->n;
-    cuplas_codebook_build(x, cells, C, g->ch, nb, empty, entry);
-    for (int64_t i = skip_empty(empty, 0, cells); i < cells; i = skip_empty(empty, i + 1, cells))
-        for (int j = 0; j < g->n; j++) {
-            double v = x[i * C + g->ch[j]];
-            if (j < nb) {
-                px[i * nc + j] = cuplas_codebook_label(entry, v);
+    const cells_task *t = ctx;
+    for (int64_t i = b * CELL_BLOCK; i < block_end(t, b); i++) {
+        if (t->empty && t->empty[i])
+            continue;
+        for (int j = 0; j < t->g->n; j++) {
+            double v = t->x[i * t->C + t->g->ch[j]];
+            if (j < t->nb) {
+                t->plo[i * t->nc + j] = cuplas_codebook_label(t->entry, v);
             } else {
-                double t = 255 / (1 + exp(-v));
-                px[i * nc + j] = (uint8_t)(t > 0 ? (t < 255 ? t : 255) : 0);   /* NaN: 0 */
+                double s = 255 / (1 + exp(-v));
+                t->plo[i * t->nc + j] = (uint8_t)(s > 0 ? (s < 255 ? s : 255) : 0);   /* NaN: 0 */
             }
         }
+    }
+    return 0;
+}
+
+/* The group's minima and maxima over a block (finite values only). */
+static int range_block(void *ctx, int64_t b)
+{
+    const cells_task *t = ctx;
+    double v[4], *lo = t->blo + b * 4, *hi = t->bhi + b * 4;
+    for (int j = 0; j < 4; j++) {
+        lo[j] = INFINITY;
+        hi[j] = -INFINITY;
+    }
+    for (int64_t i = b * CELL_BLOCK; i < block_end(t, b); i++) {
+        if (t->empty && t->empty[i])
+            continue;
+        cell_values(t->g, t->x + i * t->C, v);
+        for (int j = 0; j < t->g->n; j++)
+            if (isfinite(v[j])) {
+                lo[j] = fmin(lo[j], v[j]);
+                hi[j] = fmax(hi[j], v[j]);
+            }
+    }
+    return 0;
+}
+
+static int quantise_block(void *ctx, int64_t b)
+{
+    const cells_task *t = ctx;
+    const group *g = t->g;
+    double v[4];
+    for (int64_t i = b * CELL_BLOCK; i < block_end(t, b); i++) {
+        if (t->empty && t->empty[i])
+            continue; /* stays 0: the fill value */
+        cell_values(g, t->x + i * t->C, v);
+        for (int j = 0; j < g->n; j++) {
+            double u = t->hi[j] > t->lo[j] ? (v[j] - t->lo[j]) / (t->hi[j] - t->lo[j]) : 0;
+            u = u > 0 ? (u < 1 ? u : 1) : 0; /* clips; NaN -> 0 */
+            uint32_t q = (uint32_t)floor(u * t->top + (g->trunc ? 0 : 0.5));
+            t->plo[i * t->nc + j] = (uint8_t)(q & 255u);
+            if (t->phi)
+                t->phi[i * t->nc + j] = (uint8_t)(q >> 8);
+        }
+    }
+    return 0;
 }
 
 static int code_group(const group *g, const double *x, int64_t H, int64_t W, int C,
-                      const uint8_t *empty, cuplas_eval_images *out, cuplas_error *err)
+                      const uint8_t *empty, cuplas_pool *pool, cuplas_eval_images *out,
+                      cuplas_error *err)
 {
-    const int64_t cells = H * W;
+    const int64_t cells = H * W, nblk = cuplas_par_blocks(cells, CELL_BLOCK);
+    cells_task t = {.g = g, .x = x, .cells = cells, .C = C, .empty = empty};
     if (g->xf == XF_SMALLEST3 || g->range == RANGE_CODEBOOK) {
-        const int nc = image_channels(g->n);
-        if (new_image(out, g->name, "", nc, H, W))
+        t.nc = image_channels(g->n);
+        if (new_image(out, g->name, "", t.nc, H, W))
             return cuplas_error_set(err, CUPLAS_ERR_NOMEM, "scheme: out of memory for image %s",
                                     g->name);
         cuplas_eval_image *im = &out->img[out->n - 1];
+        t.plo = im->px;
         if (g->xf == XF_SMALLEST3) {
-            code_quats(g, x, cells, C, empty, im->px);
+            (void)cuplas_par_for(pool, nblk, quats_block, &t, NULL);
             return 0;
         }
         if (!(im->codebook = malloc(CUPLAS_CODEBOOK_SIZE * sizeof *im->codebook)))
             return cuplas_error_set(err, CUPLAS_ERR_NOMEM, "scheme: out of memory");
-        code_codebook(g, x, cells, C, empty, im->px, nc, im->codebook);
+        t.nb = g->sigmoid_plane >= 0 ? g->sigmoid_plane : g->n;
+        cuplas_codebook_build(x, cells, C, g->ch, t.nb, empty, im->codebook);
+        t.entry = im->codebook;
+        (void)cuplas_par_for(pool, nblk, labels_block, &t, NULL);
         return 0;
     }
-    double lo[4], hi[4], v[4];
+    double lo[4], hi[4];
     for (int j = 0; j < 4; j++) {
         lo[j] = INFINITY;
         hi[j] = -INFINITY;
@@ -346,16 +422,19 @@ static int code_group(const group *g, const double *x, int64_t H, int64_t W, int
             hi[j] = g->hi;
         }
     } else {
-        for (int64_t i = 0; i < cells; i++) {
-            if (empty && empty[i])
-                continue;
-            cell_values(g, x + i * C, v);
-            for (int j = 0; j < g->n; j++)
-                if (isfinite(v[j])) {
-                    lo[j] = fmin(lo[j], v[j]);
-                    hi[j] = fmax(hi[j], v[j]);
-                }
+        t.blo = malloc((size_t)(nblk > 0 ? nblk : 1) * 4 * sizeof *t.blo);
+        t.bhi = malloc((size_t)(nblk > 0 ? nblk : 1) * 4 * sizeof *t.bhi);
+        if (!t.blo || !t.bhi) {
+            free(t.blo), free(t.bhi);
+            return cuplas_error_set(err, CUPLAS_ERR_NOMEM, "scheme: out of memory");
         }
+        (void)cuplas_par_for(pool, nblk, range_block, &t, NULL);
+        for (int64_t b = 0; b < nblk; b++)
+            for (int j = 0; j < g->n; j++) {
+                lo[j] = fmin(lo[j], t.blo[b * 4 + j]);
+                hi[j] = fmax(hi[j], t.bhi[b * 4 + j]);
+            }
+        free(t.blo), free(t.bhi);
         if (g->range == RANGE_JOINT)
             for (int j = 1; j < g->n; j++) {
                 lo[0] = fmin(lo[0], lo[j]);
@@ -367,36 +446,26 @@ static int code_group(const group *g, const double *x, int64_t H, int64_t W, int
                 hi[j] = hi[0];
             }
     }
-    const int nc = image_channels(g->n);
     const int wide = g->bits > 8;
-    const double top = (double)((1u << g->bits) - 1);
-    if (new_image(out, g->name, wide ? g->lo_sfx : "", nc, H, W) ||
-        (wide && new_image(out, g->name, g->hi_sfx, nc, H, W)))
+    t.nc = image_channels(g->n);
+    t.top = (double)((1u << g->bits) - 1);
+    if (new_image(out, g->name, wide ? g->lo_sfx : "", t.nc, H, W) ||
+        (wide && new_image(out, g->name, g->hi_sfx, t.nc, H, W)))
         return cuplas_error_set(err, CUPLAS_ERR_NOMEM, "scheme: out of memory for image %s", g->name);
-    uint8_t *plo = out->img[out->n - 1 - wide].px, *phi = wide ? out->img[out->n - 1].px : NULL;
+    t.plo = out->img[out->n - 1 - wide].px;
+    t.phi = wide ? out->img[out->n - 1].px : NULL;
     for (int k = 0; k <= wide; k++)
         for (int j = 0; j < g->n; j++) {
             out->img[out->n - 1 - k].lo[j] = isfinite(lo[j]) ? lo[j] : 0;
             out->img[out->n - 1 - k].hi[j] = isfinite(hi[j]) ? hi[j] : 0;
         }
-    for (int64_t i = 0; i < cells; i++) {
-        if (empty && empty[i])
-            continue; /* stays 0: the fill value */
-        cell_values(g, x + i * C, v);
-        for (int j = 0; j < g->n; j++) {
-            double t = hi[j] > lo[j] ? (v[j] - lo[j]) / (hi[j] - lo[j]) : 0;
-            t = t > 0 ? (t < 1 ? t : 1) : 0; /* clips; NaN -> 0 */
-            uint32_t q = (uint32_t)floor(t * top + (g->trunc ? 0 : 0.5));
-            plo[i * nc + j] = (uint8_t)(q & 255u);
-            if (phi)
-                phi[i * nc + j] = (uint8_t)(q >> 8);
-        }
-    }
+    t.lo = lo, t.hi = hi;
+    (void)cuplas_par_for(pool, nblk, quantise_block, &t, NULL);
     return 0;
 }
 
 int cuplas_scheme_encode(cuplas_scheme s, const double *x, int64_t H, int64_t W, int C,
-                         const char *const *names, const uint8_t *empty,
+                         const char *const *names, const uint8_t *empty, cuplas_pool *pool,
                          cuplas_eval_images *out, cuplas_error *err)
 {
     int rc = 0;
@@ -418,7 +487,7 @@ int cuplas_scheme_encode(cuplas_scheme s, const double *x, int64_t H, int64_t W,
     if (!out->img)
         CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "scheme: out of memory");
     for (int i = 0; i < p.n; i++)
-        CUPLAS_TRY(code_group(&p.g[i], x, H, W, C, empty, out, err));
+        CUPLAS_TRY(code_group(&p.g[i], x, H, W, C, empty, pool, out, err));
 fail:
     free(taken);
     free(p.g);

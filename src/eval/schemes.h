@@ -62,6 +62,7 @@
 #include <stdint.h>
 
 #include "util/error.h"
+#include "util/pool.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -109,10 +110,11 @@ int cuplas_scheme_applies(cuplas_scheme s, const char *const *names, int C);
 /* Code a grid (H*W cells x C doubles, cell order; empty NULL or H*W
  * flags, nonzero = empty) into out (cleared first; free with
  * cuplas_eval_images_free, also after a failure). names: C channel
- * names (NULL allowed for plain). Non-finite values code as 0. Errors:
- * CUPLAS_ERR_USAGE (scheme does not apply), CUPLAS_ERR_NOMEM. */
+ * names (NULL allowed for plain). Non-finite values code as 0. pool:
+ * the cells' loops (NULL: an OpenMP team); the texels do not depend on
+ * it. Errors: CUPLAS_ERR_USAGE (scheme does not apply), CUPLAS_ERR_NOMEM. */
 int cuplas_scheme_encode(cuplas_scheme s, const double *x, int64_t H, int64_t W, int C,
-                         const char *const *names, const uint8_t *empty,
+                         const char *const *names, const uint8_t *empty, cuplas_pool *pool,
                          cuplas_eval_images *out, cuplas_error *err);
 
 void cuplas_eval_images_free(cuplas_eval_images *imgs);

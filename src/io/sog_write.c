@@ -231,8 +231,8 @@ int cuplas_sog_write(const double *grid, int64_t H, int64_t W, int C, const char
                     (long long)W);
     for (int64_t i = 0; i < cells; i++)
         empty[i] = i >= p->count;
-    CUPLAS_TRY(cuplas_scheme_encode(CUPLAS_SCHEME_PLAYCANVAS, grid, H, W, C, names, empty, &imgs,
-                                    err));
+    CUPLAS_TRY(cuplas_scheme_encode(CUPLAS_SCHEME_PLAYCANVAS, grid, H, W, C, names, empty,
+                                    o->pool, &imgs, err));
     for (int k = 0; k < NIMAGES; k++) {
         const cuplas_eval_image *im = image(&imgs, IMAGES[k]);
         if (!im || (k == 3 && im->channels != 4))
