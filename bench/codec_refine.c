@@ -179,7 +179,7 @@ int main(int argc, char **argv)
     int64_t mb[2], sb[2], rb[2], per_m[2 * CUPLAS_EVAL_MAX_IMAGES], per_s[2 * CUPLAS_EVAL_MAX_IMAGES],
         per_r[2 * CUPLAS_EVAL_MAX_IMAGES];
     cuplas_order_morton(items, N, C, names, cells, mo, NULL, &err);
-    cuplas_eval_gather(items, C, mo, cells, g2, NULL);
+    cuplas_eval_gather(items, C, mo, cells, g2, NULL, NULL);
     cuplas_scheme_encode(CUPLAS_SCHEME_SOG, g2, H, W, C, names, NULL, NULL, &im, &err);
     bytes_of(&im, method, mb, per_m);
     cuplas_eval_images_free(&im);

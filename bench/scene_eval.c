@@ -28,7 +28,7 @@ static double and_of(const double *x, int C, const int64_t *order, int64_t H, in
     uint8_t *empty = malloc((size_t)(H * W));
     if (!grid || !empty)
         exit(3);
-    cuplas_eval_gather(x, C, order, H * W, grid, empty);
+    cuplas_eval_gather(x, C, order, H * W, grid, empty, NULL);
     double a = cuplas_eval_and(grid, H, W, C, empty);
     free(grid);
     free(empty);

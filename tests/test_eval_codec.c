@@ -180,7 +180,7 @@ static void test_measure_path(void **state)
                 cuplas_order_random(N, H * W, 1, order);
             else
                 assert_int_equal(cuplas_order_morton(x, N, C, names, H * W, order, NULL, &err), 0);
-            assert_int_equal(cuplas_eval_gather(x, C, order, H * W, grid, empty), H * W - N);
+            assert_int_equal(cuplas_eval_gather(x, C, order, H * W, grid, empty, NULL), H * W - N);
             cuplas_eval_images imgs;
             assert_int_equal(cuplas_scheme_encode((cuplas_scheme)s, grid, H, W, C, names, empty,
                                                   NULL,

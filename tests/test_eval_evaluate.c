@@ -243,7 +243,7 @@ static void test_bytes_are_files(void **state)
     double grid[H * W * C];
     uint8_t empty[H * W];
     cuplas_eval_images imgs = {0};
-    cuplas_eval_gather(items, C, map, H * W, grid, empty);
+    cuplas_eval_gather(items, C, map, H * W, grid, empty, NULL);
     assert_int_equal(cuplas_scheme_encode(CUPLAS_SCHEME_PLAIN, grid, H, W, C, NULL, empty, NULL,
                                           &imgs,
                                           &e), 0);
@@ -418,7 +418,7 @@ static void serial_bytes(const double *items, const int64_t *sorted,
             cuplas_order_random(EN, cells, 0, map);
         else
             assert_int_equal(cuplas_order_morton(items, EN, EC, NULL, cells, map, NULL, &e), 0);
-        cuplas_eval_gather(items, EC, map, cells, grid, empty);
+        cuplas_eval_gather(items, EC, map, cells, grid, empty, NULL);
         assert_int_equal(cuplas_scheme_encode(CUPLAS_SCHEME_PLAIN, grid, EH, EW, EC, NULL, empty,
                                               NULL,
                                               &imgs, &e), 0);
@@ -838,7 +838,7 @@ static void test_sh_palette_per_order(void **state)
     int col[CUPLAS_PALETTE_MAX_D];
     cuplas_buf b = {NULL, 0, 0};
     cuplas_codec_opts_default(&co);
-    assert_int_equal(cuplas_eval_gather(items, SC, map, SH * SW, grid, empty), 25);
+    assert_int_equal(cuplas_eval_gather(items, SC, map, SH * SW, grid, empty, NULL), 25);
     assert_int_equal(cuplas_sog_sh_bands(names, SC, &sh, col, &e), 0);
     assert_int_equal(sh.bands, 1);
     assert_int_equal(cuplas_sog_sh_encode(grid, SH, SW, SC, col, empty, 16, 5, -1, &sh, &e), 0);

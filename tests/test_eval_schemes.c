@@ -141,7 +141,7 @@ static void test_gather(void **state)
     const int64_t order[4] = {2, -1, 0, 1};
     double g[8];
     uint8_t e[4];
-    assert_int_equal(cuplas_eval_gather(x, 2, order, 4, g, e), 1);
+    assert_int_equal(cuplas_eval_gather(x, 2, order, 4, g, e, NULL), 1);
     const double want[8] = {5, 6, 0, 0, 1, 2, 3, 4};
     assert_memory_equal(g, want, sizeof want);
     assert_true(e[0] == 0 && e[1] == 1 && e[2] == 0 && e[3] == 0);

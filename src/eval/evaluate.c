@@ -367,7 +367,7 @@ int cuplas_evaluate(const double *items, int64_t N, int C, const char *const *na
         cuplas_eval_order_stats *s = &res->order[k];
         if (!maps[k])
             continue;   /* not measured */
-        int64_t nempty = cuplas_eval_gather(items, C, maps[k], cells, grid, empty);
+        int64_t nempty = cuplas_eval_gather(items, C, maps[k], cells, grid, empty, o->pool);
         const uint8_t *e = nempty ? empty : NULL;
         for (int64_t i = 0; ue && i < cells * (int64_t)C; i++)
             grid[i] = ldexp(grid[i], ue);
@@ -377,7 +377,7 @@ int cuplas_evaluate(const double *items, int64_t N, int C, const char *const *na
             CUPLAS_TRY(cuplas_eval_dpq(grid, H, W, C, e, o->dpq_p, o->dpq_max_n, o->pool,
                                        &s->dpq, err));
         if (ue)   /* the images code the values as stored */
-            cuplas_eval_gather(items, C, maps[k], cells, grid, empty);
+            cuplas_eval_gather(items, C, maps[k], cells, grid, empty, o->pool);
         CUPLAS_TRY(cuplas_scheme_encode(o->scheme, grid, H, W, C, names, e, o->pool, &imgs[k],
                                         err));
         if (bands.bands)

@@ -269,18 +269,39 @@ fail:
     return rc;
 }
 
-int64_t cuplas_eval_gather(const double *x, int C, const int64_t *order, int64_t cells,
-                           double *grid, uint8_t *empty)
+typedef struct gather_task {
+    const double *x;
+    int C;
+    const int64_t *order;
+    int64_t cells;
+    double *grid;
+    uint8_t *empty;
+} gather_task;
+
+#define GATHER_CELLS 16384
+
+static int gather_block(void *ctx, int64_t b)
 {
-    int64_t n_empty = 0;
-    for (int64_t i = 0; i < cells; i++) {
-        if (order[i] >= 0)
-            memcpy(grid + i * C, x + order[i] * C, (size_t)C * sizeof *grid);
+    const gather_task *t = ctx;
+    const int64_t end = (b + 1) * GATHER_CELLS < t->cells ? (b + 1) * GATHER_CELLS : t->cells;
+    for (int64_t i = b * GATHER_CELLS; i < end; i++) {
+        if (t->order[i] >= 0)
+            memcpy(t->grid + i * t->C, t->x + t->order[i] * t->C, (size_t)t->C * sizeof *t->grid);
         else
-            memset(grid + i * C, 0, (size_t)C * sizeof *grid);
-        if (empty)
-            empty[i] = order[i] < 0;
-        n_empty += order[i] < 0;
+            memset(t->grid + i * t->C, 0, (size_t)t->C * sizeof *t->grid);
+        if (t->empty)
+            t->empty[i] = t->order[i] < 0;
     }
+    return 0;
+}
+
+int64_t cuplas_eval_gather(const double *x, int C, const int64_t *order, int64_t cells,
+                           double *grid, uint8_t *empty, cuplas_pool *pool)
+{
+    gather_task t = {x, C, order, cells, grid, empty};
+    int64_t n_empty = 0;
+    (void)cuplas_par_for(pool, cuplas_par_blocks(cells, GATHER_CELLS), gather_block, &t, NULL);
+    for (int64_t i = 0; i < cells; i++)
+        n_empty += order[i] < 0;
     return n_empty;
 }

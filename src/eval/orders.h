@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "util/error.h"
+#include "util/pool.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -69,9 +70,10 @@ int cuplas_order_morton(const double *x, int64_t N, int C, const char *const *na
 /* Lay an order on the grid: grid (cells x C) gets row order[cell] of x,
  * or zeros for an empty cell (order[cell] < 0), and empty (cells flags,
  * may be NULL) 1 there, else 0. The grid the quality metrics and the
- * schemes read. Returns the number of empty cells. */
+ * schemes read. Blocks of cells run on pool (NULL: an OpenMP team).
+ * Returns the number of empty cells. */
 int64_t cuplas_eval_gather(const double *x, int C, const int64_t *order, int64_t cells,
-                           double *grid, uint8_t *empty);
+                           double *grid, uint8_t *empty, cuplas_pool *pool);
 
 #ifdef __cplusplus
 }

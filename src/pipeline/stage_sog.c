@@ -47,7 +47,7 @@ static int cell_grid(job_ctx *j, const int *use, int n, const int64_t *row, doub
         CUPLAS_FAIL(e, CUPLAS_ERR_NOMEM, "out of memory for the SOG images of %lld splats",
                     (long long)rows);
     CUPLAS_TRY(cuplas_h5grid_to_double(g, use, n, all, j->pool, e));
-    cuplas_eval_gather(all, n, row, cells, grid, NULL);
+    cuplas_eval_gather(all, n, row, cells, grid, NULL, j->pool);
     *out = grid, grid = NULL;
 fail:
     free(grid);

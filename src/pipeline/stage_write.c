@@ -55,7 +55,7 @@ static int and_after_padded(job_ctx *j, double *out, cuplas_error *e)
     double *grid = malloc((size_t)N * (size_t)j->nuse * sizeof *grid);
     if (!grid)
         return cuplas_error_set(e, CUPLAS_ERR_NOMEM, "out of memory");
-    cuplas_eval_gather(j->x, j->nuse, j->index, N, grid, NULL);
+    cuplas_eval_gather(j->x, j->nuse, j->index, N, grid, NULL, j->pool);
     for (int64_t c = 0; c < N; c++)
         j->empty[c] = j->label[j->index[c]] < 0;
     *out = cuplas_eval_and(grid, j->g.H, j->g.W, j->nuse, j->empty);
