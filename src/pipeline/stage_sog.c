@@ -108,7 +108,7 @@ int cuplas_stage_sog(job_ctx *j, cuplas_error *e)
     int64_t *row = NULL;
     int *use = NULL, n = 0, rc = 0;
     const char **sub = NULL;
-    double *grid = NULL, t = cuplas_now_s();
+    double *grid = NULL, t = cuplas_now_s(), t_grid = 0, t_write = 0, t_sync = 0;
     cuplas_sog_plan p = {0};
     cuplas_sog_opts o = {0};
     char keys[160];
@@ -125,6 +125,7 @@ int cuplas_stage_sog(job_ctx *j, cuplas_error *e)
     CUPLAS_TRY(cuplas_sog_prepare((const char *const *)g->names, C, row, cells, cfg->sog.sh, use,
                                   sub, &n, &p, e));
     CUPLAS_TRY(cell_grid(j, use, n, row, &grid, e));
+    t_grid = cuplas_now_s();
 
     o.sh = cfg->sog.sh;
     o.palette = cfg->sog.sh_palette;
@@ -141,8 +142,10 @@ int cuplas_stage_sog(job_ctx *j, cuplas_error *e)
         goto fail;
     }
     CUPLAS_TRY(write_dir(j, grid, n, sub, &o, j->sog_tmp, &p, e));
+    t_write = cuplas_now_s();
     if (cfg->output.fsync)
         CUPLAS_TRY(sync_files(j->sog_tmp, e));
+    t_sync = cuplas_now_s();
     cuplas_job_sog_keys(cfg, keys, sizeof keys);
     if (asprintf(&j->sog_attr, "%s, \"files\": %d, \"bytes\": %lld}", keys, p.files,
                  (long long)p.bytes) < 0) {
@@ -150,6 +153,15 @@ int cuplas_stage_sog(job_ctx *j, cuplas_error *e)
         CUPLAS_FAIL(e, CUPLAS_ERR_NOMEM, "out of memory");
     }
     j->res->sog_bytes = p.bytes;
+    char text[CUPLAS_JOB_LINE_LEN];
+    snprintf(text, sizeof text, "cuplas: %s:%s: sog: %.2f s the grid, %.2f s quantising, %.2f s "
+             "the SH palette, %.2f s more WebP, %.2f s fsync", j->job->file, j->job->dataset,
+             t_grid - t, p.quantise_s, p.palette_s, p.webp_s, t_sync - t_write);
+    cuplas_log_event(j->r->log, CUPLAS_LOG_DEBUG, "sog_timing", text,
+                     CUPLAS_LF_S("file", j->job->file), CUPLAS_LF_D("grid_s", t_grid - t),
+                     CUPLAS_LF_D("quantise_s", p.quantise_s),
+                     CUPLAS_LF_D("palette_s", p.palette_s), CUPLAS_LF_D("webp_s", p.webp_s),
+                     CUPLAS_LF_D("fsync_s", t_sync - t_write), NULL);
 fail:
     if (rc) {
         cuplas_error_where(e, "%s:%s: sog", j->job->file, j->job->dataset);
