@@ -79,7 +79,7 @@ int main(int argc, char **argv)
         if (dev < 0) {
             for (int64_t i = 0; i < N; i++)
                 label[i] = -1;
-            if (cuplas_kmeans_assign_cpu(x, N, D, cen, K, label, NULL))
+            if (cuplas_kmeans_assign_cpu(x, N, D, cen, K, label, NULL, NULL))
                 return 3;
         } else {
 #ifdef HAVE_CUDA
@@ -110,13 +110,13 @@ int main(int argc, char **argv)
         for (int64_t i = 0; i < N; i++)
             lc[i] = -1;
         t0 = cuplas_now_s();
-        if (cuplas_kmeans_assign_cpu(x, N, D, cen, K, lc, NULL))
+        if (cuplas_kmeans_assign_cpu(x, N, D, cen, K, lc, NULL, NULL))
             return 3;
         cpu_s = cuplas_now_s() - t0;
         match = !memcmp(lc, label, (size_t)N * sizeof *lc);
     }
     t0 = cuplas_now_s();
-    if (cuplas_palette_fit(x, N, D, K, iters, dev, cen, label, &st, &err)) {
+    if (cuplas_palette_fit(x, N, D, K, iters, dev, cen, label, &st, NULL, &err)) {
         fprintf(stderr, "%s\n", err.msg);
         return 1;
     }

@@ -841,7 +841,7 @@ static void test_sh_palette_per_order(void **state)
     assert_int_equal(cuplas_eval_gather(items, SC, map, SH * SW, grid, empty, NULL), 25);
     assert_int_equal(cuplas_sog_sh_bands(names, SC, &sh, col, &e), 0);
     assert_int_equal(sh.bands, 1);
-    assert_int_equal(cuplas_sog_sh_encode(grid, SH, SW, SC, col, empty, 16, 5, -1, &sh, &e), 0);
+    assert_int_equal(cuplas_sog_sh_encode(grid, SH, SW, SC, col, empty, 16, 5, -1, &sh, NULL, &e), 0);
     assert_int_equal(cuplas_image_bytes(&sh.centroids, CUPLAS_CODEC_PNG, &co, NULL, &b, &e), 0);
     assert_int_equal((int64_t)b.size, r->image_bytes[CUPLAS_ORDER_SORTED][CUPLAS_CODEC_PNG][2]);
     free(b.data), b.data = NULL, b.size = b.cap = 0;

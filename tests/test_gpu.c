@@ -87,7 +87,7 @@ static void test_gpu_kmeans_parity(void **state)
                     memcpy(x + i * D, c + (i % K) * D, (size_t)D * sizeof *x);
                 for (int64_t i = 0; i < N; i++)
                     lc[i] = -1;
-                assert_int_equal(cuplas_kmeans_assign_cpu(x, N, D, c, K, lc, dc), 0);
+                assert_int_equal(cuplas_kmeans_assign_cpu(x, N, D, c, K, lc, dc, NULL), 0);
                 if (cuplas_kmeans_gpu_create(&g, 0, x, N, D, K, &err) ||
                     cuplas_kmeans_assign_gpu(g, c, lg, dg, &err))
                     fail_msg("%s", err.msg);
@@ -105,8 +105,8 @@ static void test_gpu_kmeans_parity(void **state)
     int32_t *lc = malloc(N * sizeof *lc), *lg = malloc(N * sizeof *lg);
     cuplas_palette_stats sc, sg;
     cuplas_error err = {0};
-    assert_int_equal(cuplas_palette_fit(x, N, D, K, 5, -1, cc, lc, &sc, &err), 0);
-    if (cuplas_palette_fit(x, N, D, K, 5, 0, cg, lg, &sg, &err))
+    assert_int_equal(cuplas_palette_fit(x, N, D, K, 5, -1, cc, lc, &sc, NULL, &err), 0);
+    if (cuplas_palette_fit(x, N, D, K, 5, 0, cg, lg, &sg, NULL, &err))
         fail_msg("%s", err.msg);
     assert_memory_equal(cc, cg, (size_t)K * D * sizeof *cc);
     assert_memory_equal(lc, lg, N * sizeof *lc);
@@ -148,7 +148,7 @@ static void test_gpu_kmeans_reassign(void **state)
             }
             for (int64_t i = 0; i < N; i++)
                 lc[i] = -1;
-            assert_int_equal(cuplas_kmeans_assign_cpu(x, N, D, c2, K, lc, dc), 0);
+            assert_int_equal(cuplas_kmeans_assign_cpu(x, N, D, c2, K, lc, dc, NULL), 0);
             if (cuplas_kmeans_gpu_create(&g, 0, x, N, D, K, &err) ||
                 cuplas_kmeans_assign_gpu(g, c, lg, dg, &err) ||
                 cuplas_kmeans_reassign_gpu(g, c2, moved, mlist, nm, lg, dg, &err))

@@ -75,7 +75,7 @@ static void test_assign_matches_scan(void **state)
                     int32_t any = (int32_t)((i * 7919) % (K + 3)) - 1;
                     got[i] = hints == 0 ? -1 : hints == 1 ? copy : any;
                 }
-                assert_int_equal(cuplas_kmeans_assign_cpu(x, N, D, c, K, got, gd), 0);
+                assert_int_equal(cuplas_kmeans_assign_cpu(x, N, D, c, K, got, gd, NULL), 0);
                 assert_memory_equal(got, want, N * sizeof *got);
                 assert_memory_equal(gd, wd, N * sizeof *gd);
             }
@@ -94,7 +94,7 @@ static void test_assign_tie_lower_index(void **state)
     for (int32_t hint = -1; hint < 12; hint++) {
         int32_t l = hint;
         float d;
-        assert_int_equal(cuplas_kmeans_assign_cpu(x, 1, 2, c, 12, &l, &d), 0);
+        assert_int_equal(cuplas_kmeans_assign_cpu(x, 1, 2, c, 12, &l, &d, NULL), 0);
         assert_int_equal(l, 3);
         assert_true(d == 0.5f);
     }
@@ -125,7 +125,7 @@ static void test_reassign_matches_assign(void **state)
                 memcpy(x + i * D, c + (i % K) * D, D * sizeof *x);
             for (int64_t i = 0; i < N; i++)
                 l0[i] = -1;
-            assert_int_equal(cuplas_kmeans_assign_cpu(x, N, D, c, K, l0, d0), 0);
+            assert_int_equal(cuplas_kmeans_assign_cpu(x, N, D, c, K, l0, d0, NULL), 0);
             memcpy(c2, c, (size_t)K * D * sizeof *c);
             for (int j = 0; j < K; j++) {
                 if (j % 5 == 1)       /* somewhere else */
@@ -140,8 +140,8 @@ static void test_reassign_matches_assign(void **state)
             }
             for (int64_t i = 0; i < N; i++)
                 l2[i] = -1;
-            assert_int_equal(cuplas_kmeans_assign_cpu(x, N, D, c2, K, l2, d2), 0);
-            assert_int_equal(cuplas_kmeans_reassign_cpu(x, N, D, c2, K, moved, mlist, nm, l0, d0), 0);
+            assert_int_equal(cuplas_kmeans_assign_cpu(x, N, D, c2, K, l2, d2, NULL), 0);
+            assert_int_equal(cuplas_kmeans_reassign_cpu(x, N, D, c2, K, moved, mlist, nm, l0, d0, NULL), 0);
             assert_memory_equal(l0, l2, N * sizeof *l0);
             assert_memory_equal(d0, d2, N * sizeof *d0);
             free(x), free(c), free(c2), free(fresh), free(d0), free(d2), free(l0), free(l2);
@@ -162,7 +162,7 @@ static void test_fit_recovers_clusters(void **state)
     for (int64_t i = 0; i < N; i++)
         for (int k = 0; k < D; k++)
             x[i * D + k] += (float)(10 * (i / per) * ((k + i / per) % 3 == 0 ? 1 : -1));
-    assert_int_equal(cuplas_palette_fit(x, N, D, K, 10, -1, cen, label, &st, &err), 0);
+    assert_int_equal(cuplas_palette_fit(x, N, D, K, 10, -1, cen, label, &st, NULL, &err), 0);
     for (int j = 0; j < K; j++) {
         for (int i = 0; i < per; i++)
             assert_int_equal(label[j * per + i], label[j * per]);
@@ -191,14 +191,14 @@ static void test_fit_descends(void **state)
     assert_true(cen && label);
     for (int it = 0; it <= 6; it++) {
         cuplas_palette_stats st;
-        assert_int_equal(cuplas_palette_fit(x, N, D, K, it, -1, cen, label, &st, &err), 0);
+        assert_int_equal(cuplas_palette_fit(x, N, D, K, it, -1, cen, label, &st, NULL, &err), 0);
         assert_true(st.mse <= last * (1 + 1e-6));
         if (it >= 2)
             assert_true(st.mse < last);  /* random data: it keeps moving */
         last = st.mse;
     }
     cuplas_palette_stats st;
-    assert_int_equal(cuplas_palette_fit(x, N, D, (int)N, 3, -1, cen, label, &st, &err), 0);
+    assert_int_equal(cuplas_palette_fit(x, N, D, (int)N, 3, -1, cen, label, &st, NULL, &err), 0);
     assert_true(st.mse == 0.0);
     for (int64_t i = 0; i < N; i++)
         assert_int_equal(label[i], i);
@@ -242,7 +242,7 @@ static void test_fit_update_reference(void **state)
     int saved = omp_get_max_threads();
     for (int t = 1; t <= 3; t += 2) {
         omp_set_num_threads(t);
-        assert_int_equal(cuplas_palette_fit(x, N, D, K, 1, -1, got, lg, NULL, &err), 0);
+        assert_int_equal(cuplas_palette_fit(x, N, D, K, 1, -1, got, lg, NULL, NULL, &err), 0);
         assert_memory_equal(got, want, (size_t)K * D * sizeof *got);
         assert_memory_equal(lg, l1, N * sizeof *lg);
     }
@@ -264,9 +264,9 @@ static void test_fit_threads(void **state)
     assert_true(c1 && c2 && l1 && l2);
     int saved = omp_get_max_threads();
     omp_set_num_threads(1);
-    assert_int_equal(cuplas_palette_fit(x, N, D, K, 4, -1, c1, l1, NULL, &err), 0);
+    assert_int_equal(cuplas_palette_fit(x, N, D, K, 4, -1, c1, l1, NULL, NULL, &err), 0);
     omp_set_num_threads(3);
-    assert_int_equal(cuplas_palette_fit(x, N, D, K, 4, -1, c2, l2, NULL, &err), 0);
+    assert_int_equal(cuplas_palette_fit(x, N, D, K, 4, -1, c2, l2, NULL, NULL, &err), 0);
     omp_set_num_threads(saved);
     assert_memory_equal(c1, c2, (size_t)K * D * sizeof *c1);
     assert_memory_equal(l1, l2, N * sizeof *l1);
@@ -279,11 +279,11 @@ static void test_fit_refuses(void **state)
     int32_t l[4];
     cuplas_error err;
     cuplas_error_clear(&err);
-    assert_int_equal(cuplas_palette_fit(x, 4, 1, 5, 1, -1, c, l, NULL, &err), CUPLAS_ERR_INTERNAL);
+    assert_int_equal(cuplas_palette_fit(x, 4, 1, 5, 1, -1, c, l, NULL, NULL, &err), CUPLAS_ERR_INTERNAL);
     cuplas_error_clear(&err);
-    assert_int_equal(cuplas_palette_fit(x, 4, 1, 0, 1, -1, c, l, NULL, &err), CUPLAS_ERR_INTERNAL);
+    assert_int_equal(cuplas_palette_fit(x, 4, 1, 0, 1, -1, c, l, NULL, NULL, &err), CUPLAS_ERR_INTERNAL);
     cuplas_error_clear(&err);
-    assert_int_equal(cuplas_palette_fit(x, 1, 46, 1, 1, -1, c, l, NULL, &err),
+    assert_int_equal(cuplas_palette_fit(x, 1, 46, 1, 1, -1, c, l, NULL, NULL, &err),
                      CUPLAS_ERR_INTERNAL);
 }
 

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 
 #include "core/kmeans.h"
+#include "util/pool.h"
 
 #define LANES 8
 #define CHECK_EVERY 8 /* coordinates between two looks at the bound */
@@ -84,46 +85,70 @@ static float *transpose(const float *c, int K, int D)
     return ct;
 }
 
-int cuplas_kmeans_assign_cpu(const float *x, int64_t N, int D, const float *c, int K,
-                             int32_t *label, float *dist)
-{
-    float *ct = transpose(c, K, D);
-    if (!ct)
-        return -1;
-#pragma omp parallel for schedule(dynamic, 64)
-    for (int64_t i = 0; i < N; i++)
-        nearest(x + i * D, D, c, ct, K, label + i, dist ? dist + i : NULL);
-    free(ct);
-    return 0;
-}
+/* A block of points an item of the pool: a full search each, or (moved
+ * set) the reassignment. */
+#define POINTS 64
 
-int cuplas_kmeans_reassign_cpu(const float *x, int64_t N, int D, const float *c, int K,
-                               const uint8_t *moved, const int32_t *mlist, int nm,
-                               int32_t *label, float *dist)
+typedef struct assign_task {
+    const float *x, *c, *ct;
+    int64_t N;
+    int D, K, nm;
+    const uint8_t *moved;    /* NULL: every point searched in full */
+    const int32_t *mlist;
+    int32_t *label;
+    float *dist;
+} assign_task;
+
+static int assign_block(void *ctx, int64_t b)
 {
-    float *ct = transpose(c, K, D);
-    if (!ct)
-        return -1;
-#pragma omp parallel for schedule(dynamic, 64)
-    for (int64_t i = 0; i < N; i++) {
-        const float *xi = x + i * D;
-        int bi = label[i];
-        if (bi < 0 || bi >= K || moved[bi]) {
-            nearest(xi, D, c, ct, K, label + i, dist + i);
+    const assign_task *t = ctx;
+    const int D = t->D;
+    const int64_t end = (b + 1) * POINTS < t->N ? (b + 1) * POINTS : t->N;
+    for (int64_t i = b * POINTS; i < end; i++) {
+        const float *xi = t->x + i * D;
+        int bi = t->label[i];
+        if (!t->moved || bi < 0 || bi >= t->K || t->moved[bi]) {
+            nearest(xi, D, t->c, t->ct, t->K, t->label + i, t->dist ? t->dist + i : NULL);
             continue;
         }
-        float best = dist[i];
-        for (int m = 0; m < nm; m++) {
-            const int j = mlist[m];
-            float d = cuplas_kmeans_d2(xi, c + (int64_t)j * D, D, 1);
+        float best = t->dist[i];
+        for (int m = 0; m < t->nm; m++) {
+            const int j = t->mlist[m];
+            float d = cuplas_kmeans_d2(xi, t->c + (int64_t)j * D, D, 1);
             if (beats(d, j, best, bi)) {
                 best = d;
                 bi = j;
             }
         }
-        label[i] = bi;
-        dist[i] = best;
+        t->label[i] = bi;
+        t->dist[i] = best;
     }
+    return 0;
+}
+
+static int run(assign_task *t, cuplas_pool *pool)
+{
+    float *ct = transpose(t->c, t->K, t->D);
+    if (!ct)
+        return -1;
+    t->ct = ct;
+    (void)cuplas_par_for(pool, cuplas_par_blocks(t->N, POINTS), assign_block, t, NULL);
     free(ct);
     return 0;
+}
+
+int cuplas_kmeans_assign_cpu(const float *x, int64_t N, int D, const float *c, int K,
+                             int32_t *label, float *dist, cuplas_pool *pool)
+{
+    assign_task t = {.x = x, .c = c, .N = N, .D = D, .K = K, .label = label, .dist = dist};
+    return run(&t, pool);
+}
+
+int cuplas_kmeans_reassign_cpu(const float *x, int64_t N, int D, const float *c, int K,
+                               const uint8_t *moved, const int32_t *mlist, int nm,
+                               int32_t *label, float *dist, cuplas_pool *pool)
+{
+    assign_task t = {.x = x, .c = c, .N = N, .D = D, .K = K, .nm = nm, .moved = moved,
+                     .mlist = mlist, .label = label, .dist = dist};
+    return run(&t, pool);
 }

@@ -7,6 +7,8 @@
 
 #include <stdint.h>
 
+#include "util/pool.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -16,9 +18,10 @@ extern "C" {
  * on ties. On entry label[i] may hold a hint (a centroid near point i,
  * e.g. last iteration's; anything outside 0..K-1 is none): it makes the
  * search faster and never changes its answer. dist (may be NULL): the
- * winner's cuplas_kmeans_d2. Returns 0, or -1 when out of memory. */
+ * winner's cuplas_kmeans_d2. Blocks of points run on pool (NULL: an
+ * OpenMP team). Returns 0, or -1 when out of memory. */
 int cuplas_kmeans_assign_cpu(const float *x, int64_t N, int D, const float *c, int K,
-                             int32_t *label, float *dist);
+                             int32_t *label, float *dist, cuplas_pool *pool);
 
 /* The same answer after a centroid update, when label and dist hold the
  * last assignment's (to these points) and only the centroids flagged in
@@ -29,7 +32,7 @@ int cuplas_kmeans_assign_cpu(const float *x, int64_t N, int D, const float *c, i
  * in full. Returns 0, or -1 when out of memory. */
 int cuplas_kmeans_reassign_cpu(const float *x, int64_t N, int D, const float *c, int K,
                                const uint8_t *moved, const int32_t *mlist, int nm,
-                               int32_t *label, float *dist);
+                               int32_t *label, float *dist, cuplas_pool *pool);
 
 #ifdef __cplusplus
 }

@@ -289,7 +289,7 @@ static int add_sh_images(const double *grid, int64_t H, int64_t W, int C, const 
     int rc = 0;
 
     CUPLAS_TRY(cuplas_sog_sh_encode(grid, H, W, C, col, empty, o->sh_palette, o->sh_iterations,
-                                    o->sh_device, &sh, err));
+                                    o->sh_device, &sh, o->pool, err));
     *K = sh.K;
     if (!(more = realloc(imgs->img, (size_t)(imgs->n + 2) * sizeof *more)))
         CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");

@@ -57,13 +57,48 @@ static int new_image(cuplas_eval_image *im, const char *name, int64_t W, int64_t
     return im->px ? 0 : -1;
 }
 
+/* The splats' coefficients as floats, a block of cells an item: x's row
+ * p for cell i is first[block] plus the filled cells before i in it. */
+typedef struct coeff_task {
+    const double *grid;
+    const uint8_t *empty;
+    const int *col;
+    const int64_t *first;   /* per block: its first splat's row */
+    int64_t cells;
+    int C, D;
+    float *x;
+} coeff_task;
+
+#define COEFF_CELLS 16384
+
+/* 0, or 1 at a coefficient beyond +-1e18 (a squared distance of 45 such
+ * terms stays a finite float) */
+static int coeff_block(void *ctx, int64_t b)
+{
+    const coeff_task *t = ctx;
+    const int64_t end = (b + 1) * COEFF_CELLS < t->cells ? (b + 1) * COEFF_CELLS : t->cells;
+    int64_t p = t->first[b];
+    for (int64_t i = b * COEFF_CELLS; i < end; i++) {
+        if (t->empty && t->empty[i])
+            continue;
+        for (int k = 0; k < t->D; k++) {
+            double v = t->grid[i * t->C + t->col[k]];
+            if (!(fabs(v) <= 1e18))
+                return 1;
+            t->x[p * t->D + k] = (float)v;
+        }
+        p++;
+    }
+    return 0;
+}
+
 int cuplas_sog_sh_encode(const double *grid, int64_t H, int64_t W, int C, const int *col,
                          const uint8_t *empty, int K, int iterations, int device,
-                         cuplas_sog_sh *sh, cuplas_error *err)
+                         cuplas_sog_sh *sh, cuplas_pool *pool, cuplas_error *err)
 {
     const int D = 3 * sh->coeffs, n = sh->coeffs;
     const int64_t cells = H * W;
-    int64_t count = 0;
+    int64_t count = 0, *first = NULL;
     int rc = 0, *ch = NULL;
     float *x = NULL, *cen = NULL;
     int32_t *label = NULL;
@@ -86,20 +121,24 @@ int cuplas_sog_sh_encode(const double *grid, int64_t H, int64_t W, int C, const 
     if (!x || !label || !cen || !cd || !ch)
         CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory for the SH palette of %lld splats",
                     (long long)count);
-    for (int64_t i = 0, p = 0; i < cells; i++) {
-        if (empty && empty[i])
-            continue;
-        for (int k = 0; k < D; k++) {
+    const int64_t nb = cuplas_par_blocks(cells, COEFF_CELLS);
+    if (!(first = malloc((size_t)(nb > 0 ? nb : 1) * sizeof *first)))
+        CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory for the SH palette");
+    for (int64_t b = 0, p = 0; b < nb; b++) {
+        first[b] = p;
+        for (int64_t i = b * COEFF_CELLS; i < cells && i < (b + 1) * COEFF_CELLS; i++)
+            p += !(empty && empty[i]);
+    }
+    coeff_task ct = {grid, empty, col, first, cells, C, D, x};
+    int64_t bad = cuplas_par_for(pool, nb, coeff_block, &ct, NULL);
+    for (int64_t i = bad * COEFF_CELLS; bad < nb && i < cells; i++)   /* name the first */
+        for (int k = 0; !(empty && empty[i]) && k < D; k++) {
             double v = grid[i * C + col[k]];
-            /* a squared distance of 45 such terms stays a finite float */
             if (!(fabs(v) <= 1e18))
                 CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "f_rest_%d of the splat in cell %lld is %g: "
                             "the SH palette takes coefficients within +-1e18", k, (long long)i, v);
-            x[p * D + k] = (float)v;
         }
-        p++;
-    }
-    CUPLAS_TRY(cuplas_palette_fit(x, count, D, K, iterations, device, cen, label, &sh->st, err));
+    CUPLAS_TRY(cuplas_palette_fit(x, count, D, K, iterations, device, cen, label, &sh->st, pool, err));
 
     /* one codebook for every centroid value; entry i's texels */
     for (int64_t k = 0; k < (int64_t)K * D; k++)
@@ -127,6 +166,7 @@ int cuplas_sog_sh_encode(const double *grid, int64_t H, int64_t W, int C, const 
         p++;
     }
 fail:
+    free(first);
     free(ch);
     free(cd);
     free(cen);

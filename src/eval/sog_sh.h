@@ -41,7 +41,7 @@ int cuplas_sog_sh_bands(const char *const *names, int C, cuplas_sog_sh *sh, int 
  * Free with cuplas_sog_sh_free, also after a failure. */
 int cuplas_sog_sh_encode(const double *grid, int64_t H, int64_t W, int C, const int *col,
                          const uint8_t *empty, int K, int iterations, int device,
-                         cuplas_sog_sh *sh, cuplas_error *err);
+                         cuplas_sog_sh *sh, cuplas_pool *pool, cuplas_error *err);
 
 void cuplas_sog_sh_free(cuplas_sog_sh *sh);
 

@@ -205,7 +205,7 @@ static int palette_and_images(const double *grid, int64_t H, int64_t W, int C,
     job->from = 0, job->to = NIMAGES;
     started = o->device >= 0 && pthread_create(&helper, NULL, encode_range, job) == 0;
     rc = cuplas_sog_sh_encode(grid, H, W, C, p->col, empty, o->palette, o->iterations,
-                              o->device, &p->sh, err);
+                              o->device, &p->sh, o->pool, err);
     p->palette_s = cuplas_now_s() - t;
     if (started)
         pthread_join(helper, NULL);

@@ -22,6 +22,7 @@
 
 #include "core/kmeans.h"
 #include "util/error.h"
+#include "util/pool.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -47,10 +48,12 @@ int cuplas_palette_sog_size(int64_t N);
  * label); label[i]: point i's nearest final centroid. device: a CUDA
  * device, or -1 for the CPU. st may be NULL. Errors: CUPLAS_ERR_NOMEM,
  * CUPLAS_ERR_NODEVICE (a device in a build without CUDA), CUPLAS_ERR_CUDA,
- * CUPLAS_ERR_INTERNAL (sizes out of range). */
+ * CUPLAS_ERR_INTERNAL (sizes out of range). pool: the host's loops (the
+ * CPU search, the update; NULL: an OpenMP team); the answer does not
+ * depend on it. */
 int cuplas_palette_fit(const float *x, int64_t N, int D, int K, int iterations, int device,
                        float *centroid, int32_t *label, cuplas_palette_stats *st,
-                       cuplas_error *err);
+                       cuplas_pool *pool, cuplas_error *err);
 
 #ifdef __cplusplus
 }
