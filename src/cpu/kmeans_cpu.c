@@ -103,7 +103,7 @@ static int assign_block(void *ctx, int64_t b)
 {
     const assign_task *t = ctx;
     const int D = t->D;
-    const int64_t end = (b + 1) * POINTS < t->N ? (b + 1) * POINTS : t->N;
+    const int64_t end = cuplas_par_block_end(b, POINTS, t->N);
     for (int64_t i = b * POINTS; i < end; i++) {
         const float *xi = t->x + i * D;
         int bi = t->label[i];

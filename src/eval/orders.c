@@ -283,7 +283,7 @@ typedef struct gather_task {
 static int gather_block(void *ctx, int64_t b)
 {
     const gather_task *t = ctx;
-    const int64_t end = (b + 1) * GATHER_CELLS < t->cells ? (b + 1) * GATHER_CELLS : t->cells;
+    const int64_t end = cuplas_par_block_end(b, GATHER_CELLS, t->cells);
     for (int64_t i = b * GATHER_CELLS; i < end; i++) {
         if (t->order[i] >= 0)
             memcpy(t->grid + i * t->C, t->x + t->order[i] * t->C, (size_t)t->C * sizeof *t->grid);

@@ -309,8 +309,7 @@ typedef struct cells_task {
 
 static int64_t block_end(const cells_task *t, int64_t b)
 {
-    int64_t e = (b + 1) * CELL_BLOCK;
-    return e < t->cells ? e : t->cells;
+    return cuplas_par_block_end(b, CELL_BLOCK, t->cells);
 }
 
 static int quats_block(void *ctx, int64_t b)

@@ -76,7 +76,7 @@ typedef struct coeff_task {
 static int coeff_block(void *ctx, int64_t b)
 {
     const coeff_task *t = ctx;
-    const int64_t end = (b + 1) * COEFF_CELLS < t->cells ? (b + 1) * COEFF_CELLS : t->cells;
+    const int64_t end = cuplas_par_block_end(b, COEFF_CELLS, t->cells);
     int64_t p = t->first[b];
     for (int64_t i = b * COEFF_CELLS; i < end; i++) {
         if (t->empty && t->empty[i])
@@ -126,7 +126,7 @@ int cuplas_sog_sh_encode(const double *grid, int64_t H, int64_t W, int C, const 
         CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory for the SH palette");
     for (int64_t b = 0, p = 0; b < nb; b++) {
         first[b] = p;
-        for (int64_t i = b * COEFF_CELLS; i < cells && i < (b + 1) * COEFF_CELLS; i++)
+        for (int64_t i = b * COEFF_CELLS; i < cuplas_par_block_end(b, COEFF_CELLS, cells); i++)
             p += !(empty && empty[i]);
     }
     coeff_task ct = {grid, empty, col, first, cells, C, D, x};

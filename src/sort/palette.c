@@ -63,7 +63,7 @@ typedef struct update_task {
 static int update_block(void *ctx, int64_t b)
 {
     const update_task *t = ctx;
-    const int D = t->D, end = (int)((b + 1) * CENTROIDS < t->K ? (b + 1) * CENTROIDS : t->K);
+    const int D = t->D, end = (int)cuplas_par_block_end(b, CENTROIDS, t->K);
     for (int j = (int)(b * CENTROIDS); j < end; j++) {
         double *s = t->sum + (int64_t)j * D;
         float *cj = t->centroid + (int64_t)j * D;
@@ -140,7 +140,7 @@ typedef struct reorder_task {
 static int reorder_block(void *ctx, int64_t b)
 {
     const reorder_task *t = ctx;
-    const int64_t end = (b + 1) * REORDER_POINTS < t->N ? (b + 1) * REORDER_POINTS : t->N;
+    const int64_t end = cuplas_par_block_end(b, REORDER_POINTS, t->N);
     for (int64_t i = b * REORDER_POINTS; i < end; i++)
         for (int k = 0; k < t->D; k++)
             t->xp[i * t->D + k] = t->x[i * t->D + t->order[k]];

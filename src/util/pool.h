@@ -63,6 +63,12 @@ static inline int64_t cuplas_par_blocks(int64_t n, int64_t block)
     return n > 0 ? (n + block - 1) / block : 0;
 }
 
+/* One past the last index of item b of those. */
+static inline int64_t cuplas_par_block_end(int64_t b, int64_t block, int64_t n)
+{
+    return (b + 1) * block < n ? (b + 1) * block : n;
+}
+
 #ifdef __cplusplus
 }
 #endif
