@@ -72,11 +72,45 @@ static void test_nonfinite(void **state)
     cuplas_h5grid_free(&g);
 }
 
+/* In another order: each output row is the input row named, zeros for a
+ * negative one, and a non-finite value named by its input cell. */
+static void test_rows(void **state)
+{
+    char file[PATH_MAX];
+    float v[2 * 3 * 2];
+    const hsize_t d32[3] = {2, 3, 2};
+    const int64_t rows[7] = {5, -1, 0, 3, 3, 1, -1};
+    int use10[2] = {1, 0};
+    double out[7 * 2];
+    cuplas_h5grid g;
+    cuplas_error err;
+
+    for (int i = 0; i < 12; i++)
+        v[i] = (float)i;
+    fpath(*state, "rows.h5", file);
+    put_dataset(file, 1, "/g", H5T_IEEE_F32LE, 3, d32, v, NULL);
+    cuplas_error_clear(&err);
+    assert_int_equal(cuplas_h5_read_grid(file, "/g", 0, 0, &g, &err), 0);
+    assert_int_equal(cuplas_h5grid_to_double_rows(&g, use10, 2, rows, 7, out, NULL, &err), 0);
+    for (int i = 0; i < 7; i++)
+        for (int k = 0; k < 2; k++)
+            assert_true(out[i * 2 + k] == (rows[i] < 0 ? 0.0 : v[rows[i] * 2 + use10[k]]));
+    cuplas_h5grid_free(&g);
+
+    v[3 * 2 + 0] = NAN;   /* cell 3: y=1 x=0, channel 0 */
+    put_dataset(file, 1, "/g", H5T_IEEE_F32LE, 3, d32, v, NULL);
+    assert_int_equal(cuplas_h5_read_grid(file, "/g", 0, 0, &g, &err), 0);
+    int rc = cuplas_h5grid_to_double_rows(&g, use10, 2, rows, 7, out, NULL, &err);
+    expect_error(&err, rc, CUPLAS_ERR_INPUT, "NaN at cell (y=1, x=0), channel 0", file, "/g");
+    cuplas_h5grid_free(&g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_round_trip_every_dtype, setup, teardown),
         cmocka_unit_test_setup_teardown(test_nonfinite, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_rows, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -81,21 +81,30 @@ static inline double half(unsigned h)
 static inline double dec_f16_le(const unsigned char *p) { return half(p[0] | (unsigned)p[1] << 8); }
 static inline double dec_f16_be(const unsigned char *p) { return half(p[1] | (unsigned)p[0] << 8); }
 
-/* Channels use[0..nuse) of cells [i0, i1) (C channels of es bytes) to
- * double. Returns the first non-finite value's position (i * nuse + k) or
- * INT64_MAX. */
+/* Channels use[0..nuse) of rows [i0, i1) (C channels of es bytes) to
+ * double; with rows, output row i is row rows[i] of raw (zeros where it
+ * is negative). Returns the first non-finite value's position in out
+ * (i * nuse + k) or INT64_MAX. */
 #define CONVERTER(name, dec, es, FLOATING)                                     \
     static int64_t name(const unsigned char *raw, size_t i0, size_t i1,        \
-                        size_t C, const int *use, int nuse, double *out)       \
+                        size_t C, const int *use, int nuse,                    \
+                        const int64_t *rows, double *out)                      \
     {                                                                          \
         int64_t bad = INT64_MAX;                                               \
-        for (size_t i = i0; i < i1; i++)                                       \
+        for (size_t i = i0; i < i1; i++) {                                     \
+            const int64_t r = rows ? rows[i] : (int64_t)i;                     \
+            double *o = out + i * (size_t)nuse;                                \
+            if (r < 0) {                                                       \
+                memset(o, 0, (size_t)nuse * sizeof *o);                        \
+                continue;                                                      \
+            }                                                                  \
             for (int k = 0; k < nuse; k++) {                                   \
-                double v = dec(raw + (i * C + (size_t)use[k]) * (es));         \
-                out[i * (size_t)nuse + (size_t)k] = v;                         \
+                double v = dec(raw + ((size_t)r * C + (size_t)use[k]) * (es)); \
+                o[k] = v;                                                      \
                 if (FLOATING && !isfinite(v) && bad == INT64_MAX)              \
                     bad = (int64_t)(i * (size_t)nuse + (size_t)k);             \
             }                                                                  \
+        }                                                                      \
         return bad;                                                            \
     }
 #define CONVERTERS(name, dec, es, FLOATING)                                    \
@@ -114,7 +123,7 @@ CONVERTERS(conv_f32, dec_f32, 4, 1)
 CONVERTERS(conv_f64, dec_f64, 8, 1)
 
 typedef int64_t (*convert_fn)(const unsigned char *, size_t, size_t, size_t, const int *, int,
-                              double *);
+                              const int64_t *, double *);
 
 static convert_fn find_converter(const cuplas_dtype *t)
 {
@@ -142,23 +151,24 @@ typedef struct convert_ctx {
     const cuplas_h5grid *g;
     const int *use;
     int nuse;
+    const int64_t *rows;   /* NULL: g's rows in order */
+    size_t n;              /* output rows            */
     double *out;
 } convert_ctx;
 
 static int64_t convert_block(const convert_ctx *x, int64_t b)
 {
-    size_t n = (size_t)cuplas_h5grid_rows(x->g), i0 = (size_t)b * CONVERT_CELLS;
-    size_t i1 = n - i0 < CONVERT_CELLS ? n : i0 + CONVERT_CELLS;
-    return x->conv(x->g->raw, i0, i1, (size_t)x->g->C, x->use, x->nuse, x->out);
+    size_t i0 = (size_t)b * CONVERT_CELLS;
+    size_t i1 = x->n - i0 < CONVERT_CELLS ? x->n : i0 + CONVERT_CELLS;
+    return x->conv(x->g->raw, i0, i1, (size_t)x->g->C, x->use, x->nuse, x->rows, x->out);
 }
 
 static int convert_one(void *p, int64_t b) { return convert_block(p, b) != INT64_MAX; }
 
-int cuplas_h5grid_to_double(const cuplas_h5grid *g, const int *use, int nuse, double *out,
-                            cuplas_pool *pool, cuplas_error *err)
+static int convert(const cuplas_h5grid *g, const int *use, int nuse, const int64_t *rows,
+                   size_t n, double *out, cuplas_pool *pool, cuplas_error *err)
 {
-    size_t n = (size_t)cuplas_h5grid_rows(g);
-    convert_ctx x = {find_converter(&g->type), g, use, nuse, out};
+    convert_ctx x = {find_converter(&g->type), g, use, nuse, rows, n, out};
     int64_t bad = INT64_MAX;   /* first non-finite value, as i * nuse + k */
     int rc = 0;
 
@@ -175,7 +185,7 @@ int cuplas_h5grid_to_double(const cuplas_h5grid *g, const int *use, int nuse, do
     if (b < nb)   /* the first block with a bad value: find it again */
         bad = convert_block(&x, b);
     if (bad != INT64_MAX) {
-        int64_t i = bad / nuse;
+        int64_t i = rows ? rows[bad / nuse] : bad / nuse;   /* g's row */
         double v = out[bad];
         if (g->nrows)   /* a fitted grid's rows are items, not cells */
             CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "%s in row %lld, channel %d",
@@ -189,4 +199,17 @@ fail:
     if (rc && g->file)
         cuplas_error_where(err, "%s:%s", g->file, g->dataset);
     return rc;
+}
+
+int cuplas_h5grid_to_double(const cuplas_h5grid *g, const int *use, int nuse, double *out,
+                            cuplas_pool *pool, cuplas_error *err)
+{
+    return convert(g, use, nuse, NULL, (size_t)cuplas_h5grid_rows(g), out, pool, err);
+}
+
+int cuplas_h5grid_to_double_rows(const cuplas_h5grid *g, const int *use, int nuse,
+                                 const int64_t *rows, int64_t n, double *out, cuplas_pool *pool,
+                                 cuplas_error *err)
+{
+    return convert(g, use, nuse, rows, (size_t)n, out, pool, err);
 }

@@ -48,6 +48,13 @@ struct cuplas_h5grid;
 int cuplas_h5grid_to_double(const struct cuplas_h5grid *g, const int *use, int nuse,
                             double *out, cuplas_pool *pool, cuplas_error *err);
 
+/* The same, laid in another order: out's row i (of n) is g's row rows[i],
+ * zeros where rows[i] < 0 (a grid's cells in cell order, without a copy
+ * in row order first). An error names g's row. */
+int cuplas_h5grid_to_double_rows(const struct cuplas_h5grid *g, const int *use, int nuse,
+                                 const int64_t *rows, int64_t n, double *out, cuplas_pool *pool,
+                                 cuplas_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -8,9 +8,8 @@
  * files' bytes) is what a rerun holds the folder against.
  *
  * Design facts: only the channels the format stores are made doubles (a
- * trainer's normals, NaN or not, are not read), first in input row order
- * and then laid in cell order: two copies of 14 + 45 doubles a splat at
- * most, freed before the write. The SH palette's k-means runs on the GPU
+ * trainer's normals, NaN or not, are not read), straight into cell order:
+ * 14 + 45 doubles a splat at most, freed before the write. The SH palette's k-means runs on the GPU
  * the job was sorted on, and on the CPU (the same files) where that GPU
  * cannot take it: its memory is the lanes', not admitted for it.
  */
@@ -25,7 +24,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "eval/orders.h"
 #include "io/dtype.h"
 #include "io/publish.h"
 #include "io/sog_write.h"
@@ -38,20 +36,17 @@
 static int cell_grid(job_ctx *j, const int *use, int n, const int64_t *row, double **out,
                      cuplas_error *e)
 {
-    const cuplas_h5grid *g = &j->g;
-    const int64_t cells = g->H * g->W, rows = cuplas_h5grid_rows(g);
-    double *all = malloc((size_t)rows * (size_t)n * sizeof *all), *grid = NULL;
+    const int64_t cells = j->g.H * j->g.W;
+    double *grid = malloc((size_t)cells * (size_t)n * sizeof *grid);
     int rc = 0;
 
-    if (!all || !(grid = malloc((size_t)cells * (size_t)n * sizeof *grid)))
-        CUPLAS_FAIL(e, CUPLAS_ERR_NOMEM, "out of memory for the SOG images of %lld splats",
-                    (long long)rows);
-    CUPLAS_TRY(cuplas_h5grid_to_double(g, use, n, all, j->pool, e));
-    cuplas_eval_gather(all, n, row, cells, grid, NULL, j->pool);
+    if (!grid)
+        CUPLAS_FAIL(e, CUPLAS_ERR_NOMEM, "out of memory for the SOG images of %lld cells",
+                    (long long)cells);
+    CUPLAS_TRY(cuplas_h5grid_to_double_rows(&j->g, use, n, row, cells, grid, j->pool, e));
     *out = grid, grid = NULL;
 fail:
     free(grid);
-    free(all);
     return rc;
 }
 
