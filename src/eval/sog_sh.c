@@ -138,7 +138,8 @@ int cuplas_sog_sh_encode(const double *grid, int64_t H, int64_t W, int C, const 
                 CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "f_rest_%d of the splat in cell %lld is %g: "
                             "the SH palette takes coefficients within +-1e18", k, (long long)i, v);
         }
-    CUPLAS_TRY(cuplas_palette_fit(x, count, D, K, iterations, device, cen, label, &sh->st, pool, err));
+    CUPLAS_TRY(cuplas_palette_fit(x, count, D, K, iterations, device, cen, label, &sh->st, pool,
+                                  err));
 
     /* one codebook for every centroid value; entry i's texels */
     for (int64_t k = 0; k < (int64_t)K * D; k++)

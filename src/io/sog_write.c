@@ -6,10 +6,10 @@
  * into the caller's folder; meta.json last. With the SH palette on a GPU
  * the five attribute images are encoded on a helper thread meanwhile
  * (6.1M splats: 26 s of k-means, 10 s of WebP, bench/results/
- * 2026-11-29-h200-v19); a CPU palette takes every core itself, so
- * there the images follow it. The caller makes the
- * folder appear whole (a temporary name renamed), so a failure here leaves
- * only what the caller removes.
+ * 2026-11-29-h200-v19); a CPU palette takes every core itself, so there
+ * the images follow it. The caller makes the folder appear whole (a
+ * temporary name renamed), so a failure here leaves only what the caller
+ * removes.
  */
 #define _GNU_SOURCE /* asprintf */
 #include "cuplas_build.h"
@@ -209,7 +209,7 @@ static int palette_and_images(const double *grid, int64_t H, int64_t W, int C,
     p->palette_s = cuplas_now_s() - t;
     if (started)
         pthread_join(helper, NULL);
-    else
+    else if (rc == 0)
         encode_range(job);
     return rc;
 }
