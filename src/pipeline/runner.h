@@ -68,7 +68,8 @@ typedef struct cuplas_worker {
     int lane;                  /* lane of that device (GPU workers)          */
     int dev;                   /* index into runner.gates                    */
     size_t held;               /* device bytes reserved through the gate     */
-    double gpu_ms;             /* upload + sort + download, by CUDA events   */
+    double gpu_ms;             /* upload + sort + download, by CUDA events,
+                                  and the sog step's SH palette searches     */
     double bytes;              /* host<->device bytes moved                  */
     char name[192];            /* device name as written to outputs          */
     int jobs;                  /* jobs this worker finished (any state)      */

@@ -138,6 +138,8 @@ int cuplas_stage_sog(job_ctx *j, cuplas_error *e)
     }
     CUPLAS_TRY(write_dir(j, grid, n, sub, &o, j->sog_tmp, &p, e));
     t_write = cuplas_now_s();
+    if (p.sh.bands && o.device >= 0)   /* the lane's GPU time: its searches too */
+        j->w->gpu_ms += p.sh.st.assign_s * 1e3;
     if (cfg->output.fsync)
         CUPLAS_TRY(sync_files(j->sog_tmp, e));
     t_sync = cuplas_now_s();
