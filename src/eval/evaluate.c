@@ -281,8 +281,8 @@ fail:
  * *K: the palette's entries. */
 static int add_sh_images(const double *grid, int64_t H, int64_t W, int C, const int *col,
                          const uint8_t *empty, const cuplas_sog_sh *bands,
-                         const cuplas_eval_opts *o, cuplas_eval_images *imgs, int *K,
-                         cuplas_error *err)
+                         const cuplas_eval_opts *o, cuplas_sog_sh *keep,
+                         cuplas_eval_images *imgs, int *K, cuplas_error *err)
 {
     cuplas_sog_sh sh = *bands;
     cuplas_eval_image *more;
@@ -291,6 +291,8 @@ static int add_sh_images(const double *grid, int64_t H, int64_t W, int C, const 
     CUPLAS_TRY(cuplas_sog_sh_encode(grid, H, W, C, col, empty, o->sh_palette, o->sh_iterations,
                                     o->sh_device, &sh, o->pool, err));
     *K = sh.K;
+    if (keep && cuplas_sog_sh_copy(keep, &sh) != 0)
+        CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
     if (!(more = realloc(imgs->img, (size_t)(imgs->n + 2) * sizeof *more)))
         CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
     imgs->img = more;
@@ -381,7 +383,8 @@ int cuplas_evaluate(const double *items, int64_t N, int C, const char *const *na
         CUPLAS_TRY(cuplas_scheme_encode(o->scheme, grid, H, W, C, names, e, o->pool, &imgs[k],
                                         err));
         if (bands.bands)
-            CUPLAS_TRY(add_sh_images(grid, H, W, C, col, e, &bands, o, &imgs[k],
+            CUPLAS_TRY(add_sh_images(grid, H, W, C, col, e, &bands, o,
+                                     k == CUPLAS_ORDER_SORTED ? o->keep_sh : NULL, &imgs[k],
                                      &res->sh_count, err));
         if (o->images_dir) {
             if (asprintf(&dirs[k], "%s/%s", o->images_dir, cuplas_order_name((cuplas_order_kind)k)) < 0) {

@@ -31,6 +31,7 @@
 #include "eval/codec.h"
 #include "eval/orders.h"
 #include "eval/schemes.h"
+#include "eval/sog_sh.h"
 #include "util/pool.h"
 
 #ifdef __cplusplus
@@ -57,6 +58,9 @@ typedef struct cuplas_eval_opts {
     int sh_iterations;         /* k-means updates (CUPLAS_PALETTE_ITERATIONS) */
     int sh_device;             /* CUDA device of the k-means; -1 the CPU
                                   (-1; either gives the same bytes)        */
+    cuplas_sog_sh *keep_sh;    /* NULL, or it receives the sorted order's
+                                  palette and images (run's sog step takes
+                                  them instead of fitting the same again)  */
     cuplas_pool *pool;         /* NULL: the encodes run on an OpenMP team
                                   with the caller's settings; else on this
                                   pool (run's GPU lanes: one OpenMP thread

@@ -176,6 +176,31 @@ fail:
     return rc;
 }
 
+static int copy_image(cuplas_eval_image *dst, const cuplas_eval_image *src)
+{
+    const size_t n = (size_t)(src->W * src->H) * (size_t)src->channels;
+    *dst = *src;
+    dst->px = NULL;
+    if (src->px && !(dst->px = malloc(n ? n : 1)))
+        return -1;
+    if (src->px)
+        memcpy(dst->px, src->px, n);
+    return 0;
+}
+
+int cuplas_sog_sh_copy(cuplas_sog_sh *dst, const cuplas_sog_sh *src)
+{
+    cuplas_sog_sh_free(dst);
+    *dst = *src;
+    dst->centroids.px = dst->labels.px = NULL;
+    if (copy_image(&dst->centroids, &src->centroids) != 0 ||
+        copy_image(&dst->labels, &src->labels) != 0) {
+        cuplas_sog_sh_free(dst);
+        return -1;
+    }
+    return 0;
+}
+
 void cuplas_sog_sh_free(cuplas_sog_sh *sh)
 {
     free(sh->centroids.px);

@@ -43,6 +43,10 @@ int cuplas_sog_sh_encode(const double *grid, int64_t H, int64_t W, int C, const 
                          const uint8_t *empty, int K, int iterations, int device,
                          cuplas_sog_sh *sh, cuplas_pool *pool, cuplas_error *err);
 
+/* dst (its images freed first) = src with images of its own; -1 when out
+ * of memory (dst then holds no image). */
+int cuplas_sog_sh_copy(cuplas_sog_sh *dst, const cuplas_sog_sh *src);
+
 void cuplas_sog_sh_free(cuplas_sog_sh *sh);
 
 #endif

@@ -191,9 +191,9 @@ static void *encode_range(void *ctx)
     return NULL;
 }
 
-/* The shN images into p->sh; the five attribute images meanwhile on a
- * helper thread when the palette runs on a GPU. job->bad: the first of
- * those five that failed (NIMAGES: none). */
+/* The shN images into p->sh (o->reuse's, or a fit); the five attribute
+ * images meanwhile on a helper thread when the palette runs on a GPU.
+ * job->bad: the first of those five that failed (NIMAGES: none). */
 static int palette_and_images(const double *grid, int64_t H, int64_t W, int C,
                               const cuplas_sog_opts *o, const uint8_t *empty,
                               cuplas_sog_plan *p, encode_job *job, cuplas_error *err)
@@ -203,6 +203,14 @@ static int palette_and_images(const double *grid, int64_t H, int64_t W, int C,
     double t = cuplas_now_s();
 
     job->from = 0, job->to = NIMAGES;
+    if (o->reuse && o->reuse->bands == p->sh.bands) {
+        if (cuplas_sog_sh_copy(&p->sh, o->reuse) != 0)
+            return cuplas_error_set(err, CUPLAS_ERR_NOMEM, "out of memory for the SH images");
+        p->reused = 1;
+        p->palette_s = cuplas_now_s() - t;
+        encode_range(job);
+        return 0;
+    }
     started = o->device >= 0 && pthread_create(&helper, NULL, encode_range, job) == 0;
     rc = cuplas_sog_sh_encode(grid, H, W, C, p->col, empty, o->palette, o->iterations,
                               o->device, &p->sh, o->pool, err);

@@ -29,6 +29,9 @@ typedef struct cuplas_sog_opts {
     int device;               /* the k-means's CUDA device; -1 the CPU    */
     cuplas_codec_opts co;     /* WebP method; threads (the same bytes)    */
     cuplas_pool *pool;        /* the encodes; NULL: an OpenMP team        */
+    const cuplas_sog_sh *reuse; /* NULL, or the palette and images a fit of
+                                 this grid with these settings gave (run's
+                                 eval step): taken instead of a new fit    */
 } cuplas_sog_opts;
 
 /* What cuplas_sog_check found and cuplas_sog_write wrote. */
@@ -42,6 +45,7 @@ typedef struct cuplas_sog_plan {
     double quantise_s;               /* wall seconds: the five images' texels */
     double palette_s;                /* the SH palette and its two images    */
     double webp_s;                   /* WebP encodes not hidden behind it    */
+    int reused;                      /* 1: the palette was o->reuse's        */
 } cuplas_sog_plan;
 
 /* The channels the format stores, in the grid's order: x y z f_dc_* opacity

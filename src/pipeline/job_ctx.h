@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "eval/codec.h"
+#include "eval/sog_sh.h"
 #include "io/codec.h"
 #include "io/grid.h"
 #include "io/h5_thread.h"
@@ -41,6 +42,8 @@ typedef struct job_ctx {
     char *eval_json;              /* eval: the `eval` attribute, or NULL    */
     cuplas_buf png;               /* eval: the preview PNG, size 0 = none   */
     char *images_tmp;             /* eval: eval.images' folder, not yet published */
+    cuplas_sog_sh eval_sh;        /* eval -> sog: the sorted order's SH
+                                     palette (bands 0: none kept)         */
     char *sog_tmp;                /* sog: the SOG folder, not yet published */
     char *sog_attr;               /* sog: the result's `sog` attribute      */
     int give_back;                /* the lane's GPU failed to start: requeue */

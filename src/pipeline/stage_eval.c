@@ -41,14 +41,19 @@ static void eval_warn(job_ctx *j, const char *what, const cuplas_error *e)
  * plain (with a warning) where the channels have no 3DGS names. */
 static void eval_options(job_ctx *j, const char *const *names, int C, cuplas_eval_opts *o)
 {
+    const cuplas_config *cfg = j->r->cfg;
     cuplas_error e;
 
-    cuplas_job_eval_opts(j->r->cfg, o);
+    cuplas_job_eval_opts(cfg, o);
     /* the encodes on the runner's pool whatever the grid's size (a GPU
        lane has one OpenMP thread; NULL on the CPU backend: its team) */
     o->pool = j->r->pool;
-    /* the SH palette (playcanvas) on the GPU the job was sorted on */
+    /* the SH palette (playcanvas) on the GPU the job was sorted on; the
+       sorted order's kept for the sog step when it would fit the same */
     o->sh_device = !strcmp(j->res->backend, "gpu") ? j->w->gpu : -1;
+    if (j->job->sog_out && cfg->sog.sh && cfg->eval.sh_palette == cfg->sog.sh_palette &&
+        cfg->eval.sh_iterations == cfg->sog.sh_iterations)
+        o->keep_sh = &j->eval_sh;
     if (!cuplas_scheme_applies(o->scheme, names, C)) {
         cuplas_error_clear(&e);
         cuplas_error_set(&e, CUPLAS_ERR_USAGE, "scheme %s needs channels named x, y, z; "

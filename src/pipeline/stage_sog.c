@@ -131,6 +131,9 @@ int cuplas_stage_sog(job_ctx *j, cuplas_error *e)
     o.pool = j->r->pool;   /* NULL on the CPU backend: its OpenMP team */
     /* more than one thread: each WebP encode takes libwebp's second too */
     o.co.threads = o.pool ? cuplas_pool_threads(o.pool) + 1 : cuplas_max_threads();
+    /* the eval step fitted this very palette (stage_eval.c keeps it only
+       with the same sog.sh_* settings) */
+    o.reuse = j->eval_sh.bands ? &j->eval_sh : NULL;
     /* hidden and unique: a killed run's is found by the next (io/stale.h) */
     if (!(j->sog_tmp = cuplas_tmp_dir_create(j->job->sog_out, e))) {
         rc = (int)e->code;
@@ -138,7 +141,7 @@ int cuplas_stage_sog(job_ctx *j, cuplas_error *e)
     }
     CUPLAS_TRY(write_dir(j, grid, n, sub, &o, j->sog_tmp, &p, e));
     t_write = cuplas_now_s();
-    if (p.sh.bands && o.device >= 0)   /* the lane's GPU time: its searches too */
+    if (p.sh.bands && o.device >= 0 && !p.reused)   /* the lane's GPU time: its searches too */
         j->w->gpu_ms += p.sh.st.assign_s * 1e3;
     if (cfg->output.fsync)
         CUPLAS_TRY(sync_files(j->sog_tmp, e));
@@ -152,12 +155,14 @@ int cuplas_stage_sog(job_ctx *j, cuplas_error *e)
     j->res->sog_bytes = p.bytes;
     char text[CUPLAS_JOB_LINE_LEN];
     snprintf(text, sizeof text, "cuplas: %s:%s: sog: %.2f s the grid, %.2f s quantising, %.2f s "
-             "the SH palette, %.2f s more WebP, %.2f s fsync", j->job->file, j->job->dataset,
-             t_grid - t, p.quantise_s, p.palette_s, p.webp_s, t_sync - t_write);
+             "the SH palette%s, %.2f s more WebP, %.2f s fsync", j->job->file, j->job->dataset,
+             t_grid - t, p.quantise_s, p.palette_s, p.reused ? " (the eval step's)" : "",
+             p.webp_s, t_sync - t_write);
     cuplas_log_event(j->r->log, CUPLAS_LOG_DEBUG, "sog_timing", text,
                      CUPLAS_LF_S("file", j->job->file), CUPLAS_LF_D("grid_s", t_grid - t),
                      CUPLAS_LF_D("quantise_s", p.quantise_s),
-                     CUPLAS_LF_D("palette_s", p.palette_s), CUPLAS_LF_D("webp_s", p.webp_s),
+                     CUPLAS_LF_D("palette_s", p.palette_s),
+                     CUPLAS_LF_I("palette_from_eval", p.reused), CUPLAS_LF_D("webp_s", p.webp_s),
                      CUPLAS_LF_D("fsync_s", t_sync - t_write), NULL);
 fail:
     if (rc) {

@@ -532,6 +532,7 @@ int cuplas_job_run(cuplas_runner *r, int wi, struct cuplas_gpu_ctx *gpu, int i)
         free(j.sog_tmp);
     }
     free(j.sog_attr);
+    cuplas_sog_sh_free(&j.eval_sh);
     cuplas_h5grid_free(&j.g);   /* no HDF5 call: the grid holds none */
     if (j.give_back) {   /* this lane's GPU could not start: another lane's job */
         memset(res, 0, sizeof *res);
