@@ -9,9 +9,12 @@
  *
  * Design facts: only the channels the format stores are made doubles (a
  * trainer's normals, NaN or not, are not read), straight into cell order:
- * 14 + 45 doubles a splat at most, freed before the write. The SH palette's k-means runs on the GPU
- * the job was sorted on, and on the CPU (the same files) where that GPU
- * cannot take it: its memory is the lanes', not admitted for it.
+ * 14 + 45 doubles a splat at most, freed before the write. The SH
+ * palette's k-means runs on the GPU the job was sorted on, and on the CPU
+ * (the same files) where that GPU cannot take it: its memory is the
+ * lanes', not admitted for it. An eval step that fitted the sorted
+ * order's palette with the same settings hands it over (job_ctx.eval_sh),
+ * so it is not fitted twice.
  */
 #define _GNU_SOURCE /* asprintf */
 #include "cuplas_build.h"
@@ -94,6 +97,22 @@ static int write_dir(job_ctx *j, const double *grid, int n, const char *const *s
     return rc;
 }
 
+/* Where the step's seconds went (debug: `sog_timing`). */
+static void log_timing(job_ctx *j, const cuplas_sog_plan *p, double grid_s, double fsync_s)
+{
+    char text[CUPLAS_JOB_LINE_LEN];
+    snprintf(text, sizeof text, "cuplas: %s:%s: sog: %.2f s the grid, %.2f s quantising, %.2f s "
+             "the SH palette%s, %.2f s more WebP, %.2f s fsync", j->job->file, j->job->dataset,
+             grid_s, p->quantise_s, p->palette_s, p->reused ? " (the eval step's)" : "",
+             p->webp_s, fsync_s);
+    cuplas_log_event(j->r->log, CUPLAS_LOG_DEBUG, "sog_timing", text,
+                     CUPLAS_LF_S("file", j->job->file), CUPLAS_LF_D("grid_s", grid_s),
+                     CUPLAS_LF_D("quantise_s", p->quantise_s),
+                     CUPLAS_LF_D("palette_s", p->palette_s),
+                     CUPLAS_LF_I("palette_from_eval", p->reused),
+                     CUPLAS_LF_D("webp_s", p->webp_s), CUPLAS_LF_D("fsync_s", fsync_s), NULL);
+}
+
 int cuplas_stage_sog(job_ctx *j, cuplas_error *e)
 {
     const cuplas_config *cfg = j->r->cfg;
@@ -153,17 +172,7 @@ int cuplas_stage_sog(job_ctx *j, cuplas_error *e)
         CUPLAS_FAIL(e, CUPLAS_ERR_NOMEM, "out of memory");
     }
     j->res->sog_bytes = p.bytes;
-    char text[CUPLAS_JOB_LINE_LEN];
-    snprintf(text, sizeof text, "cuplas: %s:%s: sog: %.2f s the grid, %.2f s quantising, %.2f s "
-             "the SH palette%s, %.2f s more WebP, %.2f s fsync", j->job->file, j->job->dataset,
-             t_grid - t, p.quantise_s, p.palette_s, p.reused ? " (the eval step's)" : "",
-             p.webp_s, t_sync - t_write);
-    cuplas_log_event(j->r->log, CUPLAS_LOG_DEBUG, "sog_timing", text,
-                     CUPLAS_LF_S("file", j->job->file), CUPLAS_LF_D("grid_s", t_grid - t),
-                     CUPLAS_LF_D("quantise_s", p.quantise_s),
-                     CUPLAS_LF_D("palette_s", p.palette_s),
-                     CUPLAS_LF_I("palette_from_eval", p.reused), CUPLAS_LF_D("webp_s", p.webp_s),
-                     CUPLAS_LF_D("fsync_s", t_sync - t_write), NULL);
+    log_timing(j, &p, t_grid - t, t_sync - t_write);
 fail:
     if (rc) {
         cuplas_error_where(e, "%s:%s: sog", j->job->file, j->job->dataset);
