@@ -244,7 +244,7 @@ static int block_minmax(void *p, int64_t b)
 {
     quant_ctx *k = p;
     const int C = k->C;
-    int64_t i0 = b * STAT_BLOCK, i1 = k->N - i0 < STAT_BLOCK ? k->N : i0 + STAT_BLOCK;
+    int64_t i0 = b * STAT_BLOCK, i1 = cuplas_par_block_end(b, STAT_BLOCK, k->N);
     double *lo = k->lo + b * C, *hi = k->hi + b * C;
 
     for (int c = 0; c < C; c++)
@@ -280,7 +280,7 @@ static int block_quantize(void *p, int64_t b)
 {
     const quant_ctx *k = p;
     const int C = k->C, Cp = k->g->Cp;
-    int64_t i0 = b * STAT_BLOCK, i1 = k->N - i0 < STAT_BLOCK ? k->N : i0 + STAT_BLOCK;
+    int64_t i0 = b * STAT_BLOCK, i1 = cuplas_par_block_end(b, STAT_BLOCK, k->N);
     int16_t *q = k->g->q;
 
     for (int64_t i = i0; i < i1; i++) {

@@ -158,7 +158,7 @@ static int dpq_block(void *ctx, int64_t b)
         goto done;
     }
     double *s2 = j->sums + b * (2 * K + 1), *shd = s2 + K, *sd = shd + K;
-    for (int64_t r = b * DPQ_BLOCK; r < n && r < (b + 1) * DPQ_BLOCK; r++) {
+    for (int64_t r = b * DPQ_BLOCK; r < cuplas_par_block_end(b, DPQ_BLOCK, n); r++) {
         const int64_t ci = cells[r], yi = ci / W, xi = ci % W;
         int64_t m = 0;
         for (int64_t o = 0; o < n; o++) {

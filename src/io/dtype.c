@@ -159,7 +159,7 @@ typedef struct convert_ctx {
 static int64_t convert_block(const convert_ctx *x, int64_t b)
 {
     size_t i0 = (size_t)b * CONVERT_CELLS;
-    size_t i1 = x->n - i0 < CONVERT_CELLS ? x->n : i0 + CONVERT_CELLS;
+    size_t i1 = (size_t)cuplas_par_block_end(b, CONVERT_CELLS, (int64_t)x->n);
     return x->conv(x->g->raw, i0, i1, (size_t)x->g->C, x->use, x->nuse, x->rows, x->out);
 }
 
