@@ -369,8 +369,9 @@ static void sh_case(const fixture *f, int N, int D, int H, int W)
     cuplas_h5_result_free(&r);
 }
 
-/* 3, 2 and 1 bands; 512 splats take labels past one byte. A GPU that is
- * not there: exit 3, nothing written. */
+/* 3, 2 and 1 bands; 512 splats take labels past one byte. A GPU named
+ * that is not there: exit 3 and one line naming the file, nothing
+ * written, with or without a palette to fit. */
 static void test_sh_palette(void **state)
 {
     fixture *f = *state;
@@ -380,7 +381,8 @@ static void test_sh_palette(void **state)
     assert_int_equal(tu_sh(f, "rm -rf sog && \"$B\" export-sog res/h9.vertex.h5 sog --gpu 1023"),
                      3);
     char *text = tu_slurp(f, "err.txt", NULL);
-    assert_non_null(strstr(text, "GPU 1023 asked for the SH palette"));
+    assert_non_null(strstr(text, "res/h9.vertex.h5: GPU 1023 asked for (--backend gpu or "
+                                 "--gpu), but "));
     free(text);
     assert_int_equal(tu_sh(f, "test ! -e sog && ls -a | grep -c 'sog.tmp'"), 1);
 
@@ -404,6 +406,16 @@ static void test_sh_palette(void **state)
     assert_int_equal(tu_sh(f, "cmp -s ev/sorted/shN_labels.webp ev/morton/shN_labels.webp"), 1);
     /* the same GPU refusal as export-sog's */
     assert_int_equal(tu_sh(f, "\"$B\" eval res/h9.vertex.h5 --scheme playcanvas --gpu 1023"), 3);
+
+    write_ply(f, "g.ply", 48, 0);   /* no bands: no palette, the GPU still checked */
+    sort_scene(f, "g.ply", "--set 'grid.shape=[6, 8]'");
+    assert_int_equal(tu_sh(f, "rm -rf sog && \"$B\" export-sog res/g.vertex.h5 sog --gpu 1023"),
+                     3);
+    assert_int_equal(tu_sh(f, "test ! -e sog && ls -a | grep -c 'sog.tmp'"), 1);
+    assert_int_equal(tu_sh(f, "\"$B\" eval res/g.vertex.h5 --codecs png --gpu 1023"), 3);
+    text = tu_slurp(f, "err.txt", NULL);
+    assert_non_null(strstr(text, "res/g.vertex.h5: GPU 1023 asked for"));
+    free(text);
 }
 
 /* What the format cannot hold, refused with one line naming the file. */

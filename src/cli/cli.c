@@ -221,17 +221,25 @@ int cuplas_cli_palette_option(const char *cmd, int c, const char *arg, char **ar
     }
 }
 
-int cuplas_cli_palette_device(const cuplas_cli_palette *p, int *device, cuplas_error *err)
+int cuplas_cli_palette_device(const cuplas_cli_palette *p, int palette, const char *file,
+                              int *device, cuplas_error *err)
 {
     int n = 0;
+    *device = -1;
+    if (p->backend == 1 || (p->backend == 0 && !palette))
+        return 0;   /* the CPU's, or nothing to fit: the driver is not started */
 #ifdef HAVE_CUDA
-    if (p->backend != 1)   /* a CPU run never starts the driver */
-        n = cuplas_gpu_count();
+    n = cuplas_gpu_count();
 #endif
-    *device = p->backend == 1 || (p->backend == 0 && n == 0) ? -1 : p->gpu;
-    if (*device >= n)
-        return cuplas_error_set(err, CUPLAS_ERR_NODEVICE, "GPU %d asked for the SH palette, "
-                                "but %d usable", p->gpu, n);
+    if (p->backend == 0 && n == 0)
+        return 0;
+    if (p->gpu >= n) {
+        cuplas_error_set(err, CUPLAS_ERR_NODEVICE, "GPU %d asked for (--backend gpu or --gpu), "
+                         "but %d usable here", p->gpu, n);
+        cuplas_error_where(err, "%s", file);
+        return (int)CUPLAS_ERR_NODEVICE;
+    }
+    *device = palette ? p->gpu : -1;
     return 0;
 }
 

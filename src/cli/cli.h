@@ -127,10 +127,14 @@ void cuplas_cli_palette_init(cuplas_cli_palette *p);
  * usage error printed (a bad value, or an option cmd does not know). */
 int cuplas_cli_palette_option(const char *cmd, int c, const char *arg, char **argv,
                               cuplas_cli_palette *p);
-/* The k-means device: -1 for the CPU (--backend cpu, or auto with no
- * GPU; a CPU choice never starts the CUDA driver), else the --gpu
- * device. CUPLAS_ERR_NODEVICE when that device is not there. */
-int cuplas_cli_palette_device(const cuplas_cli_palette *p, int *device, cuplas_error *err);
+/* The k-means device: -1 for the CPU (--backend cpu, auto with no GPU,
+ * or auto when no palette is to be fitted: such a run never starts the
+ * CUDA driver), else the --gpu device. A GPU named (--backend gpu or
+ * --gpu) is checked whether a palette is fitted or not, as `sort` checks
+ * it: CUPLAS_ERR_NODEVICE, with the where set to `file`, when that
+ * device is not there. */
+int cuplas_cli_palette_device(const cuplas_cli_palette *p, int palette, const char *file,
+                              int *device, cuplas_error *err);
 
 /* SIGINT, SIGTERM and SIGUSR1 store 1 into *flag (once; a second signal
  * takes the default action). flag NULL puts the default actions back:

@@ -298,10 +298,11 @@ static int cmd_eval(int argc, char **argv)
                         (long long)l.r.sorted.C);
     }
     const char *const *chn = (const char *const *)(names ? names : l.r.names);
-    /* the GPU is asked for (or the driver started) only for an SH palette */
-    if (o.scheme == CUPLAS_SCHEME_PLAYCANVAS && chn &&
-        cuplas_channel_index(chn, (int)l.r.sorted.C, "f_rest_0") >= 0)
-        CUPLAS_TRY(cuplas_cli_palette_device(&pal, &o.sh_device, &err));
+    /* auto starts the driver only for an SH palette; a GPU named is checked */
+    CUPLAS_TRY(cuplas_cli_palette_device(&pal, o.scheme == CUPLAS_SCHEME_PLAYCANVAS && chn &&
+                                         cuplas_channel_index(chn, (int)l.r.sorted.C,
+                                                              "f_rest_0") >= 0,
+                                         argv[optind], &o.sh_device, &err));
     if ((rc = cuplas_evaluate(l.items, l.N, (int)l.r.sorted.C, chn,
                               l.r.index, l.r.sorted.H, l.r.sorted.W, &o, &res, &err)) != 0) {
         cuplas_error_where(&err, "%s", argv[optind]);

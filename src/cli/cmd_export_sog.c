@@ -148,9 +148,7 @@ static int cmd_export_sog(int argc, char **argv)
     o.so.sh = !o.no_sh;
     o.so.palette = o.pal.K;
     o.so.iterations = o.pal.iterations;
-    o.so.device = -1;
-    if (plan.sh.bands)
-        CUPLAS_TRY(cuplas_cli_palette_device(&o.pal, &o.so.device, &err));
+    CUPLAS_TRY(cuplas_cli_palette_device(&o.pal, plan.sh.bands > 0, file, &o.so.device, &err));
     if (!(tmpdir = cuplas_dir_tmp_name(dir)))
         CUPLAS_FAIL(&err, CUPLAS_ERR_NOMEM, "out of memory");
     CUPLAS_TRY(cuplas_mkdir_p(tmpdir, &err));
