@@ -116,7 +116,8 @@ static void test_external_inputs(void **state)
                                    "output:\n  dir: out\n");
     assert_int_equal(tu_sh(f, "cd data && " BIN " run cfg.yaml --log-format text"), 1);
     expect_in(f, "err.txt", "cuplas: error: link.h5:/grid: external link to other.h5:/grid: "
-                            "refused (inputs[].allow_external: true follows it) [cfg.yaml:2]");
+                            "refused (inputs[].allow_external: true, or --allow-external, follows "
+                            "it) [cfg.yaml:2]");
     assert_false(exists(f, "data/out/link.grid.h5"));
     assert_int_equal(tu_sh(f, "cd data && " BIN " check cfg.yaml"), 1);
     expect_in(f, "out.txt", "external link to other.h5:/grid");
@@ -462,9 +463,9 @@ static void test_dangling_links(void **state)
     text = tu_slurp(f, "out.txt", NULL);
     if (!strstr(text, "error  d/h.h5:/: cannot open: a dangling symbolic link to gone.h5 "
                       "(no such file there) [cfg.yaml:2]") ||
-        !strstr(text, "d/s.ply: cannot open: a dangling symbolic link to ../nowhere/s.ply "
-                      "(no such file there) [cfg.yaml:3]") ||
-        !strstr(text, "d/t.splat: cannot open: a dangling symbolic link to gone.splat "
+        !strstr(text, "d/s.ply:/vertex: cannot open: a dangling symbolic link to "
+                      "../nowhere/s.ply (no such file there) [cfg.yaml:3]") ||
+        !strstr(text, "d/t.splat:/vertex: cannot open: a dangling symbolic link to gone.splat "
                       "(no such file there) [cfg.yaml:4]") ||
         !strstr(text, "plan: 4 jobs: 1 to sort, 0 to skip, 3 with errors"))
         fail_msg("check:\n%s", text);
@@ -491,13 +492,31 @@ static void test_dangling_links(void **state)
     assert_int_equal(tu_sh(f, "mkdir -p d/in && ln -s in/mid.splat d/c.splat && "
                            "ln -s ../gone2.splat d/in/mid.splat"), 0);
     assert_int_equal(tu_sh(f, BIN " sort d/c.splat x.h5 --log-format text"), 1);
-    expect_in(f, "err.txt", "d/c.splat: cannot open: a dangling symbolic link to in/mid.splat "
-                            "-> ../gone2.splat (no such file there)");
+    expect_in(f, "err.txt", "d/c.splat:/vertex: cannot open: a dangling symbolic link to "
+                            "in/mid.splat -> ../gone2.splat (no such file there)");
     /* a plain missing file still says so */
     assert_int_equal(tu_sh(f, BIN " sort d/none.h5 x.h5"), 1);
     expect_in(f, "err.txt", "cannot open: no such file");
 }
 
+
+/* A .splat that is no whole number of records fails as the input it is:
+ * the line names the file and its /vertex, not the file again as if it
+ * were the output (`sort` and `run` alike). */
+static void test_short_splat(void **state)
+{
+    const fixture *f = *state;
+    assert_int_equal(tu_sh(f, "head -c 1000 /dev/zero > b.splat"), 0);
+    assert_int_equal(tu_sh(f, BIN " sort b.splat b.h5 --log-format text"), 1);
+    expect_in(f, "err.txt", "cuplas: error: b.splat:/vertex: not a .splat file: its size, 1000 "
+                            "bytes, is not a positive multiple of 32\n");
+    write_text(f, "cfg.yaml", "inputs:\n  - files: b.splat\noutput:\n  dir: out\n"
+                              "backend:\n  device: cpu\n");
+    assert_int_equal(tu_sh(f, BIN " run cfg.yaml --log-format text"), 1);
+    expect_in(f, "err.txt", "cuplas: error: b.splat:/vertex: not a .splat file: its size, 1000 "
+                            "bytes, is not a positive multiple of 32 [cfg.yaml:2]\n");
+    assert_false(exists(f, "b.h5"));
+}
 /* Messages about a path near PATH_MAX (19 nested folders of 200 bytes)
  * keep their end, where the reason is: the error record's 512 bytes keep
  * the start and the end of a longer text around "[...]". */
@@ -548,6 +567,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_extreme_values, setup, teardown),
         cmocka_unit_test_setup_teardown(test_small_findings, setup, teardown),
         cmocka_unit_test_setup_teardown(test_dangling_links, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_short_splat, setup, teardown),
         cmocka_unit_test_setup_teardown(test_long_paths, setup, teardown),
         cmocka_unit_test_setup_teardown(test_outputs_replace_inputs, setup, teardown),
     };

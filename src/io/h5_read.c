@@ -343,8 +343,8 @@ static int check_storage(hid_t did, unsigned flags, int *foreign, cuplas_error *
             H5Pget_external(dcpl, 0, sizeof name, name, &off, &size);
             name[sizeof name - 1] = '\0';
             CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "data stored in %d external file%s (\"%s\"...): "
-                        "refused (inputs[].allow_external: true reads it)", n, n > 1 ? "s" : "",
-                        name);
+                        "refused (inputs[].allow_external: true, or --allow-external, reads "
+                        "it)", n, n > 1 ? "s" : "", name);
         }
     }
 #if H5_VERSION_GE(1, 10, 0)
@@ -358,8 +358,8 @@ static int check_storage(hid_t did, unsigned flags, int *foreign, cuplas_error *
             *foreign = 1;
             if (!(flags & CUPLAS_H5_ALLOW_EXTERNAL))
                 CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "virtual dataset with sources in other files "
-                            "(\"%s\"...): refused (inputs[].allow_external: true reads it)",
-                            name);
+                            "(\"%s\"...): refused (inputs[].allow_external: true, or "
+                            "--allow-external, reads it)", name);
         }
     }
 #endif
@@ -388,7 +388,8 @@ static int probe_open(hid_t fid, int64_t height, int64_t width, unsigned flags, 
         H5Oget_info_by_name2(fid, g->dataset, &oi, H5O_INFO_BASIC, dapl) < 0) {
         if (link.seen && !link.allow)
             CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "external link to %s: refused "
-                        "(inputs[].allow_external: true follows it)", link.target);
+                        "(inputs[].allow_external: true, or --allow-external, follows it)",
+                        link.target);
         CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "no dataset %s", g->dataset);
     }
     if (oi.type != H5O_TYPE_DATASET)

@@ -716,6 +716,8 @@ const char *cuplas_job_error_line(const cuplas_jobs *jobs, const cuplas_job *job
     size_t fl = strlen(job->file);
     if (e->where[0] && !strncmp(e->where, job->file, fl) && e->where[fl] == ':')
         snprintf(where, sizeof where, "%s", e->where);
+    else if (!strcmp(e->where, job->file))   /* the input as a whole (a .splat's size) */
+        cuplas_error_fitf(where, sizeof where, "%s:%s", job->file, job->dataset);
     else if (e->where[0])   /* a path may be longer than the line: keep both ends */
         cuplas_error_fitf(where, sizeof where, "%s:%s -> %s", job->file, job->dataset,
                           e->where);
