@@ -537,6 +537,13 @@ static void test_malformed(void **state)
 {
     fixture *f = *state;
     BAD("plx\nformat ascii 1.0\n", "bad magic", 1);
+    /* a NUL is the binary body when no end_header line follows it, and
+     * a damaged header line when one does */
+    BAD("ply\nformat binary_little_endian 1.0\nelement vertex 2\nproperty float x\n"
+        "property float y\n\0\0\x80\x3f\n\0\0\0\0\0\0\0\0\0\x80\x3f",
+        "no 'end_header' line before the binary data", 6);
+    BAD("ply\nformat ascii 1.0\ncomment a\0b\nelement vertex 1\nproperty float x\n"
+        " end_header\t\n1\n", "NUL byte in the header", 3);
     BAD("\x89PNG\r\n\x1a\n", "bad magic", 1);
     BAD("", "bad magic", 1);
     BAD("ply\nformat binary_middle_endian 1.0\nelement vertex 1\nproperty float x\nend_header\n",
@@ -593,6 +600,25 @@ static void test_malformed(void **state)
     BAD("ply\nformat ascii 1.0\nelement face 3\nproperty float a\nelement vertex 1\n"
         "property float x\nend_header\n1\n2\n",
         "count mismatch: the body ends inside the elements before 'vertex'", 5);
+    BAD("ply\nformat ascii 1.0\nelement a 3\nproperty float a\nelement b 3\nproperty float b\n"
+        "element vertex 1\nproperty float x\nend_header\n1\n2\n3\n4\n",
+        "count mismatch: the body ends inside the elements before 'vertex'", 7);
+    /* the rows before vertex are counted against the body one element at
+     * a time: summed unchecked, these wrapped past INT64_MAX to a negative
+     * count, nothing was skipped and the file was read as if they were not
+     * declared */
+    BAD("ply\nformat ascii 1.0\nelement a 9223372036854775807\nproperty float a\n"
+        "element b 9223372036854775807\nproperty float b\nelement vertex 4\nproperty float x\n"
+        "property float y\nproperty float z\nend_header\n0 0 0\n1 0 0\n0 1 0\n1 1 0\n",
+        "truncated body: element 'a' needs more bytes than the file has", 3);
+    BAD("ply\nformat ascii 1.0\nelement a 10\nproperty float a\n"
+        "element b 9223372036854775800\nproperty float b\nelement vertex 4\nproperty float x\n"
+        "property float y\nproperty float z\nend_header\n0 0 0\n1 0 0\n0 1 0\n1 1 0\n",
+        "truncated body: element 'b' needs more bytes than the file has", 5);
+    BAD("ply\nformat binary_little_endian 1.0\nelement a 9223372036854775807\nproperty float a\n"
+        "element b 9223372036854775807\nproperty float b\nelement vertex 1\nproperty float x\n"
+        "end_header\n1234",
+        "truncated body: element 'a' needs more bytes than the file has", 3);
     BAD("ply\nformat ascii 1.0\nelement vertex 2\nproperty float x\nproperty uchar r\n"
         "end_header\n1 2\n3.25\n", "vertex row 1 has fewer values", 8);
     BAD("ply\nformat ascii 1.0\nelement vertex 2\nproperty float x\nproperty uchar r\n"

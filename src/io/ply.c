@@ -372,11 +372,44 @@ int cuplas_ply__check_body(cuplas_ply *p, const cuplas_ply__header *hd, cuplas_e
         if (p->n > (avail + 1) / per)
             PLY_FAIL_AT(p->vertex_line, "count mismatch: the header declares %lld vertices, the "
                   "body has only %lld bytes", (long long)p->n, (long long)avail);
-        for (int i = 0; i < hd->npre; i++)
-            p->pre_lines += hd->el[i].count;
+        /* rows before vertex are skipped as lines of at least one byte, so
+           the body bounds their running sum: unbounded, two counts near
+           INT64_MAX wrapped it negative and nothing was skipped. A body
+           only a little short fails in ply_read.c, at the vertex line. */
+        for (int i = 0; i < hd->npre; i++) {
+            const cuplas_ply__elem *e = &hd->el[i];
+            if (e->count > avail - p->pre_lines)
+                PLY_FAIL_AT(e->line, "truncated body: element '%s' needs more bytes than the file "
+                               "has", e->name);
+            p->pre_lines += e->count;
+        }
     }
 fail:
     return rc;
+}
+
+/* Whether a line of buf[pos..got) would end the header as the parser
+ * reads it: "end_header", blanks around it allowed, ended by a newline. */
+static int end_header_follows(const char *buf, size_t got, size_t pos)
+{
+    static const char kw[] = "end_header";
+    const char *blank = " \t\r\f\v";
+    const char *nl;
+
+    while (pos < got && (nl = memchr(buf + pos, '\n', got - pos))) {
+        size_t b = (size_t)(nl - buf), q = pos;
+        while (q < b && buf[q] && strchr(blank, buf[q]))
+            q++;
+        if (b - q >= sizeof kw - 1 && !memcmp(buf + q, kw, sizeof kw - 1)) {
+            q += sizeof kw - 1;
+            while (q < b && buf[q] && strchr(blank, buf[q]))
+                q++;
+            if (q == b)
+                return 1;
+        }
+        pos = b + 1;
+    }
+    return 0;
 }
 
 int cuplas_ply__parse(const char *path, cuplas_ply *p, cuplas_ply__header *hd, cuplas_error *err)
@@ -415,8 +448,12 @@ int cuplas_ply__parse(const char *path, cuplas_ply *p, cuplas_ply__header *hd, c
         memcpy(tmp, buf + pos, len);
         tmp[len] = 0;
         pos += len + 1;
+        /* a NUL is binary data: the body, when no end_header line follows
+           to say the header went on past it */
         if (memchr(tmp, 0, len))
-            PLY_FAIL_AT(line, line == 1 ? "bad magic: not a PLY file" : "NUL byte in the header");
+            PLY_FAIL_AT(line, line == 1 ? "bad magic: not a PLY file"
+                              : end_header_follows(buf, got, pos) ? "NUL byte in the header"
+                              : "no 'end_header' line before the binary data");
         int nt = tokenize(tmp, tok);
         if (line == 1) {
             if (nt != 1 || strcmp(tok[0], "ply"))
