@@ -31,6 +31,7 @@
 #include "io/h5_result.h"
 #include "tmpdir.h"
 #include "clitest.h"
+#include "h5util.h"
 #include "util/json.h"
 
 static int setup(void **state)
@@ -454,6 +455,38 @@ static void write_splat(fixture *f, const char *name)
     fclose(fp);
 }
 
+/* A channel_names that is there but does not fit the data (3 names for
+ * 14 channels, or integers) is named as such, exit 1 (not a readable
+ * result), where eval --scheme playcanvas said "this result has no
+ * channel_names attribute" (exit 2); an index with a row twice or -5 is
+ * named by its cell. */
+static void test_eval_damaged_result(void **state)
+{
+    fixture *f = *state;
+    char path[PATH_MAX], *text;
+    static const struct {
+        tu_damage d;
+        const char *want;
+    } cases[] = {
+        {TU_DMG_3_NAMES, "d.h5:/vertex: channel_names has 3 names for the 14 channels of sorted"},
+        {TU_DMG_INT_NAMES, "d.h5:/vertex: channel_names is not strings that name the 14 "
+                           "channels of sorted"},
+        {TU_DMG_NEG5, "d.h5:/vertex: index is not a permutation: cell 0 holds -5"},
+        {TU_DMG_NEG_SHAPE, "d.h5:/vertex: input_shape is not 2 or 3 positive integers"},
+    };
+    write_splat(f, "s.splat");
+    assert_int_equal(tu_sh(f, "\"$B\" sort s.splat s.h5 --backend cpu"), 0);
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        assert_int_equal(tu_sh(f, "cp s.h5 d.h5"), 0);
+        tu_h5_damage(tu_path(f->dir, "d.h5", path), "/vertex", cases[k].d);
+        assert_int_equal(tu_sh(f, "\"$B\" eval d.h5 --codecs png --scheme playcanvas"), 1);
+        assert_non_null(text = tu_slurp(f, "err.txt", NULL));
+        if (!strstr(text, cases[k].want) || strstr(text, "no channel_names"))
+            fail_msg("case %zu: \"%s\" lacks \"%s\"", k, text, cases[k].want);
+        free(text);
+    }
+}
+
 /* Each shipped 3DGS preset runs on a scene with its eval block on, and
  * measures with its own scheme. */
 static void test_presets_run(void **state)
@@ -809,6 +842,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_run_resume_extras, setup, teardown),
         cmocka_unit_test_setup_teardown(test_run_eval_report, setup, teardown),
         cmocka_unit_test_setup_teardown(test_run_eval_fitted_scene, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_eval_damaged_result, setup, teardown),
         cmocka_unit_test_setup_teardown(test_presets_run, setup, teardown),
         cmocka_unit_test_setup_teardown(test_run_eval_orders, setup, teardown),
         cmocka_unit_test_setup_teardown(test_and_undefined, setup, teardown),

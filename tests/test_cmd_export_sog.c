@@ -20,6 +20,7 @@
 
 #include "tmpdir.h"
 #include "clitest.h"
+#include "h5util.h"
 #include "eval/codec.h"
 #include "io/h5_result.h"
 #include "util/json.h"
@@ -487,6 +488,47 @@ static void test_refusals(void **state)
     free(text);
 }
 
+/* A result damaged by hand is refused as eval and export-ply refuse it:
+ * an index that places a row twice (written as splats, exit 0, before),
+ * holds -5 (reported as "empty cell 0 lies before the splat in cell 1")
+ * or loses a row of a full grid; an input_shape that is missing or not
+ * one; channel_names of 3 names for 14 channels or integers (reported as
+ * "no channel_names"). Exit 1, one line naming file, group and what is
+ * wrong, nothing left behind. */
+static void test_damaged_result(void **state)
+{
+    fixture *f = *state;
+    char path[PATH_MAX], *text;
+    static const struct {
+        tu_damage d;
+        const char *want;
+    } cases[] = {
+        {TU_DMG_DUP, "index is not a permutation: row "},
+        {TU_DMG_NEG5, "index is not a permutation: cell 0 holds -5"},
+        {TU_DMG_HOLE, "index is not a permutation: it places 47 of the 48 input rows of "
+                      "input_shape, and no dropped dataset says a crop left the others out"},
+        {TU_DMG_NO_SHAPE, "no input_shape attribute: not a result of cuplas sort or run"},
+        {TU_DMG_NEG_SHAPE, "input_shape is not 2 or 3 positive integers"},
+        {TU_DMG_STR_SHAPE, "input_shape is not 2 or 3 positive integers"},
+        {TU_DMG_3_NAMES, "channel_names has 3 names for the 14 channels of sorted"},
+        {TU_DMG_INT_NAMES, "channel_names is not strings that name the 14 channels of sorted"},
+    };
+    write_ply(f, "h.ply", 48, 0);
+    sort_scene(f, "h.ply", "--set 'grid.shape=[6, 8]'");
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        assert_int_equal(tu_sh(f, "cp res/h.vertex.h5 d.h5"), 0);
+        tu_h5_damage(tu_path(f->dir, "d.h5", path), "/vertex", cases[k].d);
+        assert_int_equal(tu_sh(f, "\"$B\" export-sog d.h5 sog --backend cpu"), 1);
+        assert_non_null(text = tu_slurp(f, "err.txt", NULL));
+        if (!strstr(text, "d.h5:/vertex: ") || !strstr(text, cases[k].want))
+            fail_msg("case %zu: \"%s\" lacks \"%s\"", k, text, cases[k].want);
+        assert_true(strchr(text, '\n') == text + strlen(text) - 1);
+        free(text);
+        assert_int_equal(tu_sh(f, "test ! -e sog && ls -a | grep -c 'sog.tmp'"), 1);
+    }
+    assert_int_equal(tu_sh(f, "\"$B\" export-sog res/h.vertex.h5 sog --backend cpu"), 0);
+}
+
 /* run's sog step (sog.enabled): the folder beside the result is what
  * export-sog writes from it, byte for byte; a rerun keeps it, redoes it
  * when a file is gone or a sog key changed; sog.sh false leaves the bands
@@ -596,6 +638,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_round_trip, setup, teardown),
         cmocka_unit_test_setup_teardown(test_refusals, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_damaged_result, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sh_palette, setup, teardown),
         cmocka_unit_test_setup_teardown(test_run_step, setup, teardown),
     };

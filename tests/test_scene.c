@@ -25,6 +25,7 @@
 
 #include "tmpdir.h"
 #include "clitest.h"
+#include "h5util.h"
 #include "shared_data.h"
 
 
@@ -243,6 +244,47 @@ static void test_scene_export_other_scene(void **state)
     /* its own scene, in another format, still exports */
     write_scene(f, "s_ascii.ply", 37, "ascii");
     assert_int_equal(tu_sh(f, "\"$B\" export-ply s.h5 s_ascii.ply x.ply"), 0);
+}
+
+/* A result damaged by hand is not exported: an index that places a row
+ * twice, holds -5, or loses a row of a full grid (a duplicated and a lost
+ * vertex, exit 0, before), and an input_shape or channel_names that is
+ * missing or does not fit (IN went unchecked, before): exit 1, one line
+ * naming file, group and what is wrong, no SORTED.ply. A crop's rows left
+ * out (its dropped dataset) still export. */
+static void test_scene_export_damaged_result(void **state)
+{
+    fixture *f = *state;
+    char path[PATH_MAX];
+    static const struct {
+        tu_damage d;
+        const char *want;
+    } cases[] = {
+        {TU_DMG_DUP, "index is not a permutation: row "},
+        {TU_DMG_NEG5, "index is not a permutation: cell 0 holds -5"},
+        {TU_DMG_HOLE, "index is not a permutation: it places 35 of the 36 input rows of "
+                      "input_shape, and no dropped dataset says a crop left the others out"},
+        {TU_DMG_NO_SHAPE, "no input_shape attribute: not a result of cuplas sort or run"},
+        {TU_DMG_NEG_SHAPE, "input_shape is not 2 or 3 positive integers"},
+        {TU_DMG_STR_SHAPE, "input_shape is not 2 or 3 positive integers"},
+        {TU_DMG_3_NAMES, "channel_names has 3 names for the 5 channels of sorted"},
+        {TU_DMG_INT_NAMES, "channel_names is not strings that name the 5 channels of sorted"},
+    };
+    write_scene(f, "s.ply", 36, "le");   /* a full 6 x 6 grid */
+    assert_int_equal(tu_sh(f, "\"$B\" sort s.ply s.h5 --channels x,y,z --backend cpu"), 0);
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        assert_int_equal(tu_sh(f, "cp s.h5 d.h5"), 0);
+        tu_h5_damage(tu_path(f->dir, "d.h5", path), "/vertex", cases[k].d);
+        assert_int_equal(tu_sh(f, "\"$B\" export-ply d.h5 s.ply x.ply"), 1);
+        expect_error_line(f, (const char *const[]){"d.h5:/vertex: ", cases[k].want}, 2);
+        assert_false(exists(f, "x.ply"));
+    }
+    /* the intact result, and a crop of 25 of 37 rows, export */
+    assert_int_equal(tu_sh(f, "\"$B\" export-ply s.h5 s.ply x.ply"), 0);
+    write_scene(f, "t.ply", 37, "le");
+    assert_int_equal(tu_sh(f, "\"$B\" sort t.ply c.h5 --grid 5x5 --fit crop --backend cpu && "
+                              "\"$B\" export-ply c.h5 t.ply y.ply && grep -ac 'element vertex 25' "
+                              "y.ply"), 0);
 }
 
 /* output.ply on a rerun (overwrite: skip): a complete result whose sorted
@@ -533,6 +575,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_scene_formats_same_index, setup, teardown),
         cmocka_unit_test_setup_teardown(test_scene_ply_rows_follow_index, setup, teardown),
         cmocka_unit_test_setup_teardown(test_scene_export_other_scene, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_scene_export_damaged_result, setup, teardown),
         cmocka_unit_test_setup_teardown(test_scene_resume_writes_missing_ply, setup, teardown),
         cmocka_unit_test_setup_teardown(test_scene_resume_stale_ply, setup, teardown),
         cmocka_unit_test_setup_teardown(test_scene_crop_keeps_highest, setup, teardown),

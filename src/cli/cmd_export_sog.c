@@ -3,7 +3,9 @@
  * PlayCanvas SOG version 2 (meta.json and five lossless WebP images, seven
  * with higher SH bands), in its grid order: io/sog_write.h writes them, as
  * run's `sog` step does. DIR appears complete or not at all (a temporary
- * folder renamed onto it).
+ * folder renamed onto it). The result is checked as export-ply checks it
+ * (h5_result.h): an index that places a row twice, or loses one, would
+ * be written as splats all the same.
  */
 #define _GNU_SOURCE /* asprintf */
 #include "cuplas_build.h"
@@ -128,7 +130,8 @@ static int cmd_export_sog(int argc, char **argv)
         CUPLAS_FAIL(&err, CUPLAS_ERR_NOMEM, "out of memory");
     cuplas_h5_quiet();
     /* only the format's channels are read (sog_write.h) */
-    if ((rc = cuplas_h5_result_read(file, group, &r, &err)) == 0) {
+    if ((rc = cuplas_h5_result_read(file, group, &r, &err)) == 0 &&
+        (rc = cuplas_h5_result_check_whole(file, &r, &err)) == 0) {
         const int C = (int)r.sorted.C;
         const int64_t cells = r.sorted.H * r.sorted.W;
         if (!(use = malloc((size_t)C * sizeof *use)) || !(sub = malloc((size_t)C * sizeof *sub)))

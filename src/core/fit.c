@@ -1,5 +1,6 @@
 /*
- * fit.c - grid shapes for any N, crop selection, pad fill (fit.h).
+ * fit.c - grid shapes for any N, crop selection, pad fill, and the check
+ * of a fitted grid's index read back (fit.h).
  */
 #include "core/fit.h"
 
@@ -169,4 +170,47 @@ void cuplas_fit_pad_mean(double *x, int64_t n, int64_t cells, int C)
         mean[c] /= (double)n;
     for (int64_t i = n + 1; i < cells; i++)
         memcpy(x + i * C, mean, (size_t)C * sizeof *mean);
+}
+
+int cuplas_fit_check_index(const int64_t *index, int64_t cells, int64_t rows, int64_t *placed,
+                           cuplas_error *err)
+{
+    uint8_t *seen = NULL;
+    int64_t top = -1, n = 0;
+    int rc = 0;
+
+    /* the values first: a bad one says more than the repeat it may cause */
+    for (int64_t k = 0; k < cells; k++) {
+        if (index[k] < -1)
+            CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "index is not a permutation: cell %lld holds %lld",
+                        (long long)k, (long long)index[k]);
+        if (rows > 0 && index[k] >= rows)
+            CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "index is not a permutation: cell %lld holds "
+                        "%lld, past the %lld input rows of input_shape", (long long)k,
+                        (long long)index[k], (long long)rows);
+        top = index[k] > top ? index[k] : top;
+    }
+    /* a bit a row: O(cells), where sorting the entries took O(cells log cells) */
+    if (top >= 0 && !(seen = calloc((size_t)(top / 8 + 1), 1)))
+        CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory checking the index (rows up to %lld)",
+                    (long long)top);
+    for (int64_t k = 0; k < cells; k++) {
+        const int64_t r = index[k];
+        if (r < 0)
+            continue;
+        if (seen[r / 8] & 1u << r % 8) {
+            int64_t first = 0;
+            while (index[first] != r)
+                first++;
+            CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "index is not a permutation: row %lld is in cells "
+                        "%lld and %lld", (long long)r, (long long)first, (long long)k);
+        }
+        seen[r / 8] |= (uint8_t)(1u << r % 8);
+        n++;
+    }
+    if (placed)
+        *placed = n;
+fail:
+    free(seen);
+    return rc;
 }

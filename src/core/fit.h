@@ -22,6 +22,8 @@
 
 #include <stdint.h>
 
+#include "util/error.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -46,6 +48,18 @@ int cuplas_fit_crop_select(const double *v, int64_t n, int64_t m, int64_t *keep,
  * the sorter's blur and swap costs treat them as the least distinctive
  * items there are, and they settle where they disturb least. */
 void cuplas_fit_pad_mean(double *x, int64_t n, int64_t cells, int C);
+
+/* A fitted grid's index read back (cells entries: the input row in each
+ * cell, -1 an empty cell): is it a placement of distinct rows? No entry
+ * below -1, none at or past rows (the input rows a result's input_shape
+ * records; rows <= 0: unknown, any row), no row in two cells. *placed
+ * (may be NULL) gets the cells that hold a row. The one check of a
+ * result's index: eval, preview and both exports make it, so that none
+ * writes or measures a duplicated or lost item. 0; CUPLAS_ERR_INPUT
+ * naming the first bad cell (out-of-range values before repeats);
+ * CUPLAS_ERR_NOMEM (a bit per row up to the largest). */
+int cuplas_fit_check_index(const int64_t *index, int64_t cells, int64_t rows, int64_t *placed,
+                           cuplas_error *err);
 
 #ifdef __cplusplus
 }

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/fit.h"       /* cuplas_fit_check_index */
 #include "core/metrics.h"   /* cuplas_safe_exponent */
 #include "eval/quality.h"
 #include "eval/sog_sh.h"
@@ -135,8 +136,7 @@ int cuplas_eval_unsort(const double *grid, int64_t *index, int64_t cells, int C,
     row_cell *rc_ = NULL;
     int rc = 0;
 
-    for (int64_t k = 0; k < cells; k++)
-        n += index[k] >= 0;
+    CUPLAS_TRY(cuplas_fit_check_index(index, cells, 0, &n, err));
     if (n == 0)
         CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "index holds no item");
     if (!(rc_ = malloc((size_t)n * sizeof *rc_)))
@@ -144,19 +144,11 @@ int cuplas_eval_unsort(const double *grid, int64_t *index, int64_t cells, int C,
     /* the rows a result keeps need not be 0..n-1 (a crop keeps some of
      * them): their order is the input order, and they are renumbered so */
     n = 0;
-    for (int64_t k = 0; k < cells; k++) {
-        if (index[k] < -1)
-            CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "index is not a permutation: cell %lld holds "
-                        "%lld", (long long)k, (long long)index[k]);
+    for (int64_t k = 0; k < cells; k++)
         if (index[k] >= 0)
             rc_[n++] = (row_cell){index[k], k};
-    }
     qsort(rc_, (size_t)n, sizeof *rc_, by_row);
     for (int64_t r = 0; r < n; r++) {
-        if (r > 0 && rc_[r].row == rc_[r - 1].row)
-            CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "index is not a permutation: row %lld is in "
-                        "cells %lld and %lld", (long long)rc_[r].row,
-                        (long long)rc_[r - 1].cell, (long long)rc_[r].cell);
         index[rc_[r].cell] = r;
         memcpy(items + r * C, grid + rc_[r].cell * C, (size_t)C * sizeof *items);
     }

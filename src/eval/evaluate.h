@@ -137,7 +137,7 @@ int cuplas_evaluate(const double *items, int64_t N, int C, const char *const *na
  * for an empty cell; the rows are renumbered in place to 0..N-1 in row
  * order, and items[index[cell]] = grid[cell]. items has room for cells x
  * C; *N = the number of items. CUPLAS_ERR_INPUT when a row repeats or an
- * entry is below -1. */
+ * entry is below -1 (cuplas_fit_check_index). */
 int cuplas_eval_unsort(const double *grid, int64_t *index, int64_t cells, int C,
                        double *items, int64_t *N, cuplas_error *err);
 

@@ -4,17 +4,20 @@
  *
  * Design fact: `sorted` is read by the input reader (h5_read.c), so every
  * type and layout an output can have (float16, big-endian, chunked or
- * contiguous) reads the same way an input does; only `index` and the
- * names attribute are read here.
+ * contiguous) reads the same way an input does; only `index`, `dropped`'s
+ * length and the attributes are read here, and `sorted`'s shape from its
+ * dataspace, so that export-ply checks a result without its values.
  */
 #include "io/h5_result.h"
 
 #include <hdf5.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "core/fit.h"
 #include "io/h5_lib.h"
 #include "io/h5_list.h"
 #include "io/h5_read.h"
@@ -99,14 +102,15 @@ oom:
 }
 
 /* The channel_names attribute of obj: *names (count *n), or NULL when
- * absent or unusable. -1 only when out of memory. */
+ * absent. 0; 1 when it is there but not strings HDF5 reads (integers, an
+ * empty space) or names nothing (""); -1 out of memory. */
 static int read_names(hid_t obj, char ***names, int *n)
 {
     hid_t aid = H5I_INVALID_HID, tid = H5I_INVALID_HID, sid = H5I_INVALID_HID,
           mt = H5I_INVALID_HID;
-    hssize_t count;
+    hssize_t count = 0;
     char **v = NULL;
-    int rc = 0;
+    int rc = 1;   /* until the names are read */
 
     *names = NULL;
     *n = 0;
@@ -116,12 +120,15 @@ static int read_names(hid_t obj, char ***names, int *n)
         H5Tget_class(tid) != H5T_STRING || (sid = H5Aget_space(aid)) < 0 ||
         (count = H5Sget_simple_extent_npoints(sid)) < 1 || count > CUPLAS_MAX_CHANNELS)
         goto done;
+    rc = -1;   /* until the strings are copied: out of memory */
     if (!(v = calloc((size_t)count, sizeof *v)))
-        goto oom;
+        goto done;
     if (H5Tis_variable_str(tid) > 0) {
         if ((mt = H5Tcopy(H5T_C_S1)) < 0 || H5Tset_size(mt, H5T_VARIABLE) < 0 ||
-            H5Tset_cset(mt, H5Tget_cset(tid)) < 0 || H5Aread(aid, mt, v) < 0)
+            H5Tset_cset(mt, H5Tget_cset(tid)) < 0 || H5Aread(aid, mt, v) < 0) {
+            rc = 1;
             goto done;
+        }
         /* (the memory type takes the file's character set: HDF5 1.10 converts
            no vlen string between ASCII and UTF-8) HDF5 allocated the
            strings: copy them into our own memory */
@@ -132,23 +139,24 @@ static int read_names(hid_t obj, char ***names, int *n)
             if (!s) {
                 for (hssize_t k = i + 1; k < count; k++)
                     H5free_memory(v[k]), v[k] = NULL;
-                goto oom;
+                goto done;
             }
         }
     } else {
         size_t sz = H5Tget_size(tid);
-        char *buf = sz ? calloc((size_t)count, sz + 1) : NULL;
+        char *buf = calloc((size_t)count, sz + 1);
         if (!buf)
-            goto oom;
-        if ((mt = H5Tcopy(H5T_C_S1)) < 0 || H5Tset_size(mt, sz + 1) < 0 ||
+            goto done;
+        if (sz == 0 || (mt = H5Tcopy(H5T_C_S1)) < 0 || H5Tset_size(mt, sz + 1) < 0 ||
             H5Tset_cset(mt, H5Tget_cset(tid)) < 0 || H5Aread(aid, mt, buf) < 0) {
             free(buf);
+            rc = 1;
             goto done;
         }
         for (hssize_t i = 0; i < count; i++)
             if (!(v[i] = strndup(buf + (size_t)i * (sz + 1), sz))) {
                 free(buf);
-                goto oom;
+                goto done;
             }
         free(buf);
     }
@@ -156,17 +164,19 @@ static int read_names(hid_t obj, char ***names, int *n)
         int k;
         char **w = split_names(v[0], &k);
         if (k < 0)
-            goto oom;
+            goto done;
         free_strv(v, 1);
         v = w;
         count = k;
+        if (k == 0) {   /* "" or blanks: there, but naming nothing */
+            rc = 1;
+            goto done;
+        }
     }
     *names = v;
     *n = (int)count;
     v = NULL;
-    goto done;
-oom:
-    rc = -1;
+    rc = 0;
 done:
     if (v)
         free_strv(v, (int)count);
@@ -177,18 +187,71 @@ done:
     return rc;
 }
 
-/* index (H, W) of group gid, and the names; the file stays open here. */
-static int input_rows(hid_t gid, int64_t *rows);
+/* input_shape of gid as rows (every dimension but the last): 1 found, 0
+ * absent, -1 there but not 2 or 3 positive integers (a string, [-1, 14]). */
+static int input_rows(hid_t gid, int64_t *rows)
+{
+    hid_t aid = H5I_INVALID_HID, tid = H5I_INVALID_HID, sid = H5I_INVALID_HID;
+    int64_t dims[3];
+    hssize_t n = 0;
+    int found = -1;
 
-static int read_index_names(hid_t fid, const char *group, cuplas_h5_result *r, int64_t dims[2],
-                            char ***names, int *nnames, cuplas_error *err)
+    *rows = 0;
+    if (H5Aexists(gid, "input_shape") <= 0)
+        return 0;
+    if ((aid = H5Aopen(gid, "input_shape", H5P_DEFAULT)) < 0 ||
+        (tid = H5Aget_type(aid)) < 0 || H5Tget_class(tid) != H5T_INTEGER ||
+        (sid = H5Aget_space(aid)) < 0 || (n = H5Sget_simple_extent_npoints(sid)) < 2 ||
+        n > 3 || H5Aread(aid, H5T_NATIVE_INT64, dims) < 0)
+        goto fail;
+    if (dims[n - 1] < 1)
+        goto fail;
+    *rows = 1;
+    for (hssize_t k = 0; k + 1 < n; k++) {
+        if (dims[k] < 1 || dims[k] > ((int64_t)1 << 40) / *rows)   /* the reader's bound */
+            goto fail;
+        *rows *= dims[k];
+    }
+    found = 1;
+fail:
+    if (found < 0)
+        *rows = 0;
+    if (sid >= 0) H5Sclose(sid);
+    if (tid >= 0) H5Tclose(tid);
+    if (aid >= 0) H5Aclose(aid);
+    return found;
+}
+
+/* The channel names of group gid (or, without them there, of its sorted
+ * dataset sd) into r, for C channels. */
+static int result_names(hid_t gid, hid_t sd, int64_t C, cuplas_h5_result *r, cuplas_error *err)
+{
+    int rc = 0, got = read_names(gid, &r->names, &r->nnames);
+
+    if (got == 0 && !r->names)
+        got = read_names(sd, &r->names, &r->nnames);
+    if (got < 0)
+        CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
+    if (got > 0)
+        CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "channel_names is not strings that name the %lld "
+                    "channels of sorted", (long long)C);
+    if (r->names && r->nnames != C)
+        CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "channel_names has %d names for the %lld channels of "
+                    "sorted", r->nnames, (long long)C);
+fail:
+    return rc;
+}
+
+/* index (H, W) of group gid, sorted's shape, the attributes and dropped's
+ * length into r; the file stays open here. */
+static int read_index_names(hid_t fid, const char *group, cuplas_h5_result *r,
+                            cuplas_error *err)
 {
     hid_t gid = H5I_INVALID_HID, did = H5I_INVALID_HID, sid = H5I_INVALID_HID,
-          tid = H5I_INVALID_HID;
-    hsize_t d[2];
+          tid = H5I_INVALID_HID, sd = H5I_INVALID_HID, ssid = H5I_INVALID_HID;
+    hsize_t d[2], sdims[3];
     char cause[CUPLAS_H5_CAUSE_LEN];
     int rc = 0;
-    int64_t rows = 0;
 
     if (H5Lexists(fid, group, H5P_DEFAULT) <= 0)
         CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "no such group");
@@ -212,33 +275,39 @@ static int read_index_names(hid_t fid, const char *group, cuplas_h5_result *r, i
     H5Sget_simple_extent_dims(sid, d, NULL);
     if (d[0] < 1 || d[1] < 1 || d[0] * d[1] > ((hsize_t)1 << 40))
         CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "index has a bad shape");
-    dims[0] = (int64_t)d[0];
-    dims[1] = (int64_t)d[1];
-    if (!(r->index = malloc((size_t)(d[0] * d[1]) * sizeof *r->index)))
+    /* sorted's shape from its dataspace: export-ply reads no value of it */
+    if ((sd = H5Dopen2(gid, "sorted", H5P_DEFAULT)) < 0 || (ssid = H5Dget_space(sd)) < 0)
+        CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "cannot open sorted (%s)", cuplas_h5_cause(cause));
+    if (H5Sget_simple_extent_ndims(ssid) != 3 || H5Sget_simple_extent_dims(ssid, sdims, NULL) < 0 ||
+        sdims[0] != d[0] || sdims[1] != d[1])
+        CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "sorted is not (H, W, C) with index's (H, W) = "
+                    "(%lld, %lld)", (long long)d[0], (long long)d[1]);
+    r->cells = (int64_t)(d[0] * d[1]);
+    if (!(r->index = malloc((size_t)r->cells * sizeof *r->index)))
         CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory for the index");
     if (H5Dread(did, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, r->index) < 0)
         CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "cannot read index (%s)", cuplas_h5_cause(cause));
+    if (input_rows(gid, &r->rows) < 0)
+        CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "input_shape is not 2 or 3 positive integers: not a "
+                    "readable result");
+    CUPLAS_TRY(result_names(gid, sd, (int64_t)sdims[2], r, err));
+    r->dropped = -1;
+    if (H5Lexists(gid, "dropped", H5P_DEFAULT) > 0) {
+        hid_t dd = H5Dopen2(gid, "dropped", H5P_DEFAULT), ds = dd >= 0 ? H5Dget_space(dd) : -1;
+        r->dropped = ds >= 0 ? (int64_t)H5Sget_simple_extent_npoints(ds) : -1;
+        if (ds >= 0) H5Sclose(ds);
+        if (dd >= 0) H5Dclose(dd);
+        if (r->dropped < 0)
+            CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "cannot open dropped (%s)",
+                        cuplas_h5_cause(cause));
+    }
     /* A crop keeps some of the input's rows, so the rows an index holds
        need not be 0..n-1 (eval renumbers them); but none can lie past the
-       input the result records. Unchecked, such an index was measured as
-       if it were a result (exit 0), its input order made up. */
-    if (input_rows(gid, &rows))
-        for (hsize_t k = 0; k < d[0] * d[1]; k++)
-            if (r->index[k] >= rows)
-                CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "index is not a permutation: cell %llu holds "
-                            "%lld, past the %lld input rows of input_shape",
-                            (unsigned long long)k, (long long)r->index[k], (long long)rows);
-    if (read_names(gid, names, nnames) != 0)
-        CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
-    if (!*names) {
-        hid_t sd = H5Dopen2(gid, "sorted", H5P_DEFAULT);
-        int orc = sd >= 0 ? read_names(sd, names, nnames) : 0;
-        if (sd >= 0)
-            H5Dclose(sd);
-        if (orc != 0)
-            CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
-    }
+       input the result records, or be in two cells */
+    CUPLAS_TRY(cuplas_fit_check_index(r->index, r->cells, r->rows, &r->placed, err));
 fail:
+    if (ssid >= 0) H5Sclose(ssid);
+    if (sd >= 0) H5Dclose(sd);
     if (tid >= 0) H5Tclose(tid);
     if (sid >= 0) H5Sclose(sid);
     if (did >= 0) H5Dclose(did);
@@ -246,13 +315,13 @@ fail:
     return rc;
 }
 
-int cuplas_h5_result_read(const char *file, const char *group, cuplas_h5_result *r,
-                          cuplas_error *err)
+/* cuplas_h5_result_read, `sorted`'s values only when with_sorted. */
+static int read_result(const char *file, const char *group, int with_sorted,
+                       cuplas_h5_result *r, cuplas_error *err)
 {
     hid_t fid = H5I_INVALID_HID;
-    char *path = NULL, **names = NULL;
-    int64_t dims[2] = {0, 0};
-    int nnames = 0, rc = 0;
+    char *path = NULL;
+    int rc = 0;
 
     memset(r, 0, sizeof *r);
     CUPLAS_TRY(cuplas_h5_open_input(file, &fid, err));
@@ -262,31 +331,22 @@ int cuplas_h5_result_read(const char *file, const char *group, cuplas_h5_result 
     } else {
         CUPLAS_TRY(find_group(file, &r->group, err));
     }
-    CUPLAS_TRY(read_index_names(fid, r->group, r, dims, &names, &nnames, err));
+    CUPLAS_TRY(read_index_names(fid, r->group, r, err));
     H5Fclose(fid);
     fid = H5I_INVALID_HID;
+    if (!with_sorted)
+        goto fail;
     if (asprintf(&path, "%s/sorted", strcmp(r->group, "/") ? r->group : "") < 0) {
         path = NULL;
         CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
     }
-    if (cuplas_h5_read_grid(file, path, 0, 0, &r->sorted, err) != 0) {
-        rc = (int)err->code;
-        goto out;   /* that error names file:dataset already */
-    }
-    if (r->sorted.in_rank != 3 || r->sorted.H != dims[0] || r->sorted.W != dims[1])
-        CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "sorted is not (H, W, C) with index's (H, W) = "
-                                           "(%lld, %lld)", (long long)dims[0], (long long)dims[1]);
-    if (names && nnames == r->sorted.C) {
-        r->names = names;
-        names = NULL;
-    }
+    /* its errors name file:dataset, which the where below leaves */
+    CUPLAS_TRY(cuplas_h5_read_grid(file, path, 0, 0, &r->sorted, err));
 fail:
     if (rc && r->group)
         cuplas_error_where(err, "%s:%s", file, r->group);
     else if (rc)
         cuplas_error_where(err, "%s", file);
-out:
-    free_strv(names, nnames);
     free(path);
     if (fid >= 0) H5Fclose(fid);
     if (rc)
@@ -294,10 +354,43 @@ out:
     return rc;
 }
 
+int cuplas_h5_result_read(const char *file, const char *group, cuplas_h5_result *r,
+                          cuplas_error *err)
+{
+    return read_result(file, group, 1, r, err);
+}
+
+int cuplas_h5_result_read_index(const char *file, const char *group, cuplas_h5_result *r,
+                                cuplas_error *err)
+{
+    return read_result(file, group, 0, r, err);
+}
+
+int cuplas_h5_result_check_whole(const char *file, const cuplas_h5_result *r,
+                                 cuplas_error *err)
+{
+    int rc = 0;
+
+    if (r->rows == 0)
+        CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "no input_shape attribute: not a result of cuplas "
+                    "sort or run (an export needs the input rows it records)");
+    if (r->dropped < 0 && r->placed != r->rows)
+        CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "index is not a permutation: it places %lld of the "
+                    "%lld input rows of input_shape, and no dropped dataset says a crop left the "
+                    "others out", (long long)r->placed, (long long)r->rows);
+    if (r->dropped >= 0 && r->placed + r->dropped != r->rows)
+        CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "index is not a permutation: it places %lld rows and "
+                    "dropped lists %lld, not the %lld input rows of input_shape",
+                    (long long)r->placed, (long long)r->dropped, (long long)r->rows);
+fail:
+    if (rc)
+        cuplas_error_where(err, "%s:%s", file, r->group);
+    return rc;
+}
+
 void cuplas_h5_result_free(cuplas_h5_result *r)
 {
-    if (r->names)
-        free_strv(r->names, (int)r->sorted.C);
+    free_strv(r->names, r->nnames);
     free(r->group);
     free(r->index);
     cuplas_h5grid_free(&r->sorted);
@@ -459,47 +552,6 @@ int cuplas_h5_output_metrics(const char *out_path, const char *dataset, double *
                 device[0] = '\0';
             rc = 0;
         }
-        close_output_group(fid, gid);
-    } H5E_END_TRY;
-    return rc;
-}
-
-/* input_shape of gid as rows (every dimension but the last); 1 found. */
-static int input_rows(hid_t gid, int64_t *rows)
-{
-    hid_t aid = H5I_INVALID_HID, tid = H5I_INVALID_HID, sid = H5I_INVALID_HID;
-    int64_t dims[3];
-    hssize_t n = 0;
-    int found = 0;
-
-    if (H5Aexists(gid, "input_shape") <= 0 ||
-        (aid = H5Aopen(gid, "input_shape", H5P_DEFAULT)) < 0 ||
-        (tid = H5Aget_type(aid)) < 0 || H5Tget_class(tid) != H5T_INTEGER ||
-        (sid = H5Aget_space(aid)) < 0 || (n = H5Sget_simple_extent_npoints(sid)) < 2 ||
-        n > 3 || H5Aread(aid, H5T_NATIVE_INT64, dims) < 0)
-        goto fail;
-    *rows = 1;
-    for (hssize_t k = 0; k + 1 < n; k++)
-        *rows *= dims[k];
-    found = *rows > 0;
-fail:
-    if (sid >= 0) H5Sclose(sid);
-    if (tid >= 0) H5Tclose(tid);
-    if (aid >= 0) H5Aclose(aid);
-    return found;
-}
-
-int cuplas_h5_output_input(const char *out_path, const char *dataset, int64_t *rows,
-                           char ***names, int *nnames)
-{
-    hid_t fid, gid;
-    int rc = -1;
-
-    *names = NULL;
-    *nnames = 0;
-    H5E_BEGIN_TRY {
-        if (open_output_group(out_path, dataset, &fid, &gid) == 0 && input_rows(gid, rows))
-            rc = read_names(gid, names, nnames) == 0 ? 0 : -2;
         close_output_group(fid, gid);
     } H5E_END_TRY;
     return rc;
