@@ -428,10 +428,12 @@ static void test_scene_any_n(void **state)
 }
 
 /* name: an (N, 3) float32 dataset /emb of sin(step * i) values with a
- * variable-length string attribute `columns`: ncols strings (a list), or
- * with ncols 0 the one string cols[0] (a scalar, as h5py writes one). */
+ * variable-length string attribute `columns` in character set cset:
+ * ncols strings (a list), or with ncols 0 the one string cols[0] (a
+ * scalar). h5py writes a str or a list of str as UTF-8 (attrs['columns']
+ * = 'a,b,c'), numpy bytes as fixed-length ASCII. */
 static void put_emb(const fixture *f, const char *name, hsize_t N, double step,
-                    const char *const *cols, hsize_t ncols)
+                    const char *const *cols, hsize_t ncols, H5T_cset_t cset)
 {
     char path[PATH_MAX];
     float *v = malloc(N * 3 * sizeof *v);
@@ -447,6 +449,7 @@ static void put_emb(const fixture *f, const char *name, hsize_t N, double step,
     assert_true(H5Dwrite(did, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0);
     hid_t st = H5Tcopy(H5T_C_S1);
     H5Tset_size(st, H5T_VARIABLE);
+    H5Tset_cset(st, cset);
     hid_t asid = ncols ? H5Screate_simple(1, &ncols, NULL) : H5Screate(H5S_SCALAR);
     hid_t aid = H5Acreate2(did, "columns", st, asid, H5P_DEFAULT, H5P_DEFAULT);
     assert_true(H5Awrite(aid, st, cols) >= 0);
@@ -463,7 +466,7 @@ static void test_scene_hdf5_columns_and_pad(void **state)
 {
     fixture *f = *state;
     const char *names[3] = {"a", "b", "c"};
-    put_emb(f, "e.h5", 99, 0.37, names, 3);
+    put_emb(f, "e.h5", 99, 0.37, names, 3, H5T_CSET_ASCII);
     /* 99 is no square: padded onto an auto grid by default, as with --grid auto */
     assert_int_equal(tu_sh(f, "\"$B\" sort e.h5:/emb o0.h5"), 0);
     assert_int_equal(tu_sh(f, "\"$B\" sort e.h5:/emb o.h5 --grid auto --channels a,c"), 0);
@@ -489,8 +492,8 @@ static void test_scene_hdf5_columns_one_string(void **state)
 {
     fixture *f = *state;
     const char *three[] = {"a, b,c"}, *two[] = {"a,b"};
-    put_emb(f, "s0.h5", 64, 0.61, three, 0);
-    put_emb(f, "s1.h5", 64, 0.61, two, 0);
+    put_emb(f, "s0.h5", 64, 0.61, three, 0, H5T_CSET_ASCII);
+    put_emb(f, "s1.h5", 64, 0.61, two, 0, H5T_CSET_ASCII);
     assert_int_equal(tu_sh(f, "\"$B\" sort s0.h5:/emb o.h5 --channels a,c"), 0);
     assert_int_equal(tu_sh(f, "\"$B\" sort s0.h5:/emb o2.h5 --channels b"), 0);
     assert_int_equal(tu_sh(f, "\"$B\" sort s1.h5:/emb o3.h5"), 1);
@@ -499,6 +502,47 @@ static void test_scene_hdf5_columns_one_string(void **state)
     assert_non_null(strstr(err, "the columns attribute is one string of 2 comma-separated names "
                                 "for C = 3 channels"));
     free(err);
+}
+
+/* The columns attribute as h5py writes a str or a list of str (UTF-8)
+ * names the channels as ASCII does (before: "cannot read the columns
+ * attribute", exit 1). A repeated or empty name fails the input, as a
+ * repeated PLY property does (before: accepted, and --channels x took one
+ * of the two x). */
+static void test_scene_hdf5_columns_utf8_and_repeats(void **state)
+{
+    fixture *f = *state;
+    static const struct {
+        const char *cols[3];
+        hsize_t n;
+        H5T_cset_t cset;
+        const char *want;   /* NULL: sorts */
+    } cases[] = {
+        {{"a, b,c"}, 0, H5T_CSET_UTF8, NULL},
+        {{"a", "b", "c"}, 3, H5T_CSET_UTF8, NULL},
+        {{"x,x,y"}, 0, H5T_CSET_ASCII,
+         "u.h5:/emb: the columns attribute repeats the name 'x' (channels 0 and 1)"},
+        {{"x", "y", "y"}, 3, H5T_CSET_UTF8,
+         "u.h5:/emb: the columns attribute repeats the name 'y' (channels 1 and 2)"},
+        {{",,"}, 0, H5T_CSET_ASCII,
+         "u.h5:/emb: the columns attribute has an empty name '' for channel 0"},
+        {{"a", "", "c"}, 3, H5T_CSET_UTF8,
+         "u.h5:/emb: the columns attribute has an empty name '' for channel 1"},
+    };
+    char out[PATH_MAX];
+    size_t len;
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        put_emb(f, "u.h5", 64, 0.61, cases[k].cols, cases[k].n, cases[k].cset);
+        int rc = tu_sh(f, "\"$B\" sort u.h5:/emb o.h5 --channels %s --log-format text",
+                       cases[k].want ? "x" : "a,c");
+        char *err = tu_slurp(f, "err.txt", &len);
+        if (cases[k].want ? !strstr(err, cases[k].want) : rc != 0)
+            fail_msg("case %zu: rc %d: %s", k, rc, err);
+        assert_int_equal(rc, cases[k].want ? 1 : 0);
+        free(err);
+        assert_int_equal(exists(f, "o.h5"), !cases[k].want);
+        unlink(tu_path(f->dir, "o.h5", out));
+    }
 }
 
 static void test_scene_name_errors(void **state)
@@ -582,6 +626,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_scene_any_n, setup, teardown),
         cmocka_unit_test_setup_teardown(test_scene_hdf5_columns_and_pad, setup, teardown),
         cmocka_unit_test_setup_teardown(test_scene_hdf5_columns_one_string, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_scene_hdf5_columns_utf8_and_repeats, setup, teardown),
         cmocka_unit_test_setup_teardown(test_scene_name_errors, setup, teardown),
         cmocka_unit_test_setup_teardown(test_scene_malformed, setup, teardown),
     };

@@ -8,6 +8,12 @@
  * to SIGTERM), and a socket or device is no HDF5 file cuplas could read
  * twice. Both opens here (the input's and the pin) check it first.
  *
+ * String attributes are read into a memory type of the file's character
+ * set: HDF5 1.10 converts no string between ASCII and UTF-8, and h5py
+ * writes str as UTF-8 while C writers default to ASCII. (A process that
+ * has converted an ASCII vlen string reuses that path for UTF-8 ones, so
+ * only some reads failed: a fresh process's.)
+ *
  * A file another program has open for writing carries HDF5's exclusive
  * flock, and H5Fopen fails with "unable to lock file": that is told
  * apart (after the failure, so a good open costs nothing) from a damaged
@@ -213,4 +219,62 @@ char *cuplas_h5_dataset_path(const char *dataset)
         memcpy(p + 1, dataset, n + 1);
     }
     return p;
+}
+
+int cuplas_h5_str_attr(int64_t obj, const char *name, int max, char ***out, int *n,
+                       cuplas_error *err)
+{
+    hid_t aid = H5I_INVALID_HID, tid = H5I_INVALID_HID, sid = H5I_INVALID_HID,
+          mt = H5I_INVALID_HID;
+    hssize_t count = 0;
+    char **v = NULL, **vl = NULL, *buf = NULL, cause[CUPLAS_H5_CAUSE_LEN];
+    size_t len = 0;   /* fixed length: bytes per string in the file */
+    int rc = 0, vlen;
+
+    *out = NULL;
+    *n = 0;
+    if (H5Aexists((hid_t)obj, name) <= 0)
+        return 0;
+    if ((aid = H5Aopen((hid_t)obj, name, H5P_DEFAULT)) < 0 || (tid = H5Aget_type(aid)) < 0 ||
+        (sid = H5Aget_space(aid)) < 0 || H5Tget_class(tid) != H5T_STRING ||
+        (count = H5Sget_simple_extent_npoints(sid)) < 0)
+        CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "the %s attribute is not a list of strings", name);
+    if (count > max)
+        CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "the %s attribute holds %lld strings, more than %d",
+                    name, (long long)count, max);
+    vlen = H5Tis_variable_str(tid) > 0;
+    len = vlen ? 0 : H5Tget_size(tid);
+    /* count + 1: an array even for none, so the attribute reads as present */
+    if (!(v = calloc((size_t)count + 1, sizeof *v)) ||
+        (vlen ? !(vl = calloc((size_t)count + 1, sizeof *vl))
+              : !(buf = calloc((size_t)count + 1, len + 1))))
+        CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
+    /* fixed length: one byte more, so that each string arrives terminated */
+    if ((mt = H5Tcopy(H5T_C_S1)) < 0 || H5Tset_size(mt, vlen ? H5T_VARIABLE : len + 1) < 0 ||
+        H5Tset_cset(mt, H5Tget_cset(tid)) < 0 ||
+        (count && H5Aread(aid, mt, vlen ? (void *)vl : (void *)buf) < 0))
+        CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "cannot read the %s attribute (%s)", name,
+                    cuplas_h5_cause(cause));
+    for (hssize_t i = 0; i < count; i++)
+        if (!(v[i] = strdup(vlen ? (vl[i] ? vl[i] : "") : buf + (size_t)i * (len + 1))))
+            CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
+    *out = v;
+    *n = (int)count;
+    v = NULL;
+fail:
+    /* HDF5 allocated each vlen string: H5free_memory frees them alike in
+       1.10 and 1.12+ (where H5Treclaim replaces the deprecated
+       H5Dvlen_reclaim), and on any path out */
+    for (hssize_t i = 0; vl && i < count; i++)
+        H5free_memory(vl[i]);
+    for (hssize_t i = 0; v && i < count; i++)
+        free(v[i]);
+    free(vl);
+    free(buf);
+    free(v);
+    if (mt >= 0) H5Tclose(mt);
+    if (sid >= 0) H5Sclose(sid);
+    if (tid >= 0) H5Tclose(tid);
+    if (aid >= 0) H5Aclose(aid);
+    return rc;
 }

@@ -66,6 +66,14 @@ int cuplas_h5_type_classify(int64_t tid, cuplas_dtype *t);
  * name). */
 int cuplas_h5_open_input(const char *file, int64_t *fid, cuplas_error *err);
 
+/* The strings of obj's attribute `name` (any shape: a scalar holds one;
+ * fixed or variable length; ASCII or UTF-8) as *n malloc'd strings in
+ * *out (free each, then *out). No such attribute: 0 with *out NULL, *n 0.
+ * Not strings, more than max of them, or unreadable: CUPLAS_ERR_INPUT
+ * naming the attribute; CUPLAS_ERR_NOMEM. */
+int cuplas_h5_str_attr(int64_t obj, const char *name, int max, char ***out, int *n,
+                       cuplas_error *err);
+
 #ifdef __cplusplus
 }
 #endif

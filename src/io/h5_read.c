@@ -26,6 +26,7 @@
  * link lives in another file: HDF5 reads it whole.
  */
 #include "io/h5_read.h"
+#include "core/channel_names.h"
 #include "io/h5_lib.h"
 #include "io/h5_locate.h"
 
@@ -170,11 +171,10 @@ static int grid_shape_2d(hid_t did, int64_t n, int64_t height, int64_t width,
     return 0;
 }
 
-/* g->names[0] = "x, y,z" (the columns attribute as one string) -> one name
- * per channel, spaces around the commas dropped. */
-static int split_columns(cuplas_h5grid *g, cuplas_error *err)
+/* s = "x, y,z" (the columns attribute as one string) -> g->names, one
+ * name per channel, spaces around the commas dropped. */
+static int split_columns(const char *s, cuplas_h5grid *g, cuplas_error *err)
 {
-    const char *s = g->names[0];
     char **v = NULL;
     int64_t k = 1;
     int rc = 0;
@@ -199,8 +199,6 @@ static int split_columns(cuplas_h5grid *g, cuplas_error *err)
             CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
         s = *end ? end + 1 : end;
     }
-    free(g->names[0]);
-    free(g->names);
     g->names = v;
     v = NULL;
 fail:
@@ -211,56 +209,42 @@ fail:
 }
 
 /* g->names from the dataset's `columns` attribute (one string per
- * channel, fixed or variable length, or one string "x,y,z" naming them
- * all), when it has one. */
+ * channel, or one string "x,y,z" naming them all), when it has one. The
+ * names must be distinct and not empty, as a PLY's properties must: a
+ * name a selector picks has to mean one column. */
 static int read_columns(hid_t did, cuplas_h5grid *g, cuplas_error *err)
 {
-    hid_t aid = H5I_INVALID_HID, tid = H5I_INVALID_HID, sid = H5I_INVALID_HID;
-    hid_t mid = H5I_INVALID_HID;
-    char **v = NULL, *buf = NULL;
-    int rc = 0;
+    char **v = NULL;
+    int n = 0, rc = 0;
 
-    if (H5Aexists(did, "columns") <= 0)
+    CUPLAS_TRY(cuplas_h5_str_attr(did, "columns", CUPLAS_MAX_CHANNELS, &v, &n, err));
+    if (!v)
         return 0;
-    if ((aid = H5Aopen(did, "columns", H5P_DEFAULT)) < 0 || (tid = H5Aget_type(aid)) < 0 ||
-        (sid = H5Aget_space(aid)) < 0 || H5Tget_class(tid) != H5T_STRING)
-        CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "the columns attribute is not a list of strings");
-    hssize_t n = H5Sget_simple_extent_npoints(sid);
-    int one_string = n == 1 && g->C > 1;   /* "x,y,z": split below */
-    if (n != g->C && !one_string)
-        CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "the columns attribute has %lld name%s for C = %lld "
-                    "channels", (long long)n, n == 1 ? "" : "s", (long long)g->C);
-    /* C entries even for one string: cuplas_h5grid_free_names frees C */
-    if (!(g->names = calloc((size_t)g->C, sizeof *g->names)))
-        CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
-    if (H5Tis_variable_str(tid) > 0) {
-        if (!(v = calloc((size_t)n, sizeof *v)) || (mid = H5Tcopy(H5T_C_S1)) < 0 ||
-            H5Tset_size(mid, H5T_VARIABLE) < 0 || H5Aread(aid, mid, v) < 0)
-            CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "cannot read the columns attribute");
-        for (hssize_t i = 0; i < n; i++)
-            if (!(g->names[i] = strdup(v[i] ? v[i] : "")))
-                CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
-        H5Dvlen_reclaim(mid, sid, H5P_DEFAULT, v);
+    if (n == 1 && g->C > 1) {
+        CUPLAS_TRY(split_columns(v[0], g, err));
+    } else if (n != g->C) {
+        CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "the columns attribute has %d name%s for C = %lld "
+                    "channels", n, n == 1 ? "" : "s", (long long)g->C);
     } else {
-        size_t len = H5Tget_size(tid);
-        if (!(buf = calloc((size_t)n, len + 1)) || (mid = H5Tcopy(tid)) < 0 ||
-            H5Aread(aid, mid, buf) < 0)
-            CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "cannot read the columns attribute");
-        for (hssize_t i = 0; i < n; i++)
-            if (!(g->names[i] = strndup(buf + (size_t)i * len, len)))
-                CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory");
+        g->names = v;
+        v = NULL;
     }
-    if (one_string)
-        CUPLAS_TRY(split_columns(g, err));
+    /* C <= CUPLAS_MAX_CHANNELS: the quadratic search stays small */
+    for (int c = 0; c < (int)g->C; c++) {
+        int first = cuplas_channel_index((const char *const *)g->names, c, g->names[c]);
+        if (!g->names[c][0])
+            CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "the columns attribute has an empty name '' for "
+                        "channel %d", c);
+        if (first >= 0)
+            CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "the columns attribute repeats the name '%s' "
+                        "(channels %d and %d)", g->names[c], first, c);
+    }
 fail:
     if (rc)
         cuplas_h5grid_free_names(g);
+    for (int i = 0; v && i < n; i++)
+        free(v[i]);
     free(v);
-    free(buf);
-    if (mid >= 0) H5Tclose(mid);
-    if (sid >= 0) H5Sclose(sid);
-    if (tid >= 0) H5Tclose(tid);
-    if (aid >= 0) H5Aclose(aid);
     return rc;
 }
 
