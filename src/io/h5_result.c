@@ -106,85 +106,32 @@ oom:
  * empty space) or names nothing (""); -1 out of memory. */
 static int read_names(hid_t obj, char ***names, int *n)
 {
-    hid_t aid = H5I_INVALID_HID, tid = H5I_INVALID_HID, sid = H5I_INVALID_HID,
-          mt = H5I_INVALID_HID;
-    hssize_t count = 0;
+    cuplas_error e;
     char **v = NULL;
-    int rc = 1;   /* until the names are read */
+    int count = 0;
 
     *names = NULL;
     *n = 0;
-    if (H5Aexists(obj, "channel_names") <= 0)
-        return 0;
-    if ((aid = H5Aopen(obj, "channel_names", H5P_DEFAULT)) < 0 || (tid = H5Aget_type(aid)) < 0 ||
-        H5Tget_class(tid) != H5T_STRING || (sid = H5Aget_space(aid)) < 0 ||
-        (count = H5Sget_simple_extent_npoints(sid)) < 1 || count > CUPLAS_MAX_CHANNELS)
-        goto done;
-    rc = -1;   /* until the strings are copied: out of memory */
-    if (!(v = calloc((size_t)count, sizeof *v)))
-        goto done;
-    if (H5Tis_variable_str(tid) > 0) {
-        if ((mt = H5Tcopy(H5T_C_S1)) < 0 || H5Tset_size(mt, H5T_VARIABLE) < 0 ||
-            H5Tset_cset(mt, H5Tget_cset(tid)) < 0 || H5Aread(aid, mt, v) < 0) {
-            rc = 1;
-            goto done;
-        }
-        /* (the memory type takes the file's character set: HDF5 1.10 converts
-           no vlen string between ASCII and UTF-8) HDF5 allocated the
-           strings: copy them into our own memory */
-        for (hssize_t i = 0; i < count; i++) {
-            char *s = v[i] ? strdup(v[i]) : strdup("");
-            H5free_memory(v[i]);
-            v[i] = s;
-            if (!s) {
-                for (hssize_t k = i + 1; k < count; k++)
-                    H5free_memory(v[k]), v[k] = NULL;
-                goto done;
-            }
-        }
-    } else {
-        size_t sz = H5Tget_size(tid);
-        char *buf = calloc((size_t)count, sz + 1);
-        if (!buf)
-            goto done;
-        if (sz == 0 || (mt = H5Tcopy(H5T_C_S1)) < 0 || H5Tset_size(mt, sz + 1) < 0 ||
-            H5Tset_cset(mt, H5Tget_cset(tid)) < 0 || H5Aread(aid, mt, buf) < 0) {
-            free(buf);
-            rc = 1;
-            goto done;
-        }
-        for (hssize_t i = 0; i < count; i++)
-            if (!(v[i] = strndup(buf + (size_t)i * (sz + 1), sz))) {
-                free(buf);
-                goto done;
-            }
-        free(buf);
-    }
+    if (cuplas_h5_str_attr(obj, "channel_names", CUPLAS_MAX_CHANNELS, &v, &count, &e) != 0)
+        return e.code == CUPLAS_ERR_NOMEM ? -1 : 1;   /* there, but not strings */
+    if (!v)
+        return 0;                                     /* absent */
     if (count == 1) {   /* one string: names separated by commas or blanks */
         int k;
         char **w = split_names(v[0], &k);
-        if (k < 0)
-            goto done;
         free_strv(v, 1);
+        if (k < 0)
+            return -1;
         v = w;
         count = k;
-        if (k == 0) {   /* "" or blanks: there, but naming nothing */
-            rc = 1;
-            goto done;
-        }
+    }
+    if (count < 1) {   /* "" or blanks: there, but naming nothing */
+        free_strv(v, count);
+        return 1;
     }
     *names = v;
-    *n = (int)count;
-    v = NULL;
-    rc = 0;
-done:
-    if (v)
-        free_strv(v, (int)count);
-    if (mt >= 0) H5Tclose(mt);
-    if (sid >= 0) H5Sclose(sid);
-    if (tid >= 0) H5Tclose(tid);
-    if (aid >= 0) H5Aclose(aid);
-    return rc;
+    *n = count;
+    return 0;
 }
 
 /* input_shape of gid as rows (every dimension but the last): 1 found, 0
@@ -439,40 +386,16 @@ fail:
 }
 
 /* A string attribute (fixed or variable length), malloc'd; NULL when it is
- * absent, not a string, or cannot be read. */
+ * absent, not one string, or cannot be read. */
 static char *str_attr_dup(hid_t obj, const char *name)
 {
-    hid_t aid = H5I_INVALID_HID, tid = H5I_INVALID_HID, mt = H5I_INVALID_HID;
-    char *out = NULL;
+    cuplas_error e;
+    char **v = NULL, *out = NULL;
+    int n = 0;
 
-    if (H5Aexists(obj, name) <= 0 || (aid = H5Aopen(obj, name, H5P_DEFAULT)) < 0 ||
-        (tid = H5Aget_type(aid)) < 0 || H5Tget_class(tid) != H5T_STRING)
-        goto fail;
-    if (H5Tis_variable_str(tid) > 0) {
-        char *s = NULL;
-        /* same cset as the file: HDF5 has no ASCII <-> UTF-8 conversion path
-           (a fresh process fails the read; the writer's process does not) */
-        if ((mt = H5Tcopy(H5T_C_S1)) < 0 || H5Tset_size(mt, H5T_VARIABLE) < 0 ||
-            H5Tset_cset(mt, H5Tget_cset(tid)) < 0 || H5Aread(aid, mt, &s) < 0)
-            goto fail;
-        if (s) {
-            out = strdup(s);
-            H5free_memory(s);
-        }
-    } else {
-        size_t n = H5Tget_size(tid);
-        char *s = calloc(n + 1, 1);
-        if (!s || (mt = H5Tcopy(H5T_C_S1)) < 0 || H5Tset_size(mt, n + 1) < 0 ||
-            H5Tset_cset(mt, H5Tget_cset(tid)) < 0 || H5Aread(aid, mt, s) < 0) {
-            free(s);
-            goto fail;
-        }
-        out = s;
-    }
-fail:
-    if (mt >= 0) H5Tclose(mt);
-    if (tid >= 0) H5Tclose(tid);
-    if (aid >= 0) H5Aclose(aid);
+    if (cuplas_h5_str_attr(obj, name, 1, &v, &n, &e) == 0 && n == 1)
+        out = v[0];
+    free(v);
     return out;
 }
 
