@@ -18,6 +18,7 @@
 #define IOTEST_NAME "test_h5_read"
 #include "iotest.h"
 #include "io/h5_list.h"
+#include "pipeline/probe_cache.h"
 #include "shared_data.h"
 
 static void test_nc_shapes(void **state)
@@ -1027,6 +1028,39 @@ static void test_columns_attribute(void **state)
     }
 }
 
+/* The planner's probe cache hands every caller column names of its own:
+ * each probe's grid is freed by its caller, and the entry's names must
+ * outlive them all (it once freed them on the first probe, so a `run` of
+ * an input with a columns attribute read freed memory and freed it again). */
+static void test_probe_cache_names(void **state)
+{
+    char file[PATH_MAX];
+    const hsize_t d[2] = {16, 2};
+    const char *v[2] = {"a", "b"};
+    hid_t t = H5Tcopy(H5T_C_S1);
+
+    fpath(*state, "probe.h5", file);
+    assert_true(H5Tset_size(t, H5T_VARIABLE) >= 0);
+    put_dataset(file, 1, "/emb", H5T_IEEE_F32LE, 2, d, NULL, NULL);
+    put_attr(file, "/emb", "columns", t, 2, v);
+    H5Tclose(t);
+    cuplas_probe_cache *pc = cuplas_probe_cache_new();
+    assert_non_null(pc);
+    for (int k = 0; k < 3; k++) {   /* a miss, then two hits */
+        cuplas_h5grid g;
+        cuplas_error err;
+        cuplas_error_clear(&err);
+        if (cuplas_probe_cached(pc, file, "/emb", 0, 0, 0, &g, &err) != 0)
+            fail_msg("probe %d: %s", k, err.msg);
+        assert_int_equal(g.C, 2);
+        assert_non_null(g.names);
+        assert_string_equal(g.names[0], "a");
+        assert_string_equal(g.names[1], "b");
+        cuplas_h5grid_free(&g);
+    }
+    cuplas_probe_cache_free(pc);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1046,6 +1080,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_external_data, setup, teardown),
         cmocka_unit_test_setup_teardown(test_shape_attributes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_columns_attribute, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_probe_cache_names, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -2,6 +2,8 @@
  * probe_cache.c - probe and list results by key (probe_cache.h): an open
  * addressing hash table of malloc'd keys, grown at half full. An entry
  * keeps what the call returned: the status, the error and the result.
+ * A probe's column names stay the entry's; each caller gets a copy of its
+ * own, since a probe's grid is freed by its caller like an uncached one.
  */
 #define _GNU_SOURCE /* asprintf */
 #include "pipeline/probe_cache.h"
@@ -53,6 +55,7 @@ void cuplas_probe_cache_free(cuplas_probe_cache *pc)
         if (pc->v[i].key) {
             free(pc->v[i].key);
             cuplas_h5_free_names(pc->v[i].names, pc->v[i].count);
+            cuplas_h5grid_free_names(&pc->v[i].g);
         }
     free(pc->v);
     free(pc);
@@ -111,9 +114,10 @@ int cuplas_probe_cached(cuplas_probe_cache *pc, const char *file, const char *da
         e->rc = cuplas_h5_probe_grid(file, dataset, height, width, flags, &t, &e->err);
         claim(pc, e, key);
         key = NULL;
-        e->g = t;   /* a probe holds no data; its names stay with t */
+        e->g = t;   /* a probe holds no data; the names are the entry's now */
         e->g.file = e->g.dataset = NULL;
         e->g.raw = NULL;
+        t.names = NULL;
         cuplas_h5grid_free(&t);
     }
     free(key);
@@ -121,7 +125,17 @@ int cuplas_probe_cached(cuplas_probe_cache *pc, const char *file, const char *da
     if (rc)
         *err = e->err;
     *g = e->g;
+    g->names = NULL;
+    if (e->g.names && !(g->names = calloc((size_t)g->C, sizeof *g->names)))
+        goto oom;
+    for (int64_t c = 0; e->g.names && c < g->C; c++)
+        if (!(g->names[c] = strdup(e->g.names[c])))
+            goto oom;
     return rc;
+oom:
+    cuplas_h5grid_free_names(g);
+    return cuplas_error_set(err, CUPLAS_ERR_NOMEM, "out of memory copying %s's column names",
+                            file);
 }
 
 int cuplas_list_cached(cuplas_probe_cache *pc, const char *file, char ***names, int *count,
