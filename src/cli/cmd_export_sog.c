@@ -87,7 +87,8 @@ static int cmd_export_sog(int argc, char **argv)
     export_opts o = {0};
     cuplas_sog_plan plan = {0};
     double *grid = NULL;
-    int *use = NULL, n = 0;
+    float *sh = NULL;
+    int *use = NULL, n = 0, nhead = 0;
     const char **sub = NULL;
     cuplas_error err;
     char *file = NULL, *group = NULL, *tmpdir = NULL;
@@ -138,24 +139,27 @@ static int cmd_export_sog(int argc, char **argv)
             CUPLAS_FAIL(&err, CUPLAS_ERR_NOMEM, "out of memory");
         rc = cuplas_sog_prepare((const char *const *)r.names, C, r.index, cells, !o.no_sh, use,
                                 sub, &n, &plan, &err);
-        if (rc == 0 && !(grid = malloc((size_t)cells * (size_t)n * sizeof *grid)))
-            CUPLAS_FAIL(&err, CUPLAS_ERR_NOMEM, "out of memory for a %lldx%lldx%d result",
-                        (long long)r.sorted.H, (long long)r.sorted.W, n);
         if (rc == 0)
-            rc = cuplas_h5grid_to_double(&r.sorted, use, n, grid, NULL, &err);
+            rc = cuplas_sog_read(&r.sorted, NULL, cells, use, n, &plan, 1, &grid, &nhead, &sh,
+                                 NULL, &err);
     }
     if (rc) {
         cuplas_error_where(&err, "%s%s%s", file, r.group ? ":" : "", r.group ? r.group : "");
         goto fail;
     }
+    if (!r.sorted.raw_lent)   /* read: only the doubles and floats are written from */
+        free(r.sorted.raw);
+    r.sorted.raw = NULL;
     o.so.sh = !o.no_sh;
+    o.so.sh_x = sh;
     o.so.palette = o.pal.K;
     o.so.iterations = o.pal.iterations;
     CUPLAS_TRY(cuplas_cli_palette_device(&o.pal, plan.sh.bands > 0, file, &o.so.device, &err));
     if (!(tmpdir = cuplas_dir_tmp_name(dir)))
         CUPLAS_FAIL(&err, CUPLAS_ERR_NOMEM, "out of memory");
     CUPLAS_TRY(cuplas_mkdir_p(tmpdir, &err));
-    if (cuplas_sog_write(grid, r.sorted.H, r.sorted.W, n, sub, &o.so, tmpdir, &plan, &err) != 0) {
+    if (cuplas_sog_write(grid, r.sorted.H, r.sorted.W, nhead, sub, &o.so, tmpdir, &plan,
+                         &err) != 0) {
         rc = (int)err.code;
         cuplas_error_where(&err, "%s%s%s", file, r.group ? ":" : "", r.group ? r.group : "");
         goto fail;
@@ -177,6 +181,7 @@ fail:
     free(tmpdir);
     free(file);
     free(group);
+    free(sh);
     free(grid);
     free(sub);
     free(use);

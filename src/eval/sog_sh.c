@@ -96,11 +96,56 @@ int cuplas_sog_sh_encode(const double *grid, int64_t H, int64_t W, int C, const 
                          const uint8_t *empty, int K, int iterations, int device,
                          cuplas_sog_sh *sh, cuplas_pool *pool, cuplas_error *err)
 {
-    const int D = 3 * sh->coeffs, n = sh->coeffs;
+    const int D = 3 * sh->coeffs;
     const int64_t cells = H * W;
     int64_t count = 0, *first = NULL;
+    int rc = 0;
+    float *x = NULL;
+
+    for (int64_t i = 0; i < cells; i++)
+        count += !(empty && empty[i]);
+    if (count == 0)
+        CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "no splats for the SH palette");
+    const int64_t nb = cuplas_par_blocks(cells, COEFF_CELLS);
+    if (!(x = malloc((size_t)count * D * sizeof *x)) ||
+        !(first = malloc((size_t)(nb > 0 ? nb : 1) * sizeof *first)))
+        CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory for the SH palette of %lld splats",
+                    (long long)count);
+    for (int64_t b = 0, p = 0; b < nb; b++) {
+        first[b] = p;
+        for (int64_t i = b * COEFF_CELLS; i < cuplas_par_block_end(b, COEFF_CELLS, cells); i++)
+            p += !(empty && empty[i]);
+    }
+    coeff_task ct = {grid, empty, col, first, cells, C, D, x};
+    int64_t bad = cuplas_par_for(pool, nb, coeff_block, &ct, NULL);
+    for (int64_t i = bad * COEFF_CELLS; bad < nb && i < cells; i++)   /* name the first */
+        for (int k = 0; !(empty && empty[i]) && k < D; k++)
+            CUPLAS_TRY(cuplas_sog_sh_check(grid[i * C + col[k]], k, i, err));
+    rc = cuplas_sog_sh_fit(x, H, W, empty, K, iterations, device, sh, pool, err);
+fail:
+    free(first);
+    free(x);
+    return rc;
+}
+
+int cuplas_sog_sh_check(double v, int k, int64_t cell, cuplas_error *err)
+{
+    if (fabs(v) <= 1e18)
+        return 0;
+    return cuplas_error_set(err, CUPLAS_ERR_INPUT, "f_rest_%d of the splat in cell %lld is %g: "
+                            "the SH palette takes coefficients within +-1e18", k, (long long)cell,
+                            v);
+}
+
+int cuplas_sog_sh_fit(const float *x, int64_t H, int64_t W, const uint8_t *empty, int K,
+                      int iterations, int device, cuplas_sog_sh *sh, cuplas_pool *pool,
+                      cuplas_error *err)
+{
+    const int D = 3 * sh->coeffs, n = sh->coeffs;
+    const int64_t cells = H * W;
+    int64_t count = 0;
     int rc = 0, *ch = NULL;
-    float *x = NULL, *cen = NULL;
+    float *cen = NULL;
     int32_t *label = NULL;
     double *cd = NULL;
 
@@ -113,31 +158,13 @@ int cuplas_sog_sh_encode(const double *grid, int64_t H, int64_t W, int C, const 
     if (K > count)
         K = (int)count;
     sh->K = K;
-    x = malloc((size_t)count * D * sizeof *x);
     label = malloc((size_t)count * sizeof *label);
     cen = malloc((size_t)K * D * sizeof *cen);
     cd = malloc((size_t)K * D * sizeof *cd);
     ch = malloc((size_t)D * sizeof *ch);
-    if (!x || !label || !cen || !cd || !ch)
+    if (!label || !cen || !cd || !ch)
         CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory for the SH palette of %lld splats",
                     (long long)count);
-    const int64_t nb = cuplas_par_blocks(cells, COEFF_CELLS);
-    if (!(first = malloc((size_t)(nb > 0 ? nb : 1) * sizeof *first)))
-        CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory for the SH palette");
-    for (int64_t b = 0, p = 0; b < nb; b++) {
-        first[b] = p;
-        for (int64_t i = b * COEFF_CELLS; i < cuplas_par_block_end(b, COEFF_CELLS, cells); i++)
-            p += !(empty && empty[i]);
-    }
-    coeff_task ct = {grid, empty, col, first, cells, C, D, x};
-    int64_t bad = cuplas_par_for(pool, nb, coeff_block, &ct, NULL);
-    for (int64_t i = bad * COEFF_CELLS; bad < nb && i < cells; i++)   /* name the first */
-        for (int k = 0; !(empty && empty[i]) && k < D; k++) {
-            double v = grid[i * C + col[k]];
-            if (!(fabs(v) <= 1e18))
-                CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "f_rest_%d of the splat in cell %lld is %g: "
-                            "the SH palette takes coefficients within +-1e18", k, (long long)i, v);
-        }
     CUPLAS_TRY(cuplas_palette_fit(x, count, D, K, iterations, device, cen, label, &sh->st, pool,
                                   err));
 
@@ -167,12 +194,10 @@ int cuplas_sog_sh_encode(const double *grid, int64_t H, int64_t W, int C, const 
         p++;
     }
 fail:
-    free(first);
     free(ch);
     free(cd);
     free(cen);
     free(label);
-    free(x);
     return rc;
 }
 

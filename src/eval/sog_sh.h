@@ -43,6 +43,21 @@ int cuplas_sog_sh_encode(const double *grid, int64_t H, int64_t W, int C, const 
                          const uint8_t *empty, int K, int iterations, int device,
                          cuplas_sog_sh *sh, cuplas_pool *pool, cuplas_error *err);
 
+/* cuplas_sog_sh_encode from the coefficients as floats: x holds D = 3 *
+ * sh->coeffs of them a splat, the splats (the cells empty does not flag)
+ * in cell order, each checked by cuplas_sog_sh_check. The same images as
+ * cuplas_sog_sh_encode of a grid whose coefficients are x's: a caller
+ * that reads them straight from its own data needs no grid of doubles
+ * for them (45 a splat, 2.2 GB at 6.1M splats). */
+int cuplas_sog_sh_fit(const float *x, int64_t H, int64_t W, const uint8_t *empty, int K,
+                      int iterations, int device, cuplas_sog_sh *sh, cuplas_pool *pool,
+                      cuplas_error *err);
+
+/* 0 when coefficient k of the splat in `cell` (v) is one the palette
+ * takes (finite, within +-1e18: a squared distance of 45 such terms stays
+ * a finite float); else CUPLAS_ERR_INPUT naming them. */
+int cuplas_sog_sh_check(double v, int k, int64_t cell, cuplas_error *err);
+
 /* dst (its images freed first) = src with images of its own; -1 when out
  * of memory (dst then holds no image). */
 int cuplas_sog_sh_copy(cuplas_sog_sh *dst, const cuplas_sog_sh *src);

@@ -16,6 +16,7 @@
 #include "io/sog_write.h"
 
 #include <errno.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +25,7 @@
 
 #include "core/channel_names.h"
 #include "eval/schemes.h"
+#include "io/dtype.h"
 #include "util/clock.h"
 #include "util/json.h"
 
@@ -86,15 +88,16 @@ int cuplas_sog_check(const char *const *names, int C, const int64_t *index, int6
 int cuplas_sog_channels(const char *const *names, int C, int sh, int *use, const char **sub)
 {
     int n = 0;
-    for (int c = 0; c < C; c++) {
-        int keep = sh && !strncmp(names[c], "f_rest_", 7);
-        for (int k = 0; !keep && k < NNEEDED; k++)
-            keep = !strcmp(names[c], NEEDED[k]);
-        if (keep) {
-            use[n] = c;
-            sub[n++] = names[c];
+    for (int pass = 0; pass < 2; pass++)   /* the needed ones, then f_rest_* */
+        for (int c = 0; c < C; c++) {
+            int keep = pass == 1 && sh && !strncmp(names[c], "f_rest_", 7);
+            for (int k = 0; pass == 0 && !keep && k < NNEEDED; k++)
+                keep = !strcmp(names[c], NEEDED[k]);
+            if (keep) {
+                use[n] = c;
+                sub[n++] = names[c];
+            }
         }
-    }
     return n;
 }
 
@@ -107,6 +110,81 @@ int cuplas_sog_prepare(const char *const *names, int C, const int64_t *index, in
         return cuplas_sog_check(NULL, C, index, cells, sh, p, err);
     *n = cuplas_sog_channels(names, C, sh, use, sub);
     return cuplas_sog_check(sub, *n, index, cells, sh, p, err);
+}
+
+/* The coefficients of READ_SPLATS splats are made doubles at a time (24
+ * MB of scratch at 45), then floats in blocks of CAST_SPLATS a task. */
+#define READ_SPLATS 65536
+#define CAST_SPLATS 4096
+
+typedef struct cast_task {
+    const double *v;   /* len x D doubles: splats s .. s + len */
+    int64_t s, len;
+    int D;
+    float *x;          /* every splat's D floats */
+} cast_task;
+
+/* 0, or 1 at a coefficient cuplas_sog_sh_check refuses */
+static int cast_block(void *ctx, int64_t b)
+{
+    const cast_task *t = ctx;
+    const int64_t end = cuplas_par_block_end(b, CAST_SPLATS, t->len);
+    for (int64_t i = b * CAST_SPLATS; i < end; i++)
+        for (int k = 0; k < t->D; k++) {
+            const double v = t->v[i * t->D + k];
+            if (!(fabs(v) <= 1e18))
+                return 1;
+            t->x[(t->s + i) * t->D + k] = (float)v;
+        }
+    return 0;
+}
+
+int cuplas_sog_read(const cuplas_h5grid *g, const int64_t *row, int64_t cells, const int *use,
+                    int n, const cuplas_sog_plan *p, int want_sh, double **head, int *nhead,
+                    float **sh, cuplas_pool *pool, cuplas_error *err)
+{
+    const int D = p->sh.bands ? 3 * p->sh.coeffs : 0, nh = n - D;
+    int64_t *ident = NULL;
+    double *h = NULL, *v = NULL;
+    float *x = NULL;
+    int rc = 0, col[CUPLAS_PALETTE_MAX_D];
+
+    *head = NULL, *sh = NULL, *nhead = nh;
+    if (!(h = malloc((size_t)cells * (size_t)nh * sizeof *h)))
+        CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory for the SOG images of %lld cells",
+                    (long long)cells);
+    CUPLAS_TRY(row ? cuplas_h5grid_to_double_rows(g, use, nh, row, cells, h, pool, err)
+                   : cuplas_h5grid_to_double(g, use, nh, h, pool, err));
+    if (D && want_sh) {
+        for (int k = 0; k < D; k++)
+            col[k] = use[p->col[k]];
+        if (!(x = malloc((size_t)p->count * (size_t)D * sizeof *x)) ||
+            !(v = malloc((size_t)READ_SPLATS * (size_t)D * sizeof *v)) ||
+            !(ident = malloc(READ_SPLATS * sizeof *ident)))
+            CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory for the SH palette of %lld "
+                        "splats", (long long)p->count);
+        for (int64_t s = 0; s < p->count; s += READ_SPLATS) {   /* splat s is cell s */
+            const int64_t len = p->count - s < READ_SPLATS ? p->count - s : READ_SPLATS;
+            for (int64_t i = 0; !row && i < len; i++)
+                ident[i] = s + i;
+            CUPLAS_TRY(cuplas_h5grid_to_double_rows(g, col, D, row ? row + s : ident, len, v,
+                                                    pool, err));
+            cast_task ct = {v, s, len, D, x};
+            const int64_t nb = cuplas_par_blocks(len, CAST_SPLATS);
+            for (int64_t i = cuplas_par_for(pool, nb, cast_block, &ct, NULL) * CAST_SPLATS;
+                 i < len; i++)   /* a refused one: name the first */
+                for (int k = 0; k < D; k++)
+                    CUPLAS_TRY(cuplas_sog_sh_check(v[i * D + k], k, s + i, err));
+        }
+    }
+    *head = h, *sh = x;
+    h = NULL, x = NULL;
+fail:
+    free(ident);
+    free(v);
+    free(x);
+    free(h);
+    return rc;
 }
 
 static const cuplas_eval_image *image(const cuplas_eval_images *imgs, const char *name)
@@ -212,8 +290,10 @@ static int palette_and_images(const double *grid, int64_t H, int64_t W, int C,
         return 0;
     }
     started = o->device >= 0 && pthread_create(&helper, NULL, encode_range, job) == 0;
-    rc = cuplas_sog_sh_encode(grid, H, W, C, p->col, empty, o->palette, o->iterations,
-                              o->device, &p->sh, o->pool, err);
+    rc = o->sh_x ? cuplas_sog_sh_fit(o->sh_x, H, W, empty, o->palette, o->iterations, o->device,
+                                     &p->sh, o->pool, err)
+                 : cuplas_sog_sh_encode(grid, H, W, C, p->col, empty, o->palette, o->iterations,
+                                        o->device, &p->sh, o->pool, err);
     p->palette_s = cuplas_now_s() - t;
     if (started)
         pthread_join(helper, NULL);

@@ -18,6 +18,7 @@
 
 #include "eval/codec.h"
 #include "eval/sog_sh.h"
+#include "io/grid.h"
 #include "util/error.h"
 #include "util/pool.h"
 
@@ -32,6 +33,10 @@ typedef struct cuplas_sog_opts {
     const cuplas_sog_sh *reuse; /* NULL, or the palette and images a fit of
                                  this grid with these settings gave (run's
                                  eval step): taken instead of a new fit    */
+    const float *sh_x;        /* NULL, or the splats' SH coefficients as
+                                 cuplas_sog_read makes them: the palette
+                                 fits these, and the grid need not hold
+                                 the f_rest_* columns                     */
 } cuplas_sog_opts;
 
 /* What cuplas_sog_check found and cuplas_sog_write wrote. */
@@ -48,10 +53,11 @@ typedef struct cuplas_sog_plan {
     int reused;                      /* 1: the palette was o->reuse's        */
 } cuplas_sog_plan;
 
-/* The channels the format stores, in the grid's order: x y z f_dc_* opacity
- * scale_* rot_*, and with sh every f_rest_*: their indices into use[] and
- * names into sub[] (room for C each); returns how many. Other channels (a
- * trainer's normals) are never read, so a NaN there does not matter. */
+/* The channels the format stores: x y z f_dc_* opacity scale_* rot_* in
+ * the grid's order, then with sh every f_rest_* in the grid's order: their
+ * indices into use[] and names into sub[] (room for C each); returns how
+ * many. Other channels (a trainer's normals) are never read, so a NaN
+ * there does not matter. */
 int cuplas_sog_channels(const char *const *names, int C, int sh, int *use, const char **sub);
 
 /* The names alone can be written: x y z f_dc_0..2 opacity scale_0..2
@@ -75,6 +81,19 @@ int cuplas_sog_check(const char *const *names, int C, const int64_t *index, int6
 int cuplas_sog_prepare(const char *const *names, int C, const int64_t *index, int64_t cells,
                        int sh, int *use, const char **sub, int *n, cuplas_sog_plan *p,
                        cuplas_error *err);
+
+/* What cuplas_sog_write reads, from g after cuplas_sog_prepare (use, n,
+ * p its): *head, the channels before the f_rest_* (*nhead of them; the
+ * first names of sub) as doubles, cells x *nhead in cell order, cell i
+ * from g's row row[i] (-1: zeros; row NULL: row i); and with SH bands and
+ * want_sh, *sh, the splats' coefficients as floats for o->sh_x (splat i
+ * is cell i: a SOG grid's empty cells come last). The coefficients are
+ * never a grid of doubles: 45 a splat were 2.2 GB at 6.1M splats. NaN,
+ * Inf (naming g's row) and coefficients cuplas_sog_sh_check refuses fail
+ * (CUPLAS_ERR_INPUT); CUPLAS_ERR_NOMEM. Free *head and *sh. */
+int cuplas_sog_read(const cuplas_h5grid *g, const int64_t *row, int64_t cells, const int *use,
+                    int n, const cuplas_sog_plan *p, int want_sh, double **head, int *nhead,
+                    float **sh, cuplas_pool *pool, cuplas_error *err);
 
 /* Write the grid (H x W cells x C doubles, cell order; names as checked)
  * into dir, an existing empty folder, after cuplas_sog_check. The files'

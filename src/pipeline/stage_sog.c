@@ -7,9 +7,10 @@
  * folder was published; the result's `sog` attribute (the sog keys, the
  * files' bytes) is what a rerun holds the folder against.
  *
- * Design facts: only the channels the format stores are made doubles (a
- * trainer's normals, NaN or not, are not read), straight into cell order:
- * 14 + 45 doubles a splat at most, freed before the write. The SH
+ * Design facts: only the channels the format stores are read (a trainer's
+ * normals, NaN or not, are not), straight into cell order: 14 doubles a
+ * splat for the five images and the SH coefficients as the palette's
+ * floats (io/sog_write.h: cuplas_sog_read), freed before the write. The SH
  * palette's k-means runs on the GPU the job was sorted on, and on the CPU
  * (the same files) where that GPU cannot take it: its memory is the
  * lanes', not admitted for it. An eval step that fitted the sorted
@@ -34,24 +35,6 @@
 #include "util/fsutil.h"
 #include "util/log.h"
 #include "util/threads.h"
-
-/* The grid's format channels as doubles in cell order (an empty cell 0). */
-static int cell_grid(job_ctx *j, const int *use, int n, const int64_t *row, double **out,
-                     cuplas_error *e)
-{
-    const int64_t cells = j->g.H * j->g.W;
-    double *grid = malloc((size_t)cells * (size_t)n * sizeof *grid);
-    int rc = 0;
-
-    if (!grid)
-        CUPLAS_FAIL(e, CUPLAS_ERR_NOMEM, "out of memory for the SOG images of %lld cells",
-                    (long long)cells);
-    CUPLAS_TRY(cuplas_h5grid_to_double_rows(&j->g, use, n, row, cells, grid, j->pool, e));
-    *out = grid, grid = NULL;
-fail:
-    free(grid);
-    return rc;
-}
 
 static int sync_one(const char *path, const struct stat *st, void *err)
 {
@@ -120,9 +103,10 @@ int cuplas_stage_sog(job_ctx *j, cuplas_error *e)
     const int64_t cells = g->H * g->W;
     const int C = (int)g->C;
     int64_t *row = NULL;
-    int *use = NULL, n = 0, rc = 0;
+    int *use = NULL, n = 0, nhead = 0, rc = 0;
     const char **sub = NULL;
     double *grid = NULL, t = cuplas_now_s(), t_grid = 0, t_write = 0, t_sync = 0;
+    float *sh = NULL;
     cuplas_sog_plan p = {0};
     cuplas_sog_opts o = {0};
     char keys[160];
@@ -138,7 +122,12 @@ int cuplas_stage_sog(job_ctx *j, cuplas_error *e)
         row[c] = j->label ? j->label[j->index[c]] : j->index[c];
     CUPLAS_TRY(cuplas_sog_prepare((const char *const *)g->names, C, row, cells, cfg->sog.sh, use,
                                   sub, &n, &p, e));
-    CUPLAS_TRY(cell_grid(j, use, n, row, &grid, e));
+    /* the eval step fitted this very palette (stage_eval.c keeps it only
+       with the same sog.sh_* settings): no coefficients to read then */
+    o.reuse = j->eval_sh.bands == p.sh.bands && p.sh.bands ? &j->eval_sh : NULL;
+    CUPLAS_TRY(cuplas_sog_read(g, row, cells, use, n, &p, !o.reuse, &grid, &nhead, &sh, j->pool,
+                               e));
+    o.sh_x = sh;
     t_grid = cuplas_now_s();
 
     o.sh = cfg->sog.sh;
@@ -150,15 +139,12 @@ int cuplas_stage_sog(job_ctx *j, cuplas_error *e)
     o.pool = j->r->pool;   /* NULL on the CPU backend: its OpenMP team */
     /* more than one thread: each WebP encode takes libwebp's second too */
     o.co.threads = o.pool ? cuplas_pool_threads(o.pool) + 1 : cuplas_max_threads();
-    /* the eval step fitted this very palette (stage_eval.c keeps it only
-       with the same sog.sh_* settings) */
-    o.reuse = j->eval_sh.bands ? &j->eval_sh : NULL;
     /* hidden and unique: a killed run's is found by the next (io/stale.h) */
     if (!(j->sog_tmp = cuplas_tmp_dir_create(j->job->sog_out, e))) {
         rc = (int)e->code;
         goto fail;
     }
-    CUPLAS_TRY(write_dir(j, grid, n, sub, &o, j->sog_tmp, &p, e));
+    CUPLAS_TRY(write_dir(j, grid, nhead, sub, &o, j->sog_tmp, &p, e));
     t_write = cuplas_now_s();
     if (p.sh.bands && o.device >= 0 && !p.reused)   /* the lane's GPU time: its searches too */
         j->w->gpu_ms += p.sh.st.assign_s * 1e3;
@@ -183,6 +169,7 @@ fail:
     }
     j->res->sog_s = cuplas_now_s() - t;
     cuplas_sog_plan_free(&p);
+    free(sh);
     free(grid);
     free(sub);
     free(use);
