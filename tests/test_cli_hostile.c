@@ -18,6 +18,7 @@
 #include <hdf5.h>
 #include <limits.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -500,6 +501,42 @@ static void test_dangling_links(void **state)
 }
 
 
+/* A stop asked for while a CPU run plans is kept. Such a run restarts
+ * itself (OMP_WAIT_POLICY=passive) by exec, which leaves a signal sent
+ * meanwhile blocked and pending; the new image must take it. Started here
+ * in that very state (SIGTERM blocked and pending), `run` exits 75 with an
+ * interrupted manifest and no result; it used to lose the request and
+ * sort everything (exit 0; found by a run/resume audit). */
+static void test_stop_pending_at_start(void **state)
+{
+    const fixture *f = *state;
+    int st = 0;
+
+    assert_int_equal(tu_sh(f, "mkdir -p d && " BIN " gen --size 16x16 d/a.h5"), 0);
+    write_text(f, "cfg.yaml", "inputs:\n  - files: d/a.h5\noutput:\n  dir: out\n"
+                              "backend:\n  device: cpu\n");
+    const char *bin = tu_cuplas_bin();
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        sigset_t term;
+        sigemptyset(&term);
+        sigaddset(&term, SIGTERM);
+        int fd = open("/dev/null", O_WRONLY);
+        if (chdir(f->dir) != 0 || fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0 ||
+            sigprocmask(SIG_BLOCK, &term, NULL) != 0 || raise(SIGTERM) != 0)
+            _exit(126);
+        unsetenv("OMP_WAIT_POLICY");
+        execl(bin, "cuplas", "run", "cfg.yaml", (char *)NULL);
+        _exit(127);
+    }
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    assert_true(WIFEXITED(st));
+    assert_int_equal(WEXITSTATUS(st), 75);
+    expect_in(f, "out/cuplas-manifest.json", "\"interrupted\": true");
+    assert_false(exists(f, "out/a.grid.h5"));
+}
+
 /* A .splat that is no whole number of records fails as the input it is:
  * the line names the file and its /vertex, not the file again as if it
  * were the output (`sort` and `run` alike). */
@@ -568,6 +605,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_small_findings, setup, teardown),
         cmocka_unit_test_setup_teardown(test_dangling_links, setup, teardown),
         cmocka_unit_test_setup_teardown(test_short_splat, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_stop_pending_at_start, setup, teardown),
         cmocka_unit_test_setup_teardown(test_long_paths, setup, teardown),
         cmocka_unit_test_setup_teardown(test_outputs_replace_inputs, setup, teardown),
     };

@@ -2,10 +2,14 @@
  * cli.c - helpers shared by the subcommands (options, config and log
  * set-up, errors, signals).
  *
- * Design fact: the signal handler's target is the one piece of
+ * Design fact: the signal handler's state is the one piece of
  * process-wide mutable state in cuplas. A handler gets no user argument,
  * so it needs a static pointer to the runner's cancel flag; it only ever
  * stores 1 through it (async-signal-safe), and the workers poll the flag.
+ * It also keeps which signal came first and when, so that a copy of the
+ * same request is not taken for a second one, and so that a request made
+ * while a CPU run restarts itself (cuplas_cli_passive_openmp) survives
+ * the exec.
  */
 #define _GNU_SOURCE /* vasprintf */
 #include "cuplas_build.h"
@@ -28,6 +32,15 @@
 #include <unistd.h>
 
 static volatile int *signal_flag;
+/* The first signal caught (0: none) and when (CLOCK_MONOTONIC seconds): a
+ * copy within SIGNAL_GRACE_S is the same request delivered twice (SLURM
+ * signals every process of a job, and a batch script may forward it too);
+ * one after that means "now". settled: the flag of a run whose outcome is
+ * written, where a late signal lands. */
+static volatile sig_atomic_t caught;
+static double caught_at;
+static volatile int settled;
+#define SIGNAL_GRACE_S 1.0
 
 int cuplas_cli_override(cuplas_overrides *o, const char *fmt, ...)
 {
@@ -243,32 +256,69 @@ int cuplas_cli_palette_device(const cuplas_cli_palette *p, int palette, const ch
     return 0;
 }
 
+static double monotonic_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static void stop_signals(sigset_t *set)
+{
+    sigemptyset(set);
+    sigaddset(set, SIGINT);
+    sigaddset(set, SIGTERM);
+    sigaddset(set, SIGUSR1);
+}
+
 static void on_signal(int sig)
 {
-    (void)sig;
-    if (signal_flag)
-        *signal_flag = 1;
+    const int saved = errno;
+    const double now = monotonic_s();
+    if (!caught) {
+        caught = sig;
+        caught_at = now;
+        if (signal_flag)
+            *signal_flag = 1;
+    } else if (now - caught_at >= SIGNAL_GRACE_S) {
+        signal(sig, SIG_DFL);   /* a second request: the default action, at once */
+        raise(sig);
+    }
+    errno = saved;
 }
 
 void cuplas_cli_catch_signals(volatile int *flag)
 {
     static const int sigs[] = {SIGINT, SIGTERM, SIGUSR1};
     struct sigaction sa;
+    sigset_t set;
 
     memset(&sa, 0, sizeof sa);
-    sigemptyset(&sa.sa_mask);
+    stop_signals(&set);
     if (flag) {
         signal_flag = flag;
+        if (caught)
+            *flag = 1;   /* a request made before this flag stands */
         sa.sa_handler = on_signal;
-        /* a second Ctrl-C means "now": the default action kills at once */
-        sa.sa_flags = SA_RESETHAND;
+        sa.sa_mask = set;
     } else {
         sa.sa_handler = SIG_DFL;
     }
     for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
         sigaction(sigs[i], &sa, NULL);
-    if (!flag)
+    if (!flag) {
         signal_flag = NULL;
+        caught = 0;
+    }
+    /* blocked across cuplas_cli_passive_openmp's exec: one sent meanwhile
+       is pending, and taken here */
+    sigprocmask(SIG_UNBLOCK, &set, NULL);
+}
+
+void cuplas_cli_settle_signals(void)
+{
+    if (signal_flag)
+        signal_flag = &settled;
 }
 
 int cuplas_cli_finish(cuplas_log *lg, cuplas_config *cfg, int loaded, cuplas_overrides *ov,
@@ -304,7 +354,15 @@ void cuplas_cli_passive_openmp(char **argv)
     if (setenv("OMP_WAIT_POLICY", "passive", 1) != 0 || setenv("CUPLAS_REEXEC", "1", 1) != 0)
         return;
     fflush(NULL);
+    /* a stop asked for before or during the exec survives it: blocked,
+       pending, and taken once the new image arms its handler */
+    sigset_t set, old;
+    stop_signals(&set);
+    sigprocmask(SIG_BLOCK, &set, &old);
+    if (caught)
+        raise(caught);
     execv("/proc/self/exe", argv);
+    sigprocmask(SIG_SETMASK, &old, NULL);
     unsetenv("OMP_WAIT_POLICY");   /* not in effect: do not claim it to children */
 #else
     (void)argv;

@@ -136,10 +136,17 @@ int cuplas_cli_palette_option(const char *cmd, int c, const char *arg, char **ar
 int cuplas_cli_palette_device(const cuplas_cli_palette *p, int palette, const char *file,
                               int *device, cuplas_error *err);
 
-/* SIGINT, SIGTERM and SIGUSR1 store 1 into *flag (once; a second signal
- * takes the default action). flag NULL puts the default actions back:
- * call it before *flag goes out of scope. */
+/* SIGINT, SIGTERM and SIGUSR1 store 1 into *flag (also when one came
+ * before this call); a second signal takes the default action, unless it
+ * comes within a second of the first (the same request delivered twice:
+ * SLURM signals every process of a job, and a batch script may forward
+ * it). flag NULL puts the default actions back: call it, or
+ * cuplas_cli_settle_signals, before *flag goes out of scope. */
 void cuplas_cli_catch_signals(volatile int *flag);
+
+/* The outcome is written (run's manifest): signals are still caught, into
+ * a flag of cli.c's own, so a late one does not change the exit status. */
+void cuplas_cli_settle_signals(void);
 
 /* The job plan of `cuplas check` (and `run --dry-run`) on out. Returns the
  * number of jobs that cannot run. */

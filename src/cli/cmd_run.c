@@ -383,8 +383,8 @@ static int cmd_run(int argc, char **argv)
         rc = CUPLAS_EXIT_FATAL;
         goto done;
     }
-    /* after a signal while planning, keep that handler (reset: a second
-       signal kills) and just pass the request on */
+    /* after a signal while planning, keep that handler (a second signal
+       kills) and just pass the request on */
     if (!early_stop)
         cuplas_cli_catch_signals(&runner.cancel);
     if (early_stop)
@@ -417,7 +417,7 @@ static int cmd_run(int argc, char **argv)
             rc = CUPLAS_EXIT_FATAL;
     }
 done:
-    cuplas_cli_catch_signals(NULL);
+    cuplas_cli_settle_signals();
     if (have_runner)
         cuplas_runner_free(&runner);
     cuplas_gpu_warm_free(warm);

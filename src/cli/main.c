@@ -11,6 +11,7 @@
  */
 #include "cuplas_build.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,6 +93,10 @@ static int help(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+    /* a file size limit (ulimit -f) fails the write with EFBIG, reported
+       and recorded like a full disk, instead of killing the process with
+       its manifest unwritten */
+    signal(SIGXFSZ, SIG_IGN);
     if (argc < 2) {
         usage(stderr);
         return CUPLAS_EXIT_USAGE;
