@@ -105,8 +105,9 @@ char *cuplas_tmp_create(const char *out_path, cuplas_error *err)
         return NULL;
     int fd = mkstemp(tmp);
     if (fd < 0) {
-        cuplas_error_set(err, CUPLAS_ERR_OUTPUT, "cannot create a temporary file next to %s: %s",
-                         out_path, strerror(errno));
+        /* the reason first: a long path is cut in its middle (error.h) */
+        cuplas_error_set(err, CUPLAS_ERR_OUTPUT, "cannot create a temporary file (%s) next to "
+                         "%s", strerror(errno), out_path);
         free(tmp);
         return NULL;
     }
