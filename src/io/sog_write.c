@@ -289,6 +289,11 @@ static int palette_and_images(const double *grid, int64_t H, int64_t W, int C,
         encode_range(job);
         return 0;
     }
+    /* without o->sh_x the coefficients are the grid's: it must hold them */
+    for (int k = 0; !o->sh_x && k < 3 * p->sh.coeffs; k++)
+        if (p->col[k] >= C)
+            return cuplas_error_set(err, CUPLAS_ERR_INTERNAL, "the SOG grid holds %d channels "
+                                    "and no f_rest_%d, and no coefficients were given", C, k);
     started = o->device >= 0 && pthread_create(&helper, NULL, encode_range, job) == 0;
     rc = o->sh_x ? cuplas_sog_sh_fit(o->sh_x, H, W, empty, o->palette, o->iterations, o->device,
                                      &p->sh, o->pool, err)
