@@ -22,9 +22,10 @@ cp "$srcdir/fuzz/corpus/$n/"* "$out/corpus/" 2>/dev/null
 echo "== $t: $secs s"
 # $flags is a list of flags: split on purpose
 # shellcheck disable=SC2086
-# In fork mode libFuzzer exits 1 when a job crashed, even with
-# -ignore_crashes: a finding is triaged below, so only an exit without one
-# (and without its closing "INFO: exiting") is libFuzzer's own failure.
+# In fork mode libFuzzer can exit 1 after a job crashed, even with
+# -ignore_crashes (seen when the crash came as its time ran out): a finding
+# is triaged below, so only an exit without one (or without libFuzzer's
+# closing "INFO: exiting") is libFuzzer's own failure.
 if ! (cd "$out" && ASAN_OPTIONS=detect_leaks=1 "../../../$t" -fork=1 -ignore_crashes=1 \
         -ignore_timeouts=1 -ignore_ooms=1 -max_total_time="$secs" $flags corpus > fuzz.log 2>&1); then
     if ! ls "$out"/crash-* "$out"/timeout-* "$out"/oom-* "$out"/leak-* > /dev/null 2>&1 ||
