@@ -640,6 +640,23 @@ static void test_index_claims_gigabytes(void **state)
                       "lies outside the file (its index claims 4294967295 bytes; the file has");
 }
 
+/* Found by fuzzing (fuzz/corpus/h5_input/compact-size-0.h5): a compact
+ * dataset whose header says 0 bytes for a 16 x 8 x 2 int16 shape. HDF5
+ * 1.10.8's H5Dread copied from NULL (SIGSEGV); cuplas refuses it first. */
+static void test_compact_too_small(void **state)
+{
+    char file[PATH_MAX];
+    size_t n = 0;
+    char *buf = tu_slurp_path(CUPLAS_SRCDIR "/fuzz/corpus/h5_input/compact-size-0.h5", &n);
+    assert_non_null(buf);
+    fpath(*state, "compact.h5", file);
+    write_bytes(file, buf, n);
+    free(buf);
+    read_expect_error(file, "/fl", 0, 0, CUPLAS_ERR_INPUT,
+                      "its compact data holds 0 bytes, fewer than its shape needs (256 values of "
+                      "2 bytes): the file is damaged");
+}
+
 /* Filters as HDF5 applies them: a deflate level HDF5 refuses, and
  * fletcher32 checksums (H5Dread verifies them). */
 static void test_filter_params(void **state)
@@ -1081,6 +1098,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_shape_attributes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_columns_attribute, setup, teardown),
         cmocka_unit_test_setup_teardown(test_probe_cache_names, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_compact_too_small, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

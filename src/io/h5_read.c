@@ -331,6 +331,21 @@ static int check_storage(hid_t did, unsigned flags, int *foreign, cuplas_error *
                         "it)", n, n > 1 ? "s" : "", name);
         }
     }
+    /* compact data lives in the object header, whose size a damaged file
+       can set below what the shape needs: HDF5 1.10.8 then copies from
+       NULL (found by fuzz_h5_input) */
+    if (H5Pget_layout(dcpl) == H5D_COMPACT) {
+        hid_t sid = H5Dget_space(did), tid = H5Dget_type(did);
+        const hssize_t npts = sid >= 0 ? H5Sget_simple_extent_npoints(sid) : -1;
+        const size_t es = tid >= 0 ? H5Tget_size(tid) : 0;
+        const hsize_t have = H5Dget_storage_size(did);
+        if (sid >= 0) H5Sclose(sid);
+        if (tid >= 0) H5Tclose(tid);
+        if (npts < 0 || es == 0 || (hsize_t)npts > have / es)
+            CUPLAS_FAIL(err, CUPLAS_ERR_INPUT, "its compact data holds %llu bytes, fewer than "
+                        "its shape needs (%lld values of %zu bytes): the file is damaged",
+                        (unsigned long long)have, (long long)npts, es);
+    }
 #if H5_VERSION_GE(1, 10, 0)
     if (H5Pget_layout(dcpl) == H5D_VIRTUAL && H5Pget_virtual_count(dcpl, &nv) >= 0) {
         for (size_t i = 0; i < nv; i++) {
