@@ -623,6 +623,20 @@ static void test_divergent_chunk_index(void **state)
     expect_like_hdf5(file, "/grid", "lookup and iteration disagree");
 }
 
+/* A copy of the fuzz seed fuzz/corpus/h5_input/NAME in the test's
+ * folder; its path into file. */
+static void corpus_copy(const void *state, const char *name, char file[PATH_MAX])
+{
+    char src[PATH_MAX];
+    size_t n = 0;
+    snprintf(src, sizeof src, "%s/fuzz/corpus/h5_input/%s", CUPLAS_SRCDIR, name);
+    char *buf = tu_slurp_path(src, &n);
+    assert_non_null(buf);
+    fpath(state, name, file);
+    write_bytes(file, buf, n);
+    free(buf);
+}
+
 /* Found by fuzzing (fuzz/corpus/h5_input/index-claims-4gib.h5): an index
  * whose lookup claims a chunk of 4 GiB, where iteration and lookup
  * disagree (so HDF5 reads it): H5Dread allocated the 4 GiB before failing
@@ -630,12 +644,7 @@ static void test_divergent_chunk_index(void **state)
 static void test_index_claims_gigabytes(void **state)
 {
     char file[PATH_MAX];
-    size_t n = 0;
-    char *buf = tu_slurp_path(CUPLAS_SRCDIR "/fuzz/corpus/h5_input/index-claims-4gib.h5", &n);
-    assert_non_null(buf);
-    fpath(*state, "claims.h5", file);
-    write_bytes(file, buf, n);
-    free(buf);
+    corpus_copy(*state, "index-claims-4gib.h5", file);
     read_expect_error(file, "/grid", 0, 0, CUPLAS_ERR_INPUT,
                       "lies outside the file (its index claims 4294967295 bytes; the file has");
 }
@@ -646,12 +655,7 @@ static void test_index_claims_gigabytes(void **state)
 static void test_compact_too_small(void **state)
 {
     char file[PATH_MAX];
-    size_t n = 0;
-    char *buf = tu_slurp_path(CUPLAS_SRCDIR "/fuzz/corpus/h5_input/compact-size-0.h5", &n);
-    assert_non_null(buf);
-    fpath(*state, "compact.h5", file);
-    write_bytes(file, buf, n);
-    free(buf);
+    corpus_copy(*state, "compact-size-0.h5", file);
     read_expect_error(file, "/fl", 0, 0, CUPLAS_ERR_INPUT,
                       "its compact data holds 0 bytes, fewer than its shape needs (256 values of "
                       "2 bytes): the file is damaged");

@@ -71,8 +71,7 @@ typedef struct coeff_task {
 
 #define COEFF_CELLS 16384
 
-/* 0, or 1 at a coefficient beyond +-1e18 (a squared distance of 45 such
- * terms stays a finite float) */
+/* 0, or 1 at a coefficient the palette does not take */
 static int coeff_block(void *ctx, int64_t b)
 {
     const coeff_task *t = ctx;
@@ -83,7 +82,7 @@ static int coeff_block(void *ctx, int64_t b)
             continue;
         for (int k = 0; k < t->D; k++) {
             double v = t->grid[i * t->C + t->col[k]];
-            if (!(fabs(v) <= 1e18))
+            if (!cuplas_sog_sh_takes(v))
                 return 1;
             t->x[p * t->D + k] = (float)v;
         }
@@ -130,7 +129,7 @@ fail:
 
 int cuplas_sog_sh_check(double v, int k, int64_t cell, cuplas_error *err)
 {
-    if (fabs(v) <= 1e18)
+    if (cuplas_sog_sh_takes(v))
         return 0;
     return cuplas_error_set(err, CUPLAS_ERR_INPUT, "f_rest_%d of the splat in cell %lld is %g: "
                             "the SH palette takes coefficients within +-1e18", k, (long long)cell,

@@ -8,6 +8,7 @@
 #ifndef CUPLAS_EVAL_SOG_SH_H
 #define CUPLAS_EVAL_SOG_SH_H
 
+#include <math.h>
 #include <stdint.h>
 
 #include "eval/schemes.h"
@@ -53,9 +54,15 @@ int cuplas_sog_sh_fit(const float *x, int64_t H, int64_t W, const uint8_t *empty
                       int iterations, int device, cuplas_sog_sh *sh, cuplas_pool *pool,
                       cuplas_error *err);
 
+/* Whether the palette takes coefficient v: finite and within +-1e18, so
+ * that a squared distance of 45 such terms stays a finite float. */
+static inline int cuplas_sog_sh_takes(double v)
+{
+    return fabs(v) <= 1e18;
+}
+
 /* 0 when coefficient k of the splat in `cell` (v) is one the palette
- * takes (finite, within +-1e18: a squared distance of 45 such terms stays
- * a finite float); else CUPLAS_ERR_INPUT naming them. */
+ * takes (cuplas_sog_sh_takes); else CUPLAS_ERR_INPUT naming them. */
 int cuplas_sog_sh_check(double v, int k, int64_t cell, cuplas_error *err);
 
 /* dst (its images freed first) = src with images of its own; -1 when out

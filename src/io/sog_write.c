@@ -16,7 +16,6 @@
 #include "io/sog_write.h"
 
 #include <errno.h>
-#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -132,7 +131,7 @@ static int cast_block(void *ctx, int64_t b)
     for (int64_t i = b * CAST_SPLATS; i < end; i++)
         for (int k = 0; k < t->D; k++) {
             const double v = t->v[i * t->D + k];
-            if (!(fabs(v) <= 1e18))
+            if (!cuplas_sog_sh_takes(v))
                 return 1;
             t->x[(t->s + i) * t->D + k] = (float)v;
         }
@@ -160,7 +159,7 @@ int cuplas_sog_read(const cuplas_h5grid *g, const int64_t *row, int64_t cells, c
             col[k] = use[p->col[k]];
         if (!(x = malloc((size_t)p->count * (size_t)D * sizeof *x)) ||
             !(v = malloc((size_t)READ_SPLATS * (size_t)D * sizeof *v)) ||
-            !(ident = malloc(READ_SPLATS * sizeof *ident)))
+            (!row && !(ident = malloc(READ_SPLATS * sizeof *ident))))
             CUPLAS_FAIL(err, CUPLAS_ERR_NOMEM, "out of memory for the SH palette of %lld "
                         "splats", (long long)p->count);
         for (int64_t s = 0; s < p->count; s += READ_SPLATS) {   /* splat s is cell s */
